@@ -1,0 +1,12 @@
+# Warnings: -Wall -Wextra everywhere; -Werror when MW_WERROR is on (CI turns it on).
+function(mw_warnings target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor>
+    $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${MW_WERROR}>>:-Werror>)
+endfunction()
+
+if(MW_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
