@@ -1,13 +1,20 @@
-// mailwave configuration: one TOML file, one table per module, every key declared once.
+// mailwave configuration: one TOML file, one table per module, every key
+// declared once.
 //
-// Like Postfix's mail_params.h, each parameter has a name, a compiled-in default, bounds and a
-// one-line meaning, all in one table (config/src/params.cc). The file lists only overrides;
-// `mailwave config --defaults` prints every key with its default.
+// Like Postfix's mail_params.h, each parameter has a name, a compiled-in
+// default, bounds and a one-line meaning. The defaults are the member
+// initialisers below; names, kinds, bounds and meanings are in one table per
+// TOML table (config/src/params_<table>.cc, see params.h there). The file lists
+// only overrides; `mailwave config --defaults` prints every key with its
+// default,
+// `--changed` the keys a file sets to something else.
 //
-// The settings structs here are plain values. Modules do not include this header: the programs
-// (cli/, milter/) copy the fields each module needs into that module's own options struct.
+// The settings structs here are plain values. Modules do not include this
+// header: the programs (cli/, milter/) copy the fields each module needs into
+// that module's own options struct.
 //
-// Thread-safety: Settings is a value; share it as std::shared_ptr<const Settings>.
+// Thread-safety: Settings is a value; share it as std::shared_ptr<const
+// Settings>.
 #ifndef MW_CONFIG_CONFIG_H_
 #define MW_CONFIG_CONFIG_H_
 
@@ -21,65 +28,99 @@ namespace mw::config {
 
 inline constexpr std::string_view kDefaultPath = "/etc/mailwave/mailwave.toml";
 
-// [mime]: limits on untrusted input. Past a limit the parser stops, keeps what it has and
-// records a warning; it never spends unbounded time or memory.
+// [mime]: limits on untrusted input. Past a limit the parser stops, keeps what
+// it has and records a warning; it never spends unbounded time or memory.
 struct MimeSettings {
-  std::uint64_t max_bytes = 32ull << 20;       // raw message bytes analysed
-  std::uint64_t max_text_bytes = 4ull << 20;   // decoded text kept across all parts
-  std::uint64_t header_size_limit = 102400;    // one header line (Postfix header_size_limit)
-  std::uint32_t nesting_limit = 100;           // MIME depth (Postfix mime_nesting_limit)
-  std::uint32_t max_parts = 1000;              // MIME parts visited
-  std::uint32_t html_nesting_limit = 512;      // HTML element depth walked
+  std::uint64_t max_bytes = 32ull << 20;  // raw message bytes analysed
+  std::uint64_t max_text_bytes = 4ull
+                                 << 20;  // decoded text kept across all parts
+  std::uint64_t header_size_limit =
+      102400;  // one header line (Postfix header_size_limit)
+  std::uint32_t nesting_limit = 100;  // MIME depth (Postfix mime_nesting_limit)
+  std::uint32_t max_parts = 1000;     // MIME parts visited
+  std::uint32_t html_nesting_limit = 512;  // HTML element depth walked
+
+  bool operator==(const MimeSettings&) const = default;
 };
 
 // [fingerprint]: block lists, CTPH and SimHash (issue 3).
 struct FingerprintSettings {
-  std::uint64_t paragraph_threshold = 20ull << 10;  // bodies larger than this use paragraphs
-  double block_count_ratio = 2.0;     // compare block lists only when counts are within this ratio
-  double duplicate_threshold = 0.6;   // block-list similarity at or above which it is a duplicate
-  std::uint32_t ctph_max_length = 64; // CTPH signature length S
-  double ctph_edit_rate = 0.05;       // P: verification edit rate; candidates below 3P
-  std::uint32_t simhash_max_distance = 3;  // k: Hamming distance for near-duplicates
-  bool fold_hash_busters = true;      // fold long random tokens before hashing
+  std::uint64_t paragraph_threshold =
+      20ull << 10;  // bodies larger than this use paragraphs
+  double block_count_ratio =
+      2.0;  // compare block lists only when counts are within this ratio
+  double duplicate_threshold =
+      0.6;  // block-list similarity at or above which it is a duplicate
+  std::uint32_t ctph_max_length = 64;  // CTPH signature length S
+  double ctph_edit_rate =
+      0.05;  // P: verification edit rate; candidates below 3P
+  std::uint32_t simhash_max_distance =
+      3;                          // k: Hamming distance for near-duplicates
+  bool fold_hash_busters = true;  // fold long random tokens before hashing
   bool fold_numbers = true;
-  bool fold_urls = true;              // drop URL query strings and fragments
+  bool fold_urls = true;  // drop URL query strings and fragments
   bool fold_emails = true;
-  bool fold_greetings = true;         // "Dear John," -> "dear <name>,"
+  bool fold_greetings = true;  // "Dear John," -> "dear <name>,"
+
+  bool operator==(const FingerprintSettings&) const = default;
 };
 
 // [langid]: language identification (issue 4).
 struct LangidSettings {
-  std::string dictionary;             // empty: the dictionary built into the program
+  std::string dictionary;  // empty: the dictionary built into the program
   double k1 = 1.0;
   double k2 = 0.5;
   double k_unknown = 0.5;
-  std::uint32_t min_words = 5;        // fewer words than this: "und"
-  double min_score = 50.0;            // best score below this: "und" (or bilingual)
+  std::uint32_t min_words = 5;  // fewer words than this: "und"
+  double min_score = 50.0;      // best score below this: "und" (or bilingual)
+
+  bool operator==(const LangidSettings&) const = default;
 };
 
 struct Settings {
   MimeSettings mime;
   FingerprintSettings fingerprint;
   LangidSettings langid;
+
+  bool operator==(const Settings&) const = default;
 };
 
-// Parses TOML text. `source_name` is the name used in errors, normally the file's path.
-// Unknown tables or keys, wrong types and out-of-range values are errors whose message is one
-// line of the form "<source>:<line>: <table>.<key>: <reason>". Keys absent from the text keep
-// their defaults.
+// Parses TOML text. `source_name` is the name used in errors, normally the
+// file's path. Unknown tables or keys, wrong types and out-of-range values are
+// errors whose message is one line of the form "<source>:<line>: <table>.<key>:
+// <reason>". Keys absent from the text keep their defaults. The first problem
+// in file order is reported; TOML syntax errors read
+// "<source>:<line>: <toml++ description>". Unknown keys name the closest known
+// key when one is near ("... unknown key (did you mean mime.max_parts?)").
+// Errors have code kInvalidArgument.
 Result<Settings> ParseToml(std::string_view text, std::string_view source_name);
 
-// Reads and parses the file at `path`. A missing or unreadable file is an error naming it.
+// Reads and parses the file at `path`. A missing file is a kNotFound error, an
+// unreadable one a kIo error, both "<path>: <reason>".
 Result<Settings> LoadFile(const std::string& path);
 
-// What the programs do with `-c`: when `path` is empty, loads kDefaultPath if it exists and
-// returns the built-in defaults otherwise; when `path` is given, it must exist.
-Result<Settings> Load(const std::string& path);
+// What the programs do with `-c`: when `path` is empty, loads `default_path` if
+// it exists and returns the built-in defaults otherwise (a default file that
+// exists but cannot be read is an error, not silently ignored); when `path` is
+// given, it must exist.
+Result<Settings> Load(const std::string& path, const std::string& default_path =
+                                                   std::string(kDefaultPath));
 
-// TOML listing every key with its default value and meaning (`mailwave config --defaults`).
+// TOML listing every table and key with its default value, its meaning and its
+// bounds as comments (`mailwave config --defaults`, like `postconf -d`).
+// ParseToml reads it back as the defaults.
 std::string RenderDefaults();
 
-// TOML listing only the keys whose value differs from the default (`mailwave config --changed`).
+// The same list with every assignment commented out, under a header that
+// explains the file: the documented example config/mailwave.toml (`mailwave
+// config --example`). A file that lists only overrides lets later versions
+// change defaults; this one documents them.
+std::string RenderExample();
+
+// TOML listing only the keys whose value differs from the default, without
+// comments
+// (`mailwave config --changed`, like `postconf -n`); empty when nothing
+// differs.
 std::string RenderChanged(const Settings& settings);
 
 }  // namespace mw::config
