@@ -1,0 +1,47 @@
+// CTPH (context-triggered piecewise hash, spamsum/ssdeep) signatures via
+// libfuzzy.
+//
+// A rolling hash over 7 bytes cuts a piece where r mod B = B − 1; each piece
+// contributes one base64 symbol; B doubles from 3 until the signature has at
+// most 64 symbols. libfuzzy keeps ssdeep compatibility and also returns the
+// signature for 2B, which we keep untruncated (FUZZY_FLAG_NOTRUNC), with runs
+// of more than 3 equal symbols shortened (FUZZY_FLAG_ELIMSEQ) as ssdeep's
+// comparison does.
+//
+// Thread-safety: pure functions.
+#ifndef MW_FINGERPRINT_CTPH_H_
+#define MW_FINGERPRINT_CTPH_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mw::fingerprint {
+
+inline constexpr std::size_t kCtphMaxLength =
+    64;  // S: a DP column fits one 64-bit word
+
+struct Ctph {
+  std::uint32_t block_size = 0;  // B; 0 for an empty input
+  std::string sig;               // signature at B, at most 64 symbols
+  std::string sig2;              // signature at 2B, at most 64 symbols
+  friend bool operator==(const Ctph&, const Ctph&) = default;
+};
+
+// Signature of `bytes`.
+Ctph ComputeCtph(std::string_view bytes);
+
+// "B:sig:sig2", the ssdeep text form.
+std::string ToString(const Ctph& ctph);
+
+// Edit rate (see EditRate in core.h) of the signatures of a and b at a common
+// block size: when B is equal, the smaller of the rates at B and at 2B; when
+// one B is twice the other, the rate of the smaller one's 2B signature against
+// the larger one's B signature. nullopt when the block sizes are not comparable
+// or a signature needed is empty.
+std::optional<double> CtphEditRate(const Ctph& a, const Ctph& b);
+
+}  // namespace mw::fingerprint
+
+#endif  // MW_FINGERPRINT_CTPH_H_

@@ -1,0 +1,94 @@
+// Fingerprints of a message body and how near two messages are.
+//
+// Compute() turns the normalised body text (mime::Text::body) into three
+// fingerprints: a SHA-1 block list (the method mailwave is built on), a CTPH
+// signature and a 64-bit SimHash, plus the SHA-1 of the whole body for exact
+// matches. Compare() says whether two fingerprints are duplicates under the
+// thresholds in Options and which method decided. Headers never enter a
+// fingerprint: they are easily forged and differ per recipient.
+//
+// docs/fingerprint.md explains the formulas, the choices (repeated blocks, the
+// 20 KB band, the folds) and the evaluation behind the defaults.
+//
+// Thread-safety: pure functions over value types.
+#ifndef MW_FINGERPRINT_FINGERPRINT_H_
+#define MW_FINGERPRINT_FINGERPRINT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "fingerprint/blocks.h"
+#include "fingerprint/ctph.h"
+#include "fingerprint/fold.h"
+
+namespace mw::fingerprint {
+
+// Mirrors config::FingerprintSettings ([fingerprint] table); the programs copy
+// it over.
+struct Options {
+  // Bodies longer than this many bytes are split into lines ("paragraphs"),
+  // shorter ones into sentences.
+  std::size_t paragraph_threshold = 20u << 10;
+  // Bodies within paragraph_threshold·(1 ± paragraph_band) get both block
+  // lists, so a message just under the threshold still matches its variant just
+  // over it (weakness (c)).
+  double paragraph_band = 0.25;
+  // Block lists are compared only when max(m, n) ≤ ratio · min(m, n).
+  double block_count_ratio = 2.0;
+  // Block-list similarity at or above which two messages are duplicates (t).
+  double duplicate_threshold = 0.6;
+  // P: CTPH signature edit rates below this are duplicates (see Compare).
+  double ctph_edit_rate = 0.05;
+  // k: SimHashes at most this many bits apart are duplicates.
+  std::uint32_t simhash_max_distance = 3;
+  FoldOptions folds;
+};
+
+struct Fingerprint {
+  Sha1
+      body_sha1{};  // SHA-1 of the normalised body, unfolded (exact duplicates)
+  std::size_t body_bytes = 0;
+  // The block list of the kind the body size selects, and, inside the band, the
+  // other kind.
+  BlockList blocks;
+  std::optional<BlockList> other_blocks;
+  Ctph ctph;                  // of the folded text
+  std::uint64_t simhash = 0;  // of the folded text
+};
+
+// Fingerprints the normalised body `text` (mime::Text::body).
+Fingerprint Compute(std::string_view text, const Options& options);
+
+enum class Method { kNone, kExact, kBlocks, kCtph, kSimHash };
+
+// "none", "exact", "blocks", "ctph", "simhash".
+std::string_view MethodName(Method method);
+
+struct Comparison {
+  // Block-list similarity in [0, 1] over the block lists of a common kind whose
+  // counts are within the ratio (the best kind when both have two); nullopt
+  // when none qualifies.
+  std::optional<double> similarity;
+  std::optional<BlockKind> kind;  // the kind `similarity` was measured on
+  std::optional<double>
+      edit_rate;  // CTPH signature edit rate; nullopt when not comparable
+  std::uint32_t hamming = 64;  // SimHash Hamming distance
+  bool duplicate = false;
+  Method method = Method::kNone;  // the first method, in the order below, that
+                                  // said duplicate
+};
+
+// Compares two fingerprints. Decision, in order (the first that holds decides):
+//   exact   - equal body SHA-1 (and a non-empty body);
+//   blocks  - similarity ≥ duplicate_threshold;
+//   ctph    - signature edit rate < ctph_edit_rate;
+//   simhash - Hamming distance ≤ simhash_max_distance.
+// Empty bodies are never duplicates of anything.
+Comparison Compare(const Fingerprint& a, const Fingerprint& b,
+                   const Options& options);
+
+}  // namespace mw::fingerprint
+
+#endif  // MW_FINGERPRINT_FINGERPRINT_H_

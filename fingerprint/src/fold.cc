@@ -1,0 +1,233 @@
+#include "fingerprint/fold.h"
+
+#include <array>
+#include <vector>
+
+namespace mw::fingerprint {
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
+bool IsAlnum(char c) {
+  return IsDigit(c) || IsLower(c) || (c >= 'A' && c <= 'Z');
+}
+bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool IsEdgePunct(char c) {
+  return c == '.' || c == ',' || c == ';' || c == ':' || c == '!' || c == '?' ||
+         c == '(' || c == ')' || c == '[' || c == ']' || c == '<' || c == '>' ||
+         c == '"' || c == '\'' || c == '*' || c == '-' || c == '_';
+}
+bool IsEmailChar(char c) {
+  return IsAlnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-';
+}
+
+// The token without leading and trailing punctuation.
+std::string_view Core(std::string_view t) {
+  std::size_t b = 0;
+  std::size_t e = t.size();
+  while (b < e && IsEdgePunct(t[b])) ++b;
+  while (e > b && IsEdgePunct(t[e - 1])) --e;
+  return t.substr(b, e - b);
+}
+
+// A random-looking token: 6+ ASCII alphanumerics mixing letters and digits, or
+// 20+ of them.
+bool IsHashBuster(std::string_view token) {
+  const std::string_view core = Core(token);
+  if (core.size() < 6) return false;
+  bool digit = false;
+  bool letter = false;
+  for (const char c : core) {
+    if (!IsAlnum(c)) return false;
+    (IsDigit(c) ? digit : letter) = true;
+  }
+  return (digit && letter) || core.size() >= 20;
+}
+
+// Replaces each e-mail address inside `token` by "@".
+std::string FoldEmails(std::string_view token) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < token.size()) {
+    const std::size_t at = token.find('@', i);
+    if (at == std::string_view::npos) break;
+    std::size_t b = at;
+    while (b > i && IsEmailChar(token[b - 1])) --b;
+    std::size_t e = at + 1;
+    bool dot = false;
+    while (e < token.size() && IsEmailChar(token[e])) {
+      dot = dot || token[e] == '.';
+      ++e;
+    }
+    while (e > at + 1 && token[e - 1] == '.')
+      --e;  // sentence full stop after the address
+    if (b == at || e == at + 1 || !dot) {
+      out.append(token.substr(i, at + 1 - i));
+      i = at + 1;
+      continue;
+    }
+    out.append(token.substr(i, b - i));
+    out.push_back('@');
+    i = e;
+  }
+  out.append(token.substr(i));
+  return out;
+}
+
+// Cuts the query string and fragment of a URL token, keeping trailing
+// punctuation.
+std::string FoldUrl(std::string_view token) {
+  const std::size_t scheme = token.find("://");
+  const std::size_t www = token.find("www.");
+  if (scheme == std::string_view::npos && www == std::string_view::npos) {
+    return std::string(token);
+  }
+  const std::size_t start = scheme != std::string_view::npos ? scheme + 3 : www;
+  const std::size_t cut = token.find_first_of("?#", start);
+  if (cut == std::string_view::npos) return std::string(token);
+  std::size_t end = token.size();
+  while (end > cut && (token[end - 1] == '.' || token[end - 1] == ',' ||
+                       token[end - 1] == ')' || token[end - 1] == '>' ||
+                       token[end - 1] == ']' || token[end - 1] == '"')) {
+    --end;
+  }
+  std::string out(token.substr(0, cut));
+  out.append(token.substr(end));
+  return out;
+}
+
+// Replaces runs of digits, with inner '.', ',', ':', '-' or '/' between digits,
+// by "0".
+std::string FoldNumbers(std::string_view token) {
+  std::string out;
+  out.reserve(token.size());
+  std::size_t i = 0;
+  while (i < token.size()) {
+    if (!IsDigit(token[i])) {
+      out.push_back(token[i++]);
+      continue;
+    }
+    while (i < token.size()) {
+      if (IsDigit(token[i])) {
+        ++i;
+      } else if (i + 1 < token.size() && IsDigit(token[i + 1]) &&
+                 (token[i] == '.' || token[i] == ',' || token[i] == ':' ||
+                  token[i] == '-' || token[i] == '/')) {
+        i += 2;
+      } else {
+        break;
+      }
+    }
+    out.push_back('0');
+  }
+  return out;
+}
+
+constexpr std::array<std::string_view, 8> kGreetings = {
+    "dear", "hi", "hello", "hey", "greetings", "attention", "attn", "howdy"};
+
+// Number of leading tokens that form the greeting word(s): "dear" -> 1, "good
+// morning" -> 2.
+std::size_t GreetingWords(const std::vector<std::string_view>& tokens) {
+  if (tokens.empty()) return 0;
+  const std::string_view first = Core(tokens[0]);
+  for (const std::string_view g : kGreetings) {
+    if (first == g) return 1;
+  }
+  if (first == "good" && tokens.size() > 1) {
+    const std::string_view second = Core(tokens[1]);
+    if (second == "morning" || second == "afternoon" || second == "evening" ||
+        second == "day") {
+      return 2;
+    }
+  }
+  return 0;
+}
+
+bool EndsGreeting(std::string_view token) {
+  const char c = token.back();
+  return c == ',' || c == ':' || c == '!' || c == ';';
+}
+
+// Folds a greeting line: "dear john smith," -> "dear,". Returns false when the
+// line is not one.
+bool FoldGreeting(std::vector<std::string_view>& tokens,
+                  std::vector<std::string>& owned) {
+  const std::size_t words = GreetingWords(tokens);
+  if (words == 0) return false;
+  if (EndsGreeting(tokens[words - 1]))
+    return false;  // "hello, ..." has no name to remove
+  constexpr std::size_t kMaxNameWords = 3;
+  for (std::size_t k = words; k < tokens.size() && k < words + kMaxNameWords;
+       ++k) {
+    const bool last_on_line = k + 1 == tokens.size();
+    if (EndsGreeting(tokens[k]) || last_on_line) {
+      std::string head;
+      for (std::size_t w = 0; w < words; ++w) {
+        if (w > 0) head.push_back(' ');
+        head.append(tokens[w]);
+      }
+      if (EndsGreeting(tokens[k])) head.push_back(tokens[k].back());
+      owned.push_back(std::move(head));
+      tokens.erase(tokens.begin(),
+                   tokens.begin() + static_cast<std::ptrdiff_t>(k + 1));
+      tokens.insert(tokens.begin(), owned.back());
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string Fold(std::string_view text, const FoldOptions& options) {
+  if (!options.hash_busters && !options.numbers && !options.urls &&
+      !options.emails && !options.greetings) {
+    return std::string(text);
+  }
+  std::string out;
+  out.reserve(text.size());
+  std::vector<std::string_view> tokens;
+  std::vector<std::string> owned;
+  std::size_t i = 0;
+  while (i <= text.size()) {
+    std::size_t eol = text.find('\n', i);
+    const bool last = eol == std::string_view::npos;
+    if (last) eol = text.size();
+    const std::string_view line = text.substr(i, eol - i);
+    tokens.clear();
+    owned.clear();
+    owned.reserve(
+        2);  // FoldGreeting keeps views into `owned`: it must not reallocate
+    for (std::size_t t = 0; t < line.size();) {
+      if (IsBlank(line[t])) {
+        ++t;
+        continue;
+      }
+      std::size_t e = t;
+      while (e < line.size() && !IsBlank(line[e])) ++e;
+      tokens.push_back(line.substr(t, e - t));
+      t = e;
+    }
+    if (options.greetings) FoldGreeting(tokens, owned);
+    bool first = true;
+    std::string token;
+    for (const std::string_view raw : tokens) {
+      if (options.hash_busters && IsHashBuster(raw)) continue;
+      token.assign(raw);
+      if (options.emails && token.find('@') != std::string::npos)
+        token = FoldEmails(token);
+      if (options.urls) token = FoldUrl(token);
+      if (options.numbers) token = FoldNumbers(token);
+      if (!first) out.push_back(' ');
+      first = false;
+      out.append(token);
+    }
+    if (last) break;
+    out.push_back('\n');
+    i = eol + 1;
+  }
+  return out;
+}
+
+}  // namespace mw::fingerprint

@@ -1,0 +1,203 @@
+// Tests for the per-pair comparison cores in fingerprint/core.h.
+#include "fingerprint/core.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace mw::fingerprint {
+namespace {
+
+std::vector<BlockKey> Keys(const std::vector<std::uint64_t>& blocks) {
+  std::vector<BlockKey> keys;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    keys.push_back({blocks[i], static_cast<std::uint32_t>(i)});
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+// The published formula, O(m·n): every occurrence paired with every occurrence,
+// over m·n.
+double PublishedSimilarity(const std::vector<std::uint64_t>& x,
+                           const std::vector<std::uint64_t>& y) {
+  const double big_m = static_cast<double>(std::max(x.size(), y.size()));
+  double sum = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    for (std::size_t j = 0; j < y.size(); ++j) {
+      if (x[i] == y[j])
+        sum +=
+            big_m - std::abs(static_cast<double>(i) - static_cast<double>(j));
+    }
+  }
+  return sum / (static_cast<double>(x.size()) * static_cast<double>(y.size()));
+}
+
+// Our definition written as the O(m·n) double sum: σ_ij = 1 when x_i = y_j and
+// x_i is the k-th occurrence of its value in X while y_j is the k-th in Y;
+// divided by max(m, n)².
+double OracleSimilarity(const std::vector<std::uint64_t>& x,
+                        const std::vector<std::uint64_t>& y) {
+  if (x.empty() || y.empty()) return 0;
+  const auto rank = [](const std::vector<std::uint64_t>& v, std::size_t i) {
+    return std::count(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i),
+                      v[i]);
+  };
+  const double big_m = static_cast<double>(std::max(x.size(), y.size()));
+  double sum = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    for (std::size_t j = 0; j < y.size(); ++j) {
+      if (x[i] == y[j] && rank(x, i) == rank(y, j)) {
+        sum +=
+            big_m - std::abs(static_cast<double>(i) - static_cast<double>(j));
+      }
+    }
+  }
+  return sum / (big_m * big_m);
+}
+
+TEST(BlockSimilarity, ReversedListScoresHalf) {
+  EXPECT_DOUBLE_EQ(BlockSimilarity(Keys({1, 2, 3, 4}), Keys({4, 3, 2, 1})),
+                   0.5);
+  EXPECT_DOUBLE_EQ(PublishedSimilarity({1, 2, 3, 4}, {4, 3, 2, 1}), 0.5);
+}
+
+TEST(BlockSimilarity, IdenticalListsScoreOne) {
+  EXPECT_DOUBLE_EQ(BlockSimilarity(Keys({7}), Keys({7})), 1.0);
+  EXPECT_DOUBLE_EQ(
+      BlockSimilarity(Keys({5, 9, 2, 8, 1}), Keys({5, 9, 2, 8, 1})), 1.0);
+  // Repeated blocks too: each occurrence pairs with its own copy.
+  EXPECT_DOUBLE_EQ(
+      BlockSimilarity(Keys({3, 3, 3, 4, 3}), Keys({3, 3, 3, 4, 3})), 1.0);
+}
+
+TEST(BlockSimilarity, DisjointOrEmptyScoresZero) {
+  EXPECT_EQ(BlockSimilarity(Keys({1, 2}), Keys({3, 4})), 0.0);
+  EXPECT_EQ(BlockSimilarity(Keys({}), Keys({3, 4})), 0.0);
+  EXPECT_EQ(BlockSimilarity(Keys({}), Keys({})), 0.0);
+}
+
+TEST(BlockSimilarity, RepeatedBlocksStayWithinUnitInterval) {
+  // The published formula exceeds 1 on repeated blocks; ours does not.
+  const std::vector<std::uint64_t> x = {1, 1, 1, 1, 2};
+  const std::vector<std::uint64_t> y = {1, 1, 1, 1, 1};
+  EXPECT_GT(PublishedSimilarity(x, y), 1.0);
+  const double s = BlockSimilarity(Keys(x), Keys(y));
+  EXPECT_GE(s, 0.0);
+  EXPECT_LE(s, 1.0);
+  EXPECT_DOUBLE_EQ(s, OracleSimilarity(x, y));
+  // A single block repeated against one copy of it.
+  EXPECT_LE(BlockSimilarity(Keys({1, 1, 1, 1}), Keys({1})), 1.0);
+}
+
+TEST(BlockSimilarity, ShortMessageContainedInLongOneIsBoundedByCoverage) {
+  // All 3 blocks of the short one appear at the start of the 10-block one: the
+  // published score is above 0.8, ours at most 3/10.
+  const std::vector<std::uint64_t> short_one = {1, 2, 3};
+  const std::vector<std::uint64_t> long_one = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  EXPECT_GT(PublishedSimilarity(short_one, long_one), 0.8);
+  EXPECT_LE(BlockSimilarity(Keys(short_one), Keys(long_one)), 0.3);
+}
+
+TEST(BlockSimilarity, MergeAgreesWithQuadraticFormulaOnRandomLists) {
+  std::mt19937_64 rng(20261122);
+  for (int round = 0; round < 2000; ++round) {
+    const std::size_t m = 1 + rng() % 40;
+    const std::size_t n = 1 + rng() % 40;
+    // Small alphabets force repeated blocks; large ones give the no-repeat
+    // case.
+    const std::uint64_t alphabet = round % 2 ? 8 : 1000000;
+    std::vector<std::uint64_t> x(m);
+    std::vector<std::uint64_t> y(n);
+    for (auto& v : x) v = rng() % alphabet;
+    for (auto& v : y) v = rng() % alphabet;
+    const double fast = BlockSimilarity(Keys(x), Keys(y));
+    ASSERT_NEAR(fast, OracleSimilarity(x, y), 1e-12) << "round " << round;
+    ASSERT_GE(fast, 0.0);
+    ASSERT_LE(fast, 1.0);
+    // Without repeats and with equal lengths it is exactly the published
+    // formula.
+    if (alphabet > 8 && m == n) {
+      std::vector<std::uint64_t> sx = x;
+      std::sort(sx.begin(), sx.end());
+      std::vector<std::uint64_t> sy = y;
+      std::sort(sy.begin(), sy.end());
+      if (std::adjacent_find(sx.begin(), sx.end()) == sx.end() &&
+          std::adjacent_find(sy.begin(), sy.end()) == sy.end()) {
+        ASSERT_NEAR(fast, PublishedSimilarity(x, y), 1e-12);
+      }
+    }
+  }
+}
+
+// Plain O(|a|·|b|) Levenshtein DP: the oracle for Myers.
+std::uint32_t DpDistance(const std::string& a, const std::string& b) {
+  std::vector<std::uint32_t> prev(b.size() + 1);
+  std::vector<std::uint32_t> cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    prev[j] = static_cast<std::uint32_t>(j);
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = static_cast<std::uint32_t>(i);
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1,
+                         prev[j - 1] + (a[i - 1] == b[j - 1] ? 0u : 1u)});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+TEST(MyersDistance, KnownValues) {
+  EXPECT_EQ(MyersDistance("", ""), 0u);
+  EXPECT_EQ(MyersDistance("", "abc"), 3u);
+  EXPECT_EQ(MyersDistance("abc", ""), 3u);
+  EXPECT_EQ(MyersDistance("kitten", "sitting"), 3u);
+  EXPECT_EQ(MyersDistance("flaw", "lawn"), 2u);
+  EXPECT_EQ(MyersDistance("abc", "abc"), 0u);
+}
+
+TEST(MyersDistance, AgreesWithDpOnRandomStrings) {
+  std::mt19937_64 rng(42);
+  static constexpr char kBase64[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (int round = 0; round < 5000; ++round) {
+    // Alternate small alphabets (many matches) and the 64-symbol CTPH alphabet.
+    const std::size_t alphabet = round % 3 == 0 ? 64 : 2 + rng() % 6;
+    std::string a(rng() % 65, 'x');
+    std::string b(rng() % 100, 'x');
+    for (char& c : a) c = kBase64[rng() % alphabet];
+    for (char& c : b) c = kBase64[rng() % alphabet];
+    // Half the time make b a mutation of a, the case CTPH cares about.
+    if (round % 2 && !a.empty()) {
+      b = a;
+      for (int e = static_cast<int>(rng() % 6); e > 0 && !b.empty(); --e) {
+        b[rng() % b.size()] = kBase64[rng() % 64];
+      }
+    }
+    ASSERT_EQ(MyersDistance(a, b), DpDistance(a, b)) << a << " / " << b;
+  }
+}
+
+TEST(MyersDistance, FullWordPattern) {
+  const std::string a(64, 'a');
+  std::string b = a;
+  b[0] = 'b';
+  b[63] = 'c';
+  EXPECT_EQ(MyersDistance(a, b), 2u);
+  EXPECT_EQ(MyersDistance(a, a + "zz"), 2u);
+  EXPECT_DOUBLE_EQ(EditRate(a, b), 2.0 / 128.0);
+}
+
+TEST(Hamming, CountsDifferingBits) {
+  EXPECT_EQ(Hamming(0, 0), 0u);
+  EXPECT_EQ(Hamming(0, ~std::uint64_t{0}), 64u);
+  EXPECT_EQ(Hamming(0b1011, 0b0001), 2u);
+}
+
+}  // namespace
+}  // namespace mw::fingerprint

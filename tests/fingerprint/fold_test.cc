@@ -1,0 +1,93 @@
+// Tests for the folds of the fingerprint path (fingerprint/src/fold.cc).
+#include "fingerprint/fold.h"
+
+#include <gtest/gtest.h>
+
+namespace mw::fingerprint {
+namespace {
+
+FoldOptions Only(bool FoldOptions::*fold) {
+  FoldOptions o{.hash_busters = false,
+                .numbers = false,
+                .urls = false,
+                .emails = false,
+                .greetings = false};
+  o.*fold = true;
+  return o;
+}
+
+TEST(Fold, NothingEnabledIsIdentity) {
+  const FoldOptions none{false, false, false, false, false};
+  const std::string text =
+      "dear bob,\nvisit http://x.com/?a=1 or mail a@b.com 42 x7f9k2q1\n";
+  EXPECT_EQ(Fold(text, none), text);
+}
+
+TEST(Fold, HashBusters) {
+  const FoldOptions o = Only(&FoldOptions::hash_busters);
+  EXPECT_EQ(Fold("buy now x7f9k2q1 cheap", o), "buy now cheap");
+  EXPECT_EQ(Fold("line one a8sd7f6g\nline two q1w2e3r4.", o),
+            "line one\nline two");
+  EXPECT_EQ(Fold("zxcvbnmasdfghjklqwertyuiop end", o), "end");
+  // Ordinary words, short codes and numbers stay.
+  EXPECT_EQ(Fold("version mp3 in 2024 and abc12 remain", o),
+            "version mp3 in 2024 and abc12 remain");
+}
+
+TEST(Fold, Numbers) {
+  const FoldOptions o = Only(&FoldOptions::numbers);
+  EXPECT_EQ(Fold("pay $1,299.99 by 12/31 at 10:30, ref a42", o),
+            "pay $0 by 0 at 0, ref a0");
+  EXPECT_EQ(Fold("no digits here.", o), "no digits here.");
+}
+
+TEST(Fold, Urls) {
+  const FoldOptions o = Only(&FoldOptions::urls);
+  EXPECT_EQ(Fold("go to http://shop.example.com/p?id=42&u=bob#top now", o),
+            "go to http://shop.example.com/p now");
+  EXPECT_EQ(Fold("(see www.example.com/a?x=1).", o),
+            "(see www.example.com/a).");
+  EXPECT_EQ(Fold("http://example.com/plain stays", o),
+            "http://example.com/plain stays");
+  EXPECT_EQ(Fold("a question? yes", o), "a question? yes");
+}
+
+TEST(Fold, Emails) {
+  const FoldOptions o = Only(&FoldOptions::emails);
+  EXPECT_EQ(Fold("write to john.doe+x@mail.example.com.", o), "write to @.");
+  EXPECT_EQ(Fold("<bob@example.org>", o), "<@>");
+  EXPECT_EQ(Fold("at @ noon, user@localhost stays", o),
+            "at @ noon, user@localhost stays");
+}
+
+TEST(Fold, Greetings) {
+  const FoldOptions o = Only(&FoldOptions::greetings);
+  EXPECT_EQ(Fold("dear john smith,\nwe have news.", o), "dear,\nwe have news.");
+  EXPECT_EQ(Fold("hi anna!\nok", o), "hi!\nok");
+  EXPECT_EQ(Fold("good morning mr. brown:\nx", o), "good morning:\nx");
+  EXPECT_EQ(Fold("hello bob", o), "hello");
+  // Not greetings, or no name to remove.
+  EXPECT_EQ(Fold("hello, world of mail", o), "hello, world of mail");
+  EXPECT_EQ(Fold("dear me, this is a long line about things", o),
+            "dear, this is a long line about things");
+  EXPECT_EQ(Fold("the dear john letter", o), "the dear john letter");
+  EXPECT_EQ(Fold("dear customer we are writing to you about your account", o),
+            "dear customer we are writing to you about your account");
+}
+
+TEST(Fold, AllTogetherMakeVariantsEqual) {
+  const FoldOptions all;
+  const std::string a =
+      "dear alice,\nyour code 8f7a6d5e is ready.\nclick "
+      "http://x.biz/r?u=alice@a.com\n"
+      "call 555-0101 or write to alice@a.com.";
+  const std::string b =
+      "dear bob jones,\nyour code k2j3h4g5 is ready.\nclick "
+      "http://x.biz/r?u=bob@b.net\n"
+      "call 555-0199 or write to bob@b.net.";
+  EXPECT_EQ(Fold(a, all), Fold(b, all));
+  EXPECT_NE(Fold(a, all), a);
+}
+
+}  // namespace
+}  // namespace mw::fingerprint

@@ -1,0 +1,132 @@
+// Tests for SimHash and its bucket keys (fingerprint/src/simhash.cc).
+#include "fingerprint/simhash.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <string>
+
+#include "fingerprint/core.h"
+
+namespace mw::fingerprint {
+namespace {
+
+using ::testing::ElementsAre;
+
+std::string RandomWords(std::size_t count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string out;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t len = 2 + rng() % 8;
+    for (std::size_t k = 0; k < len; ++k)
+      out.push_back(static_cast<char>('a' + rng() % 26));
+    out.push_back(i % 15 == 14 ? '\n' : ' ');
+  }
+  return out;
+}
+
+TEST(Words, SplitsOnPunctuationAndUnspacedScripts) {
+  EXPECT_THAT(Words("hello, world! it's 42."),
+              ElementsAre("hello", "world", "it", "s", "42"));
+  EXPECT_THAT(Words("我喜欢 cats"), ElementsAre("我", "喜", "欢", "cats"));
+  EXPECT_THAT(Words("größe café"), ElementsAre("größe", "café"));
+  EXPECT_TRUE(Words(" -- !! ").empty());
+}
+
+TEST(ComputeSimHash, DeterministicAndZeroForNoWords) {
+  EXPECT_EQ(ComputeSimHash(""), 0u);
+  EXPECT_EQ(ComputeSimHash("... --"), 0u);
+  const std::string t = RandomWords(300, 1);
+  EXPECT_EQ(ComputeSimHash(t), ComputeSimHash(t));
+  EXPECT_NE(ComputeSimHash("one"), 0u);
+}
+
+TEST(ComputeSimHash, IgnoresPunctuationAndSpacing) {
+  EXPECT_EQ(ComputeSimHash("the quick brown fox jumps"),
+            ComputeSimHash("the  quick, brown\nfox -- jumps!"));
+}
+
+TEST(ComputeSimHash, NearTextsAreCloseDistinctTextsAreFar) {
+  const std::string a = RandomWords(400, 2);
+  std::string b = a;
+  b.replace(b.size() / 2, 0, " an extra phrase here ");
+  EXPECT_LE(Hamming(ComputeSimHash(a), ComputeSimHash(b)), 6u);
+  // Unrelated texts: about 32 bits apart; never within a few bits over many
+  // seeds.
+  for (std::uint64_t s = 10; s < 40; ++s) {
+    EXPECT_GT(Hamming(ComputeSimHash(RandomWords(200, s)),
+                      ComputeSimHash(RandomWords(200, s + 100))),
+              10u);
+  }
+}
+
+TEST(SimHashKeys, BandsCoverEveryBitOnce) {
+  for (std::uint32_t k = 1; k < 20; ++k) {
+    const std::vector<std::uint64_t> ones = SimHashKeys(~std::uint64_t{0}, k);
+    ASSERT_EQ(ones.size(), k + 1);
+    int bits = 0;
+    for (std::size_t b = 0; b < ones.size(); ++b) {
+      EXPECT_EQ(ones[b] >> 32, b);
+      bits += std::popcount(ones[b] & 0xffffffffu);
+    }
+    EXPECT_EQ(bits, 64) << "k=" << k;
+  }
+  EXPECT_THAT(SimHashKeys(0x1234, 0), ElementsAre(0x1234u));
+}
+
+// The pigeonhole property the store relies on: every pair within distance k
+// shares a key.
+TEST(SimHashKeys, EveryPairWithinKSharesAKey) {
+  std::mt19937_64 rng(7);
+  for (std::uint32_t k = 0; k <= 8; ++k) {
+    for (int round = 0; round < 3000; ++round) {
+      const std::uint64_t a = rng();
+      std::uint64_t b = a;
+      const std::uint32_t flips = static_cast<std::uint32_t>(rng() % (k + 1));
+      std::set<int> positions;
+      // Adversarial half: flip one bit in each of `flips` different bands'
+      // edges.
+      while (positions.size() < flips)
+        positions.insert(static_cast<int>(rng() % 64));
+      for (const int p : positions) b ^= std::uint64_t{1} << p;
+      ASSERT_LE(Hamming(a, b), k);
+      const auto ka = SimHashKeys(a, k);
+      const auto kb = SimHashKeys(b, k);
+      bool shared = false;
+      for (std::size_t i = 0; i < ka.size(); ++i)
+        shared = shared || ka[i] == kb[i];
+      ASSERT_TRUE(shared) << "k=" << k << " a=" << a << " b=" << b;
+    }
+  }
+}
+
+TEST(SimHashKeys, ExhaustiveForSmallK) {
+  // Every pattern of up to 2 flipped bits out of 64, for k = 2.
+  const std::uint64_t a = 0x0123456789abcdefULL;
+  const auto ka = SimHashKeys(a, 2);
+  for (int p = 0; p < 64; ++p) {
+    for (int q = p; q < 64; ++q) {
+      const std::uint64_t b =
+          a ^ (std::uint64_t{1} << p) ^ (std::uint64_t{1} << q);
+      const auto kb = SimHashKeys(b, 2);
+      bool shared = false;
+      for (std::size_t i = 0; i < ka.size(); ++i)
+        shared = shared || ka[i] == kb[i];
+      ASSERT_TRUE(shared) << p << "," << q;
+    }
+  }
+  // And k + 1 flips, one per band, can defeat it: the bound is tight.
+  const auto keys = SimHashKeys(0, 2);
+  std::uint64_t b = 0;
+  b |= 1;           // band 0 (bits 0..21)
+  b |= 1ULL << 22;  // band 1 (bits 22..42)
+  b |= 1ULL << 43;  // band 2 (bits 43..63)
+  const auto kb = SimHashKeys(b, 2);
+  for (std::size_t i = 0; i < keys.size(); ++i) EXPECT_NE(keys[i], kb[i]);
+}
+
+}  // namespace
+}  // namespace mw::fingerprint
