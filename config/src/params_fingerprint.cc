@@ -23,6 +23,16 @@ Table FingerprintTable() {
            [](Settings & s) -> auto& {return s.fingerprint.paragraph_threshold;
 }
 }  // namespace mw::config
+, {.key = "paragraph_band",
+   .kind = Kind::kReal,
+   .min = 0,
+   .max = 0.9,
+   .meaning =
+       "bodies within paragraph_threshold times (1 +/- this) keep both block "
+       "lists, so variants across the threshold still match",
+   .field = [](Settings & s) -> auto& {return s.fingerprint.paragraph_band;
+}
+}
 , {.key = "block_count_ratio",
    .kind = Kind::kReal,
    .min = 1,
@@ -95,7 +105,7 @@ Table FingerprintTable() {
 , {.key = "fold_emails",
    .kind = Kind::kBool,
    .meaning = "fold e-mail addresses before hashing",
-   .field = [](Settings & s) -> auto& {return s.fingerprint.fold_emails;
+   .field = [](Settings & s) -> auto& {return s.fingerprint.fold_urls;
 }
 }
 , {.key = "fold_greetings",

@@ -47,6 +47,8 @@ struct MimeSettings {
 struct FingerprintSettings {
   std::uint64_t paragraph_threshold =
       20ull << 10;  // bodies larger than this use paragraphs
+  double paragraph_band =
+      0.25;  // bodies within threshold·(1 ± band) keep both block lists
   double block_count_ratio =
       2.0;  // compare block lists only when counts are within this ratio
   double duplicate_threshold =
