@@ -241,8 +241,19 @@ Decoded DecodeToUtf8(std::string_view bytes, std::string_view declared) {
     if (!d.name.empty() && d.confidence >= needed && !IsWideUnicode(d.name) &&
         !(declared_clean && IsLatinFamily(IcuName(d.name)))) {
       Conversion detected = Convert(bytes, IcuName(d.name));
-      if (detected.ok &&
-          (!declared_conv.ok || detected.replaced < declared_conv.replaced || declared_clean)) {
+      // A detection that itself needs replacements loses to a clean declaration; against no
+      // usable declaration it must beat windows-1252, which maps every byte but five.
+      bool better = false;
+      if (!detected.ok) {
+        better = false;
+      } else if (!declared_conv.ok) {
+        better = detected.replaced <= Convert(bytes, "windows-1252").replaced;
+      } else if (declared_clean) {
+        better = detected.replaced == 0;
+      } else {
+        better = detected.replaced < declared_conv.replaced;
+      }
+      if (better) {
         out.utf8 = std::move(detected.utf8);
         out.replaced = detected.replaced;
         out.charset_used = Lower(IcuName(d.name));

@@ -200,6 +200,18 @@ class Walker {
   void WalkMultipart(GMimeMultipart* mp, std::uint32_t depth, const std::string& path,
                      Extract& out) {
     const int count = g_mime_multipart_get_count(mp);
+    if (count == 0) {
+      // A boundary that never matches (spam often declares one and uses another) leaves the
+      // whole body in the prologue. Mail clients still show it; read it as plain text so its
+      // words are not invisible to the filters downstream.
+      const char* prologue = g_mime_multipart_get_prologue(mp);
+      if (prologue != nullptr && *prologue != '\0') {
+        Warn("part " + (path.empty() ? std::string("1") : path) +
+             ": multipart without parts; its content read as plain text");
+        AppendLooseText(prologue, path.empty() ? "1" : path, depth, out);
+      }
+      return;
+    }
     GMimeContentType* ct = g_mime_object_get_content_type(GMIME_OBJECT(mp));
     const char* sub = ct != nullptr ? g_mime_content_type_get_media_subtype(ct) : nullptr;
     const bool alternative = sub != nullptr && g_ascii_strcasecmp(sub, "alternative") == 0;
@@ -312,9 +324,37 @@ class Walker {
       text = std::move(decoded.utf8);
     }
 
+    TakeBudget(text);
+    info.used_for_text = !text.empty();
+    out.parts.push_back(std::move(info));
+    out.AppendText(text);
+  }
+
+  // Text that GMime left outside any part, decoded with charset detection.
+  void AppendLooseText(std::string_view raw, const std::string& path, std::uint32_t depth,
+                       Extract& out) {
+    Part info;
+    info.path = path;
+    info.depth = depth;
+    info.content_type = "text/plain";
+    info.transfer_encoding = "8bit";
+    info.size = raw.size();
+    Decoded decoded = DecodeToUtf8(raw, "");
+    info.charset_used = decoded.charset_used;
+    std::string text = std::move(decoded.utf8);
+    TakeBudget(text);
+    info.used_for_text = !text.empty();
+    out.parts.push_back(std::move(info));
+    out.AppendText(text);
+  }
+
+  // Cuts `text` to what is left of mime.max_text_bytes and charges it.
+  void TakeBudget(std::string& text) {
     if (text_bytes_ >= limits_.max_text_bytes) {
-      LimitOnce(text_warned_, "limit: text beyond " + std::to_string(limits_.max_text_bytes) +
-                                  " bytes dropped (mime.max_text_bytes)");
+      if (!text.empty()) {
+        LimitOnce(text_warned_, "limit: text beyond " + std::to_string(limits_.max_text_bytes) +
+                                    " bytes dropped (mime.max_text_bytes)");
+      }
       text.clear();
     } else if (text_bytes_ + text.size() > limits_.max_text_bytes) {
       CutUtf8(text, limits_.max_text_bytes - text_bytes_);
@@ -322,9 +362,6 @@ class Walker {
                                   " bytes dropped (mime.max_text_bytes)");
     }
     text_bytes_ += text.size();
-    info.used_for_text = !text.empty();
-    out.parts.push_back(std::move(info));
-    out.AppendText(text);
   }
 
   void Warn(std::string line) {

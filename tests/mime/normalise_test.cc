@@ -1,0 +1,66 @@
+// mime::NormaliseText and mime::Normalise.
+#include <gtest/gtest.h>
+
+#include "mime/message.h"
+
+namespace mw::mime {
+namespace {
+
+TEST(NormaliseText, CaseFoldsWithNfkc) {
+  EXPECT_EQ(NormaliseText("HELLO World"), "hello world");
+  EXPECT_EQ(NormaliseText("Straße"), "strasse");
+  EXPECT_EQ(NormaliseText("ＦＵＬＬＷＩＤＴＨ ｶﾀｶﾅ"), "fullwidth カタカナ");
+  EXPECT_EQ(NormaliseText("ﬁne ①"), "fine 1");
+  EXPECT_EQ(NormaliseText("ΣΊΣΥΦΟΣ"), "σίσυφοσ");
+}
+
+TEST(NormaliseText, RemovesInvisibleCharacters) {
+  // zero-width space, ZWNJ, ZWJ, soft hyphen, word joiner, BOM, LRM, RLO, LRI/PDI
+  EXPECT_EQ(NormaliseText("v\u200bi\u200ca\u200dg\u00adr\u2060a\ufeff \u200ep\u202ei\u2066l\u2069l"),
+            "viagra pill");
+}
+
+TEST(NormaliseText, CollapsesWhitespaceInsideLines) {
+  EXPECT_EQ(NormaliseText("  a \t b\u00a0\u00a0c\u3000d   \n  e  "), "a b c d\ne");
+}
+
+TEST(NormaliseText, KeepsLinesAndOneBlankLineBetweenParagraphs) {
+  EXPECT_EQ(NormaliseText("\n\n one\r\ntwo\r\n\r\n\r\n  \n three\n\n\n"), "one\ntwo\n\nthree");
+  EXPECT_EQ(NormaliseText("a\rb\fc\u2028d\u2029e"), "a\nb\n\nc\nd\n\ne");
+}
+
+TEST(NormaliseText, RepairsC1ControlsAsWindows1252) {
+  // U+0092 is windows-1252's right single quote decoded as Latin-1.
+  EXPECT_EQ(NormaliseText("it\u0092s \u0093quoted\u0094 \u0080 5"), "it’s “quoted” € 5");
+  EXPECT_EQ(NormaliseText("undefined\u0081byte"), "undefinedbyte");
+}
+
+TEST(NormaliseText, ControlCharactersSeparateWords) {
+  EXPECT_EQ(NormaliseText(std::string("nul\0byte\x01here", 14)), "nul byte here");
+}
+
+TEST(NormaliseText, InvalidUtf8BecomesReplacementCharacter) {
+  EXPECT_EQ(NormaliseText("ok\xff\xfe ok"), "ok\ufffd\ufffd ok");
+}
+
+TEST(NormaliseText, EmptyAndBlank) {
+  EXPECT_EQ(NormaliseText(""), "");
+  EXPECT_EQ(NormaliseText(" \n\t\n\u200b"), "");
+}
+
+TEST(NormaliseText, IsIdempotent) {
+  const std::string once = NormaliseText("Ärger  über\n\n\nDINGE\u200b und ＡＢＣ");
+  EXPECT_EQ(NormaliseText(once), once);
+}
+
+TEST(Normalise, SubjectIsOneLine) {
+  Message m;
+  m.subject = "Re:  Hello\n\tWORLD";
+  m.body = "Body";
+  const Text t = Normalise(m);
+  EXPECT_EQ(t.subject, "re: hello world");
+  EXPECT_EQ(t.body, "body");
+}
+
+}  // namespace
+}  // namespace mw::mime
