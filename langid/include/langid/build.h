@@ -1,0 +1,58 @@
+// Building a langid dictionary from per-language word lists (`mailwave dict
+// build`).
+//
+// Thread-safety: pure functions.
+#ifndef MW_LANGID_BUILD_H_
+#define MW_LANGID_BUILD_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "langid/model.h"
+#include "mw/result.h"
+
+namespace mw::langid {
+
+// Word counts of one language. Words are normalised keys (see NormaliseWord in
+// langid.h).
+struct WordList {
+  std::string code;
+  std::vector<std::pair<std::string, std::uint64_t>>
+      words;  // any order, duplicates summed
+};
+
+// Reads one `<code>.txt`: either a frequency list (every non-empty line "word
+// count") or plain UTF-8 text, whose words are counted with the detector's own
+// tokeniser. The format is decided from the first 100 non-empty lines: all of
+// the form "token integer" means a frequency list. Words are normalised (NFKC
+// case folding, apostrophes split), words with digits are skipped. Fails
+// (kInvalidArgument) on text that is not valid UTF-8 or holds no word.
+Result<WordList> ParseWordList(std::string code, std::string_view text);
+
+// Adds, for every Latin word of `list`, its Serbian Cyrillic transliteration
+// (lj -> љ, nj -> њ, dž -> џ, then letter by letter). Serbian is written in
+// both scripts and the mapping from Cyrillic to Latin is one to one, so the
+// Cyrillic list is the Latin one transliterated.
+void AddSerbianCyrillic(WordList& list);
+
+// Progress messages ("en: 20000 words"), for stderr. May be empty.
+using Progress = std::function<void(std::string_view)>;
+
+// Builds the dictionary file image. Deterministic: the same lists and
+// parameters give the same bytes (languages are sorted by code, words by hash).
+// Languages whose list is mostly in a script that identifies a language alone
+// (Greek, Hangul, Thai, ...) are recorded as script-decided and contribute no
+// words. Fails (kInvalidArgument) on duplicate or invalid codes (1-7 ASCII
+// letters, digits or '_'), on an empty set of lists and when the result would
+// exceed the format's limits.
+Result<std::string> Build(std::vector<WordList> lists,
+                          const BuildParams& params,
+                          const Progress& progress = {});
+
+}  // namespace mw::langid
+
+#endif  // MW_LANGID_BUILD_H_

@@ -1,0 +1,90 @@
+// Language identification: Unicode scripts first, then two-tier word
+// dictionaries.
+//
+// Detect() segments normalised text into words with ICU's word BreakIterator
+// (which handles Chinese, Japanese and Thai), classifies each word by Unicode
+// script and
+//  - counts a word of a script that identifies a language alone (Greek -> el,
+//  Hangul -> ko,
+//    Hiragana/Katakana -> ja, Han -> zh unless the text has kana, ...) as a
+//    tier-1 hit for it;
+//  - looks every other word up in the Model: tier-1 words add 1 to Xpure of
+//  their language,
+//    tier-2 words add their per-language weights to Xovp; words in no
+//    dictionary are unknown.
+// The decision formula (docs/langid.md has the derivation and the tuning):
+//    N_w     = words counted (tier-1 hits + tier-2 words + unknown words)
+//    B_i     = 1 + K1 * Xpure_i / N_w
+//    T       = sum_i ( Xpure_i != 0 ? B_i * Xovp_i : K2 * Xovp_i )
+//    N       = N_pure + T + K_unknown * N_unknown
+//    L_i     = 100 * ( Xpure_i != 0 ? Xpure_i + B_i * Xovp_i : K2 * Xovp_i ) /
+//    N
+// The best L_i wins when it reaches min_score and there are at least min_words
+// words; when the two best each fall short but together reach it (and the
+// second has at least bilingual_min_score), the verdict is bilingual ("en+es");
+// otherwise "und".
+//
+// Thread-safety: Detect is reentrant; the Model is shared read-only.
+#ifndef MW_LANGID_LANGID_H_
+#define MW_LANGID_LANGID_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "langid/model.h"
+
+namespace mw::langid {
+
+// Decision parameters. The defaults are the values tuned on the development set
+// (see docs/langid.md); the programs copy config [langid] into this struct.
+struct Options {
+  double k1 = 1.0;  // boost of a language's tier-2 words by its tier-1 share
+  double k2 =
+      0.5;  // weight of tier-2 evidence for languages without tier-1 hits
+  double k_unknown = 0.5;       // weight of unknown words in the denominator
+  std::uint32_t min_words = 5;  // fewer words: "und"
+  double min_score = 50.0;      // best score below this: bilingual or "und"
+  double bilingual_min_score =
+      20.0;  // the second language of a bilingual verdict needs this
+};
+
+// The verdict on one text.
+struct Language {
+  std::string code =
+      "und";         // ISO 639-1/639-3 code, "und", or "xx+yy" when bilingual
+  double score = 0;  // L of the best language (also when code is "und")
+  std::string
+      best;  // best candidate even when the verdict is "und"; empty if none
+  std::string second;  // second candidate; empty if none
+  double second_score = 0;
+  bool bilingual = false;
+  std::uint32_t words =
+      0;  // words counted (letters only; numbers and symbols are skipped)
+  // Words per ICU script name ("Latin", "Cyrillic", "Han"), most frequent
+  // first.
+  std::vector<std::pair<std::string, std::uint32_t>> scripts;
+};
+
+// REQUIRES: `normalised_text` is NFKC case-folded UTF-8 (mime::Normalise /
+// NormaliseText); invalid UTF-8 is tolerated (such bytes end a word). C1
+// control characters are read as the windows-1252 characters they usually stand
+// for (U+0092 as an apostrophe).
+Language Detect(std::string_view normalised_text, const Model& model,
+                const Options& options);
+
+// Replaces C1 control characters (U+0080-U+009F) by the characters windows-1252
+// has at those bytes (U+0092 -> U+2019, U+0085 -> U+2026, ...); undefined ones
+// (U+0081 ...) become spaces. Text mis-decoded as ISO-8859-1 carries them;
+// apply before normalisation, which would otherwise delete them as invisible.
+std::string MapC1Controls(std::string_view utf8);
+
+// The language a script decides alone ("el" for "Greek"), or empty. `script` is
+// an ICU script name as in Language::scripts.
+std::string_view ScriptLanguage(std::string_view script);
+
+}  // namespace mw::langid
+
+#endif  // MW_LANGID_LANGID_H_

@@ -1,0 +1,126 @@
+// The langid dictionary: an immutable, memory-mapped two-tier word dictionary.
+//
+// Tier 1 holds words that belong to one language only (a hit is strong
+// evidence); tier 2 holds words shared by several languages, each with a
+// per-language weight (the language's share of the word's relative frequency,
+// see docs/langid.md). The file format is described in langid/src/format.h and
+// docs/langid.md; `mailwave dict build` writes it (see build.h).
+//
+// Thread-safety: a Model is immutable after Open/FromBytes; share one instance
+// between any number of threads (e.g. as std::shared_ptr<const Model>). Lookup
+// allocates nothing.
+#ifndef MW_LANGID_MODEL_H_
+#define MW_LANGID_MODEL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mw/result.h"
+
+namespace mw::langid {
+
+// How a dictionary was built; recorded in the file header and shown by
+// `mailwave dict info`.
+struct BuildParams {
+  std::uint32_t max_words =
+      0;  // words kept per language, most frequent first; 0 = all
+  std::uint32_t min_count =
+      1;  // words counted fewer times than this are ignored
+  std::uint32_t max_languages =
+      8;  // words found in more lists than this are left out as
+          // common cross-language tokens ("a", "in", names)
+  double pure_share = 0.9;  // a shared word whose share for one language is at
+                            // least this counts as that language's tier-1 word
+  double min_share = 0.01;  // tier-2 postings below this share are dropped
+};
+
+struct LanguageInfo {
+  std::string code;    // ISO 639-1 where one exists, else ISO 639-3
+  std::string script;  // ICU script name of its word list ("Latin", "Cyrillic")
+  std::uint32_t words = 0;       // dictionary words that carry this language
+  std::uint32_t pure_words = 0;  // of which tier 1
+  bool script_decided =
+      false;  // its script identifies it alone; it has no words
+};
+
+// One (language, weight) pair of a word. `pure` marks a tier-1 word (weight 1).
+struct Posting {
+  std::uint32_t language = 0;  // index into Model::languages()
+  bool pure = false;
+  double weight = 0;
+};
+
+// The postings of one word: a view into the mapped file, valid while the Model
+// lives.
+class PostingList {
+ public:
+  PostingList() = default;
+  PostingList(const std::uint32_t* data, std::uint32_t size,
+              std::uint32_t inline_value)
+      : data_(data), size_(size), inline_(inline_value) {}
+  std::uint32_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  Posting operator[](std::uint32_t i) const;
+
+ private:
+  const std::uint32_t* data_ = nullptr;  // null: the single posting is inline_
+  std::uint32_t size_ = 0;
+  std::uint32_t inline_ = 0;
+};
+
+class Model {
+ public:
+  // Maps the file at `path` read-only and validates it (magic, version, sizes,
+  // offsets, checksum). Errors: kNotFound / kIo when it cannot be opened or
+  // mapped, kCorrupt (message naming the file and what is wrong) when it is
+  // truncated, damaged or of another version.
+  static Result<Model> Open(const std::string& path);
+
+  // The same validation on an in-memory image, which the Model then owns
+  // (tests, builders).
+  static Result<Model> FromBytes(std::string bytes,
+                                 std::string_view name = "<memory>");
+
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+  ~Model();
+
+  // Postings of `key` (a normalised word, see langid.h); empty when the word is
+  // unknown. Allocation-free.
+  PostingList Lookup(std::string_view key) const;
+
+  const std::vector<LanguageInfo>& languages() const { return languages_; }
+  // Index of `code` in languages(), or -1.
+  int FindLanguage(std::string_view code) const;
+  const BuildParams& params() const { return params_; }
+  std::uint32_t version() const;
+  std::uint64_t file_size() const;
+  std::uint64_t checksum() const;
+  std::uint32_t entry_count() const;
+  std::uint32_t pure_count() const;
+  std::uint32_t shared_count() const;
+  std::uint32_t posting_count() const;
+
+ private:
+  struct Storage;  // the mapping or the owned bytes
+  explicit Model(std::unique_ptr<Storage> storage);
+  static Result<Model> Validate(std::unique_ptr<Storage> storage,
+                                std::string_view name);
+
+  std::unique_ptr<Storage> storage_;
+  std::vector<LanguageInfo> languages_;
+  BuildParams params_;
+  const std::uint32_t* buckets_ = nullptr;
+  const void* entries_ = nullptr;
+  const std::uint32_t* postings_ = nullptr;
+  std::uint32_t bucket_bits_ = 0;
+};
+
+}  // namespace mw::langid
+
+#endif  // MW_LANGID_MODEL_H_

@@ -1,0 +1,395 @@
+#include "langid/build.h"
+
+#include <unicode/uscript.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+
+#include "format.h"
+#include "text.h"
+
+namespace mw::langid {
+namespace {
+
+using internal::Entry;
+using internal::FileHeader;
+using internal::LanguageRecord;
+
+struct Counter {
+  std::unordered_map<std::string, std::uint64_t>* counts;
+  std::uint64_t add;
+};
+
+void CountPiece(void* context, std::string_view word, int /*script*/) {
+  auto* c = static_cast<Counter*>(context);
+  (*c->counts)[std::string(word)] += c->add;
+}
+
+// "word count" with a single space and a decimal count.
+bool ParseFrequencyLine(std::string_view line, std::string_view& word,
+                        std::uint64_t& count) {
+  const std::size_t sp = line.rfind(' ');
+  if (sp == std::string_view::npos || sp == 0 || sp + 1 >= line.size())
+    return false;
+  word = line.substr(0, sp);
+  if (word.find(' ') != std::string_view::npos) return false;
+  const std::string_view num = line.substr(sp + 1);
+  const auto r = std::from_chars(num.data(), num.data() + num.size(), count);
+  return r.ec == std::errc() && r.ptr == num.data() + num.size();
+}
+
+std::vector<std::string_view> Lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty()) lines.push_back(line);
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return lines;
+}
+
+bool ValidCode(std::string_view code) {
+  if (code.empty() || code.size() > 7) return false;
+  return std::all_of(code.begin(), code.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
+  });
+}
+
+int PieceScript(std::string_view word) {
+  struct Probe {
+    int script = USCRIPT_COMMON;
+  } probe;
+  internal::SplitPieces(
+      word,
+      [](void* context, std::string_view, int script) {
+        auto* p = static_cast<Probe*>(context);
+        if (p->script == USCRIPT_COMMON) p->script = script;
+      },
+      &probe);
+  return probe.script;
+}
+
+void Append(std::string& out, const void* data, std::size_t size) {
+  out.append(static_cast<const char*>(data), size);
+}
+
+void PadTo8(std::string& out) {
+  while (out.size() % 8 != 0) out.push_back('\0');
+}
+
+}  // namespace
+
+Result<WordList> ParseWordList(std::string code, std::string_view text) {
+  if (!internal::IsValidUtf8(text)) {
+    return Fail(Error::InvalidArgument(code + ": not valid UTF-8"));
+  }
+  const std::vector<std::string_view> lines = Lines(text);
+  bool frequency = !lines.empty();
+  for (std::size_t i = 0; i < lines.size() && i < 100 && frequency; ++i) {
+    std::string_view w;
+    std::uint64_t c;
+    frequency = ParseFrequencyLine(lines[i], w, c);
+  }
+  std::unordered_map<std::string, std::uint64_t> counts;
+  Counter counter{&counts, 1};
+  if (frequency) {
+    for (std::string_view line : lines) {
+      std::string_view w;
+      std::uint64_t c;
+      if (!ParseFrequencyLine(line, w, c))
+        continue;  // a stray line in a long list
+      counter.add = c;
+      internal::SplitPieces(internal::FoldCase(w), CountPiece, &counter);
+    }
+  } else {
+    const std::string folded = internal::FoldCase(text);
+    internal::SegmentWords(folded, CountPiece, &counter);
+  }
+  if (counts.empty()) return Fail(Error::InvalidArgument(code + ": no words"));
+  WordList list;
+  list.code = std::move(code);
+  list.words.assign(counts.begin(), counts.end());
+  std::sort(list.words.begin(), list.words.end());
+  return list;
+}
+
+void AddSerbianCyrillic(WordList& list) {
+  // Gaj's Latin alphabet to Vuk's Cyrillic; digraphs first.
+  static const std::pair<std::string_view, std::string_view> kMap[] = {
+      {"lj", "љ"}, {"nj", "њ"}, {"dž", "џ"}, {"a", "а"}, {"b", "б"},
+      {"c", "ц"},  {"č", "ч"},  {"ć", "ћ"},  {"d", "д"}, {"đ", "ђ"},
+      {"e", "е"},  {"f", "ф"},  {"g", "г"},  {"h", "х"}, {"i", "и"},
+      {"j", "ј"},  {"k", "к"},  {"l", "л"},  {"m", "м"}, {"n", "н"},
+      {"o", "о"},  {"p", "п"},  {"r", "р"},  {"s", "с"}, {"š", "ш"},
+      {"t", "т"},  {"u", "у"},  {"v", "в"},  {"z", "з"}, {"ž", "ж"}};
+  std::vector<std::pair<std::string, std::uint64_t>> added;
+  for (const auto& [word, count] : list.words) {
+    if (PieceScript(word) != USCRIPT_LATIN) continue;
+    std::string out;
+    std::string_view rest = word;
+    bool ok = true;
+    while (!rest.empty() && ok) {
+      ok = false;
+      for (const auto& [latin, cyrillic] : kMap) {
+        if (rest.substr(0, latin.size()) == latin) {
+          out += cyrillic;
+          rest.remove_prefix(latin.size());
+          ok = true;
+          break;
+        }
+      }
+    }
+    // Words with letters Serbian does not have (q, w, x, y: foreign names) stay
+    // Latin only.
+    if (ok) added.emplace_back(std::move(out), count);
+  }
+  list.words.insert(list.words.end(), added.begin(), added.end());
+}
+
+Result<std::string> Build(std::vector<WordList> lists,
+                          const BuildParams& params, const Progress& progress) {
+  auto say = [&](const std::string& s) {
+    if (progress) progress(s);
+  };
+  if (lists.empty()) return Fail(Error::InvalidArgument("no word lists"));
+  if (lists.size() > 255)
+    return Fail(Error::InvalidArgument("more than 255 languages"));
+  if (!(params.pure_share > 0.5 && params.pure_share <= 1.0) ||
+      !(params.min_share >= 0 && params.min_share < 0.5) ||
+      params.max_languages == 0) {
+    return Fail(
+        Error::InvalidArgument("bad parameters: need 0.5 < pure-share <= 1, 0 "
+                               "<= min-share < 0.5, max-languages > 0"));
+  }
+  std::sort(
+      lists.begin(), lists.end(),
+      [](const WordList& a, const WordList& b) { return a.code < b.code; });
+  for (std::size_t i = 0; i < lists.size(); ++i) {
+    if (!ValidCode(lists[i].code)) {
+      return Fail(
+          Error::InvalidArgument("bad language code '" + lists[i].code + "'"));
+    }
+    if (i > 0 && lists[i].code == lists[i - 1].code) {
+      return Fail(Error::InvalidArgument("language '" + lists[i].code +
+                                         "' given twice"));
+    }
+  }
+
+  // Rows (word, language, relative frequency), gathered over all lists.
+  struct Row {
+    std::string word;
+    std::uint32_t language;
+    double frequency;
+  };
+  std::vector<Row> rows;
+  std::vector<LanguageRecord> records(lists.size());
+  for (std::uint32_t li = 0; li < lists.size(); ++li) {
+    WordList& list = lists[li];
+    // Duplicates summed, so that the order of the input does not matter.
+    std::sort(list.words.begin(), list.words.end());
+    std::vector<std::pair<std::string, std::uint64_t>> merged;
+    for (auto& w : list.words) {
+      if (!merged.empty() && merged.back().first == w.first) {
+        merged.back().second += w.second;
+      } else {
+        merged.push_back(std::move(w));
+      }
+    }
+    // The list's scripts, weighted by count. Its main script names it; other
+    // scripts holding at least 20% (Serbian Cyrillic next to Latin) are kept
+    // too, rarer ones (English words in a Russian subtitle list) are noise and
+    // dropped.
+    std::map<int, std::uint64_t> by_script;
+    std::vector<int> scripts(merged.size());
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < merged.size(); ++i) {
+      scripts[i] = PieceScript(merged[i].first);
+      by_script[scripts[i]] += merged[i].second;
+      total += merged[i].second;
+    }
+    int main_script = USCRIPT_COMMON;
+    std::uint64_t main_count = 0;
+    for (const auto& [s, c] : by_script) {
+      if (c > main_count) main_script = s, main_count = c;
+    }
+    LanguageRecord& rec = records[li];
+    std::memset(&rec, 0, sizeof rec);
+    std::memcpy(rec.code, list.code.data(), list.code.size());
+    const std::string_view script_name = internal::ScriptName(main_script);
+    std::memcpy(rec.script, script_name.data(),
+                std::min(script_name.size(), sizeof rec.script - 1));
+    if (!internal::DirectLanguage(main_script).empty()) {
+      rec.flags = internal::kLanguageScriptDecided;
+      say(list.code + ": " + std::string(script_name) +
+          " script decides, no words kept");
+      continue;
+    }
+    std::vector<std::size_t> keep;
+    for (std::size_t i = 0; i < merged.size(); ++i) {
+      const int s = scripts[i];
+      if (s == USCRIPT_COMMON || !internal::DirectLanguage(s).empty()) continue;
+      if (s != main_script && by_script[s] * 5 < total) continue;
+      if (merged[i].second < params.min_count) continue;
+      keep.push_back(i);
+    }
+    std::stable_sort(keep.begin(), keep.end(),
+                     [&](std::size_t a, std::size_t b) {
+                       return merged[a].second > merged[b].second;
+                     });
+    if (params.max_words != 0 && keep.size() > params.max_words)
+      keep.resize(params.max_words);
+    for (std::size_t i : keep) {
+      rows.push_back(
+          {merged[i].first, li,
+           static_cast<double>(merged[i].second) / static_cast<double>(total)});
+    }
+    say(list.code + ": " + std::to_string(keep.size()) + " words (" +
+        std::string(script_name) + ")");
+  }
+
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.word != b.word ? a.word < b.word : a.language < b.language;
+  });
+
+  // One record per word: its hash and its postings.
+  struct Word {
+    std::uint64_t hash;
+    std::string_view word;
+    std::vector<std::uint32_t> postings;
+  };
+  std::vector<Word> words;
+  std::uint32_t dropped_common = 0;
+  for (std::size_t i = 0; i < rows.size();) {
+    std::size_t j = i;
+    double sum = 0;
+    while (j < rows.size() && rows[j].word == rows[i].word)
+      sum += rows[j].frequency, ++j;
+    const std::size_t n = j - i;
+    if (n > params.max_languages) {
+      ++dropped_common;
+      i = j;
+      continue;
+    }
+    Word w{internal::Hash64(rows[i].word), rows[i].word, {}};
+    std::size_t best = i;
+    for (std::size_t k = i; k < j; ++k) {
+      if (rows[k].frequency > rows[best].frequency) best = k;
+    }
+    if (n == 1 || rows[best].frequency / sum >= params.pure_share) {
+      w.postings.push_back(
+          internal::EncodePosting(rows[best].language, true, 0xffff));
+    } else {
+      for (std::size_t k = i; k < j; ++k) {
+        const double share = rows[k].frequency / sum;
+        if (share < params.min_share) continue;
+        const auto q = static_cast<std::uint32_t>(std::lround(share * 65535.0));
+        w.postings.push_back(
+            internal::EncodePosting(rows[k].language, false, std::max(1u, q)));
+      }
+    }
+    words.push_back(std::move(w));
+    i = j;
+  }
+  std::sort(words.begin(), words.end(), [](const Word& a, const Word& b) {
+    return a.hash != b.hash ? a.hash < b.hash : a.word < b.word;
+  });
+
+  std::uint32_t bucket_bits = 1;
+  while (bucket_bits < 28 &&
+         (std::uint64_t{1} << bucket_bits) * 2 < words.size())
+    ++bucket_bits;
+  const std::uint64_t bucket_count = std::uint64_t{1} << bucket_bits;
+  std::vector<Entry> entries;
+  std::vector<std::uint32_t> postings;
+  std::vector<std::uint32_t> buckets(bucket_count + 1, 0);
+  std::uint32_t pure = 0, shared = 0, collisions = 0;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const Word& w = words[i];
+    // Two words whose bucket and fingerprint agree cannot be told apart; keep
+    // the first.
+    if (i > 0 &&
+        (words[i - 1].hash >> (64 - bucket_bits)) ==
+            (w.hash >> (64 - bucket_bits)) &&
+        static_cast<std::uint32_t>(words[i - 1].hash) ==
+            static_cast<std::uint32_t>(w.hash)) {
+      ++collisions;
+      continue;
+    }
+    Entry e{static_cast<std::uint32_t>(w.hash), 0};
+    const bool is_pure =
+        w.postings.size() == 1 && (w.postings[0] & internal::kPureBit);
+    if (w.postings.size() == 1) {
+      e.payload = w.postings[0];
+    } else {
+      if (postings.size() + w.postings.size() > internal::kMaxPostingIndex ||
+          w.postings.size() > internal::kMaxPostings) {
+        return Fail(
+            Error::InvalidArgument("too many postings for the file format"));
+      }
+      e.payload = internal::kOutOfLine |
+                  static_cast<std::uint32_t>(postings.size()) |
+                  (static_cast<std::uint32_t>(w.postings.size()) << 24);
+      postings.insert(postings.end(), w.postings.begin(), w.postings.end());
+    }
+    (is_pure ? pure : shared)++;
+    for (std::uint32_t p : w.postings) {
+      LanguageRecord& rec = records[(p >> 16) & 0xffu];
+      ++rec.words;
+      if (is_pure) ++rec.pure_words;
+    }
+    ++buckets[(w.hash >> (64 - bucket_bits)) + 1];
+    entries.push_back(e);
+  }
+  for (std::uint64_t b = 1; b <= bucket_count; ++b)
+    buckets[b] += buckets[b - 1];
+  say(std::to_string(entries.size()) + " words: " + std::to_string(pure) +
+      " tier 1, " + std::to_string(shared) + " tier 2, " +
+      std::to_string(dropped_common) + " common words left out, " +
+      std::to_string(collisions) + " hash collisions dropped");
+
+  FileHeader h;
+  std::memset(&h, 0, sizeof h);
+  std::memcpy(h.magic, internal::kMagic, sizeof h.magic);
+  h.version = internal::kVersion;
+  h.header_size = sizeof(FileHeader);
+  h.language_count = static_cast<std::uint32_t>(records.size());
+  h.bucket_bits = bucket_bits;
+  h.entry_count = static_cast<std::uint32_t>(entries.size());
+  h.posting_count = static_cast<std::uint32_t>(postings.size());
+  h.pure_count = pure;
+  h.shared_count = shared;
+  h.max_words = params.max_words;
+  h.min_count = params.min_count;
+  h.max_languages = params.max_languages;
+  h.pure_share = params.pure_share;
+  h.min_share = params.min_share;
+  std::string out(sizeof h, '\0');
+  h.languages_offset = out.size();
+  Append(out, records.data(), records.size() * sizeof(LanguageRecord));
+  PadTo8(out);
+  h.buckets_offset = out.size();
+  Append(out, buckets.data(), buckets.size() * 4);
+  PadTo8(out);
+  h.entries_offset = out.size();
+  Append(out, entries.data(), entries.size() * sizeof(Entry));
+  PadTo8(out);
+  h.postings_offset = out.size();
+  Append(out, postings.data(), postings.size() * 4);
+  PadTo8(out);
+  h.file_size = out.size();
+  std::memcpy(out.data(), &h, sizeof h);
+  h.checksum = internal::FileChecksum(
+      reinterpret_cast<const unsigned char*>(out.data()), out.size());
+  std::memcpy(out.data(), &h, sizeof h);
+  return out;
+}
+
+}  // namespace mw::langid

@@ -1,0 +1,133 @@
+// On-disk layout of the langid dictionary file (private to mw::langid).
+//
+// All integers little-endian, every section 8-byte aligned. The file is:
+//   FileHeader                      fixed size, at offset 0
+//   LanguageRecord[language_count]  the languages, sorted by code
+//   uint32 bucket_start[2^bucket_bits + 1]  index of the first entry of each
+//   hash bucket Entry[entry_count]              sorted by the 64-bit word hash
+//   uint32 posting[posting_count]   out-of-line postings of words shared by
+//   several languages
+// A word is found by hashing its UTF-8 key (Hash64), taking the top bucket_bits
+// bits as the bucket and comparing the low 32 bits with Entry::fingerprint
+// inside the bucket. The stored fingerprint plus the bucket index give
+// bucket_bits + 32 bits of hash: a word that is not in the dictionary matches
+// by accident with probability about entries_per_bucket / 2^32 per lookup. The
+// checksum covers the whole file with the checksum field read as zero.
+#ifndef MW_LANGID_SRC_FORMAT_H_
+#define MW_LANGID_SRC_FORMAT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace mw::langid::internal {
+
+inline constexpr char kMagic[8] = {'M', 'W', 'L', 'A', 'N', 'G', 'I', 'D'};
+inline constexpr std::uint32_t kVersion = 1;
+
+struct FileHeader {
+  char magic[8];
+  std::uint32_t version;
+  std::uint32_t header_size;  // sizeof(FileHeader)
+  std::uint64_t file_size;
+  std::uint64_t checksum;
+  std::uint32_t language_count;
+  std::uint32_t bucket_bits;
+  std::uint32_t entry_count;
+  std::uint32_t posting_count;
+  std::uint32_t pure_count;    // entries that are tier 1 (one language only)
+  std::uint32_t shared_count;  // entries that are tier 2
+  // Build parameters, recorded so that `dict info` can show how the file was
+  // made.
+  std::uint32_t max_words;      // per language; 0 = no limit
+  std::uint32_t min_count;      // words seen fewer times were ignored
+  std::uint32_t max_languages;  // words in more lists than this were left out
+  std::uint32_t reserved0;
+  double pure_share;  // share at or above which a shared word counts as tier 1
+  double min_share;   // postings below this share were dropped
+  std::uint64_t languages_offset;
+  std::uint64_t buckets_offset;
+  std::uint64_t entries_offset;
+  std::uint64_t postings_offset;
+  std::uint64_t reserved1;
+};
+static_assert(sizeof(FileHeader) == 128);
+
+struct LanguageRecord {
+  char code[8];         // NUL-padded, e.g. "en", "pt", "nb"
+  char script[16];      // ICU script name of the list, NUL-padded ("Latin")
+  std::uint32_t words;  // entries that carry this language
+  std::uint32_t pure_words;  // of which tier 1
+  std::uint32_t flags;       // kLanguageScriptDecided
+  std::uint32_t reserved;
+};
+static_assert(sizeof(LanguageRecord) == 40);
+
+// The language's script identifies it alone (Greek, Hangul, ...): it has no
+// words in the file.
+inline constexpr std::uint32_t kLanguageScriptDecided = 1;
+
+// Entry::payload: bit 31 clear: one inline posting (see Posting encoding
+// below). Bit 31 set: bits 0-23 index the first out-of-line posting, bits 24-30
+// hold their count.
+struct Entry {
+  std::uint32_t fingerprint;
+  std::uint32_t payload;
+};
+static_assert(sizeof(Entry) == 8);
+
+inline constexpr std::uint32_t kOutOfLine = 0x80000000u;
+inline constexpr std::uint32_t kMaxPostings = 127;
+inline constexpr std::uint32_t kMaxPostingIndex = (1u << 24) - 1;
+
+// Posting encoding (31 bits): bits 0-15 weight * 65535, bits 16-23 language
+// index, bit 24 pure.
+inline constexpr std::uint32_t kPureBit = 1u << 24;
+inline constexpr std::uint32_t EncodePosting(std::uint32_t language, bool pure,
+                                             std::uint32_t weight16) {
+  return (pure ? kPureBit : 0u) | (language << 16) | (weight16 & 0xffffu);
+}
+
+// FNV-1a over the bytes, then a murmur3 finaliser so that the top bits (the
+// bucket) are mixed. Stable across platforms: the file depends on it.
+inline std::uint64_t Hash64(std::string_view s) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+// Checksum of a whole file: FNV-1a style over 8-byte little-endian words (tail
+// bytes zero-padded), with the header's checksum field taken as zero. About 1
+// GB/s.
+inline std::uint64_t FileChecksum(const unsigned char* data, std::size_t size) {
+  constexpr std::size_t kChecksumAt = offsetof(FileHeader, checksum);
+  std::uint64_t h = 0xcbf29ce484222325ull ^ size;
+  std::size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, data + i, 8);
+    if (i == kChecksumAt) w = 0;
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  if (i < size) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, data + i, size - i);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+}  // namespace mw::langid::internal
+
+#endif  // MW_LANGID_SRC_FORMAT_H_

@@ -1,0 +1,193 @@
+#include "text.h"
+
+#include <unicode/brkiter.h>
+#include <unicode/normalizer2.h>
+#include <unicode/uchar.h>
+#include <unicode/uscript.h>
+#include <unicode/utext.h>
+#include <unicode/utf8.h>
+
+#include <memory>
+
+namespace mw::langid::internal {
+namespace {
+
+bool IsKana(UScriptCode s) {
+  return s == USCRIPT_HIRAGANA || s == USCRIPT_KATAKANA;
+}
+
+// Letters and combining marks continue a piece; everything else ends it.
+bool IsWordChar(UChar32 c) {
+  const std::int32_t mask = U_GET_GC_MASK(c);
+  return (mask & (U_GC_L_MASK | U_GC_M_MASK)) != 0;
+}
+
+void EmitPiece(std::string_view piece, bool has_digit, UScriptCode script,
+               WordSink sink, void* context) {
+  if (piece.empty() || has_digit || script == USCRIPT_COMMON ||
+      script == USCRIPT_INHERITED || script == USCRIPT_INVALID_CODE) {
+    return;
+  }
+  sink(context, piece, script);
+}
+
+// One BreakIterator per thread: creating one costs far more than segmenting a
+// sentence, and an instance is not safe to share. It holds no state between
+// calls beyond the last text.
+icu::BreakIterator* ThreadBreakIterator() {
+  thread_local std::unique_ptr<icu::BreakIterator> it = [] {
+    UErrorCode status = U_ZERO_ERROR;
+    std::unique_ptr<icu::BreakIterator> b(
+        icu::BreakIterator::createWordInstance(icu::Locale::getRoot(), status));
+    if (U_FAILURE(status)) b.reset();
+    return b;
+  }();
+  return it.get();
+}
+
+}  // namespace
+
+void SplitPieces(std::string_view word, WordSink sink, void* context) {
+  const auto* s = reinterpret_cast<const std::uint8_t*>(word.data());
+  const std::int32_t n = static_cast<std::int32_t>(word.size());
+  std::int32_t i = 0;
+  std::int32_t start = 0;
+  bool has_digit = false;
+  UScriptCode script = USCRIPT_COMMON;
+  while (i < n) {
+    const std::int32_t at = i;
+    UChar32 c;
+    U8_NEXT(s, i, n, c);
+    if (c >= 0 && IsWordChar(c)) {
+      UErrorCode err = U_ZERO_ERROR;
+      const UScriptCode sc = uscript_getScript(c, &err);
+      if (U_SUCCESS(err) && sc != USCRIPT_COMMON && sc != USCRIPT_INHERITED) {
+        if (script == USCRIPT_COMMON || (IsKana(sc) && !IsKana(script)))
+          script = sc;
+      }
+      continue;
+    }
+    if (c >= 0 && u_isdigit(c)) {
+      has_digit = true;
+      continue;
+    }
+    EmitPiece(word.substr(start, at - start), has_digit, script, sink, context);
+    start = i;
+    has_digit = false;
+    script = USCRIPT_COMMON;
+  }
+  EmitPiece(word.substr(start, n - start), has_digit, script, sink, context);
+}
+
+void SegmentWords(std::string_view text, WordSink sink, void* context) {
+  icu::BreakIterator* it = ThreadBreakIterator();
+  if (it == nullptr || text.empty()) return;
+  UErrorCode status = U_ZERO_ERROR;
+  UText ut = UTEXT_INITIALIZER;
+  utext_openUTF8(&ut, text.data(), static_cast<std::int64_t>(text.size()),
+                 &status);
+  if (U_FAILURE(status)) return;
+  it->setText(&ut, status);
+  if (U_SUCCESS(status)) {
+    std::int32_t start = it->first();
+    for (std::int32_t end = it->next(); end != icu::BreakIterator::DONE;
+         start = end, end = it->next()) {
+      // Rule status: 0 none (spaces, punctuation), 100 number, 200 letter, 300
+      // kana, 400 ideo.
+      if (it->getRuleStatus() < UBRK_WORD_LETTER) continue;
+      SplitPieces(text.substr(start, end - start), sink, context);
+    }
+  }
+  // The iterator keeps a shallow clone of `ut` pointing into `text`; it is
+  // never read again before the next setText.
+  utext_close(&ut);
+}
+
+std::string FoldCase(std::string_view utf8) {
+  UErrorCode status = U_ZERO_ERROR;
+  const icu::Normalizer2* nfkc_cf =
+      icu::Normalizer2::getNFKCCasefoldInstance(status);
+  if (U_FAILURE(status)) return std::string(utf8);
+  icu::UnicodeString in = icu::UnicodeString::fromUTF8(
+      icu::StringPiece(utf8.data(), static_cast<std::int32_t>(utf8.size())));
+  icu::UnicodeString out = nfkc_cf->normalize(in, status);
+  if (U_FAILURE(status)) return std::string(utf8);
+  std::string result;
+  out.toUTF8String(result);
+  return result;
+}
+
+bool IsValidUtf8(std::string_view utf8) {
+  const auto* s = reinterpret_cast<const std::uint8_t*>(utf8.data());
+  const std::int32_t n = static_cast<std::int32_t>(utf8.size());
+  std::int32_t i = 0;
+  while (i < n) {
+    UChar32 c;
+    U8_NEXT(s, i, n, c);
+    if (c < 0) return false;
+  }
+  return true;
+}
+
+std::string_view ScriptName(int script) {
+  const char* name = uscript_getName(static_cast<UScriptCode>(script));
+  return name ? std::string_view(name) : std::string_view("Unknown");
+}
+
+std::string_view DirectLanguage(int script) {
+  switch (script) {
+    case USCRIPT_GREEK:
+      return "el";
+    case USCRIPT_GEORGIAN:
+      return "ka";
+    case USCRIPT_ARMENIAN:
+      return "hy";
+    case USCRIPT_HANGUL:
+      return "ko";
+    case USCRIPT_HIRAGANA:
+    case USCRIPT_KATAKANA:
+      return "ja";
+    case USCRIPT_HAN:
+      return "zh";
+    case USCRIPT_THAI:
+      return "th";
+    case USCRIPT_HEBREW:
+      return "he";
+    case USCRIPT_BENGALI:
+      return "bn";
+    case USCRIPT_GUJARATI:
+      return "gu";
+    case USCRIPT_GURMUKHI:
+      return "pa";
+    case USCRIPT_TAMIL:
+      return "ta";
+    case USCRIPT_TELUGU:
+      return "te";
+    case USCRIPT_KANNADA:
+      return "kn";
+    case USCRIPT_MALAYALAM:
+      return "ml";
+    case USCRIPT_ORIYA:
+      return "or";
+    case USCRIPT_SINHALA:
+      return "si";
+    case USCRIPT_KHMER:
+      return "km";
+    case USCRIPT_LAO:
+      return "lo";
+    case USCRIPT_MYANMAR:
+      return "my";
+    case USCRIPT_ETHIOPIC:
+      return "am";
+    case USCRIPT_TIBETAN:
+      return "bo";
+    case USCRIPT_THAANA:
+      return "dv";
+    case USCRIPT_MONGOLIAN:
+      return "mn";
+    default:
+      return {};
+  }
+}
+
+}  // namespace mw::langid::internal

@@ -1,0 +1,45 @@
+// Word segmentation and script classification shared by the detector and the
+// builder (private to mw::langid).
+#ifndef MW_LANGID_SRC_TEXT_H_
+#define MW_LANGID_SRC_TEXT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace mw::langid::internal {
+
+// Called for every word piece: its UTF-8 bytes (a view into the text being
+// segmented) and its ICU UScriptCode. Kana wins over Han inside one piece, so
+// "食べる" is Hiragana.
+using WordSink = void (*)(void* context, std::string_view word, int script);
+
+// Segments `text` with ICU's word BreakIterator (a per-thread cached instance),
+// keeps the segments whose rule status is letter, kana or ideographic, and
+// splits them into pieces (SplitPieces). Numbers, punctuation and symbols
+// produce nothing.
+void SegmentWords(std::string_view text, WordSink sink, void* context);
+
+// Splits one word at every code point that is neither a letter nor a combining
+// mark (so at apostrophes: "don't" -> "don", "t", as the subtitle word lists
+// are tokenised), drops pieces that contain a digit and pieces with no letter
+// of a non-Common script, and reports the rest.
+void SplitPieces(std::string_view word, WordSink sink, void* context);
+
+// NFKC case folding (ICU nfkc_cf), the normalisation mime::NormaliseText
+// applies.
+std::string FoldCase(std::string_view utf8);
+
+// True when `utf8` is well-formed UTF-8.
+bool IsValidUtf8(std::string_view utf8);
+
+// The ICU script name ("Latin") of a UScriptCode.
+std::string_view ScriptName(int script);
+
+// The language a script identifies alone, or empty (Han gives "zh"; the
+// detector moves Han to "ja" when the text has kana).
+std::string_view DirectLanguage(int script);
+
+}  // namespace mw::langid::internal
+
+#endif  // MW_LANGID_SRC_TEXT_H_

@@ -1,0 +1,123 @@
+// The dictionary builder: word-list parsing (frequency lists and plain text),
+// tiers and weights, common-word exclusion, script handling and Serbian
+// Cyrillic.
+#include "langid/build.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "langid/model.h"
+
+namespace mw::langid {
+namespace {
+
+std::uint64_t CountOf(const WordList& l, std::string_view w) {
+  for (const auto& [word, n] : l.words) {
+    if (word == w) return n;
+  }
+  return 0;
+}
+
+TEST(BuildTest, ParsesFrequencyLists) {
+  auto l =
+      ParseWordList("en", "you 300\nDon't 20\nthe 100\n42nd 5\nstraße 7\n");
+  ASSERT_TRUE(l.has_value()) << l.error().message();
+  EXPECT_EQ(l->code, "en");
+  EXPECT_EQ(CountOf(*l, "you"), 300u);
+  EXPECT_EQ(CountOf(*l, "don"), 20u);  // case folded, split at the apostrophe
+  EXPECT_EQ(CountOf(*l, "t"), 20u);
+  EXPECT_EQ(CountOf(*l, "42nd"), 0u);  // digits: left out
+  EXPECT_EQ(CountOf(*l, "strasse"),
+            7u);  // NFKC case folding, as mime::NormaliseText
+}
+
+TEST(BuildTest, CountsPlainText) {
+  auto l = ParseWordList("fr", "Le chat et le chien.\nLe chat dort, 3 fois.\n");
+  ASSERT_TRUE(l.has_value()) << l.error().message();
+  EXPECT_EQ(CountOf(*l, "le"), 3u);
+  EXPECT_EQ(CountOf(*l, "chat"), 2u);
+  EXPECT_EQ(CountOf(*l, "3"), 0u);
+}
+
+TEST(BuildTest, RefusesBadInput) {
+  EXPECT_FALSE(ParseWordList("xx", "\xff\xfe bad").has_value());
+  EXPECT_FALSE(ParseWordList("xx", "  12 ... !!").has_value());
+  EXPECT_FALSE(Build({}, BuildParams{}).has_value());
+  EXPECT_FALSE(Build({{"EN", {{"a", 1}}}}, BuildParams{}).has_value());
+  EXPECT_FALSE(Build({{"en", {{"a", 1}}}, {"en", {{"b", 1}}}}, BuildParams{})
+                   .has_value());
+}
+
+TEST(BuildTest, CommonWordsAreLeftOut) {
+  std::vector<WordList> lists;
+  for (std::string code : {"aa", "bb", "cc", "dd"}) {
+    lists.push_back({code, {{"common", 5}, {"own" + code, 5}}});
+  }
+  BuildParams p;
+  p.max_languages = 3;
+  auto m = Model::FromBytes(*Build(lists, p));
+  ASSERT_TRUE(m.has_value());
+  EXPECT_TRUE(m->Lookup("common").empty());  // in 4 lists > 3
+  EXPECT_FALSE(m->Lookup("ownaa").empty());
+  p.max_languages = 4;
+  m = Model::FromBytes(*Build(lists, p));
+  ASSERT_EQ(m->Lookup("common").size(), 4u);
+  EXPECT_NEAR(m->Lookup("common")[0].weight, 0.25, 1e-4);
+}
+
+TEST(BuildTest, DominantShareMakesATierOneWord) {
+  // "ok": f_en = 0.5, f_de = 0.01 -> share 0.98 for en.
+  std::vector<WordList> lists = {{"en", {{"ok", 50}, {"x", 50}}},
+                                 {"de", {{"ok", 1}, {"y", 99}}}};
+  auto m = Model::FromBytes(*Build(lists, BuildParams{}));
+  ASSERT_TRUE(m.has_value());
+  const PostingList ok = m->Lookup("ok");
+  ASSERT_EQ(ok.size(), 1u);
+  EXPECT_TRUE(ok[0].pure);
+  EXPECT_EQ(m->languages()[ok[0].language].code, "en");
+}
+
+TEST(BuildTest, ScriptDecidedLanguagesKeepNoWords) {
+  std::vector<WordList> lists = {{"el", {{"και", 10}, {"the", 1}}},
+                                 {"en", {{"the", 10}}}};
+  auto m = Model::FromBytes(*Build(lists, BuildParams{}));
+  ASSERT_TRUE(m.has_value());
+  EXPECT_TRUE(m->languages()[0].script_decided);
+  EXPECT_EQ(m->languages()[0].script, "Greek");
+  EXPECT_TRUE(m->Lookup("και").empty());
+  const PostingList the =
+      m->Lookup("the");  // the Latin noise of the Greek list is gone
+  ASSERT_EQ(the.size(), 1u);
+  EXPECT_TRUE(the[0].pure);
+}
+
+TEST(BuildTest, MaxWordsKeepsTheMostFrequent) {
+  BuildParams p;
+  p.max_words = 2;
+  auto m =
+      Model::FromBytes(*Build({{"en", {{"a", 1}, {"b", 3}, {"c", 2}}}}, p));
+  ASSERT_TRUE(m.has_value());
+  EXPECT_TRUE(m->Lookup("a").empty());
+  EXPECT_FALSE(m->Lookup("b").empty());
+  EXPECT_FALSE(m->Lookup("c").empty());
+}
+
+TEST(BuildTest, SerbianCyrillicFromLatin) {
+  WordList sr{"sr", {{"ljubav", 5}, {"džep", 3}, {"šta", 9}, {"wow", 1}}};
+  AddSerbianCyrillic(sr);
+  EXPECT_EQ(CountOf(sr, "љубав"), 5u);
+  EXPECT_EQ(CountOf(sr, "џеп"), 3u);
+  EXPECT_EQ(CountOf(sr, "шта"), 9u);
+  EXPECT_EQ(sr.words.size(), 7u);  // "wow" has no Cyrillic form
+  auto m =
+      Model::FromBytes(*Build({sr, {"ru", {{"любовь", 5}}}}, BuildParams{}));
+  ASSERT_TRUE(m.has_value());
+  const PostingList p = m->Lookup("љубав");
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(m->languages()[p[0].language].code, "sr");
+}
+
+}  // namespace
+}  // namespace mw::langid

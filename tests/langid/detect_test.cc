@@ -1,0 +1,127 @@
+// The decision formula of langid.h on a tiny hand-built dictionary, with scores
+// computed by hand; the "und", forced-guess and bilingual rules.
+#include <gtest/gtest.h>
+
+#include "langid/langid.h"
+#include "tests/langid/testutil.h"
+
+namespace mw::langid {
+namespace {
+
+using testing::TinyModel;
+
+TEST(DetectTest, HandComputedScores) {
+  const Model model = TinyModel();
+  // house: tier 1 en (x2); haus: tier 1 de; bank: tier 2 en 0.6 / de 0.4;
+  // xyzzy: unknown. N_w = 5; B_en = 1 + 1*2/5 = 1.4; B_de = 1 + 1*1/5 = 1.2 T
+  // = 1.4*0.6 + 1.2*0.4 = 1.32; N = 3 + 1.32 + 0.5*1 = 4.82 L_en = 100*(2 +
+  // 0.84)/4.82 = 58.921..; L_de = 100*(1 + 0.48)/4.82 = 30.705..
+  Options o;
+  o.k1 = 1.0;
+  o.k2 = 0.5;
+  o.k_unknown = 0.5;
+  o.min_words = 5;
+  o.min_score = 50;
+  const Language l = Detect("house bank haus xyzzy house", model, o);
+  EXPECT_EQ(l.words, 5u);
+  EXPECT_EQ(l.code, "en");
+  EXPECT_NEAR(l.score, 100.0 * 2.84 / 4.82, 1e-3);
+  EXPECT_EQ(l.second, "de");
+  EXPECT_NEAR(l.second_score, 100.0 * 1.48 / 4.82, 1e-3);
+  EXPECT_FALSE(l.bilingual);
+  ASSERT_EQ(l.scripts.size(), 1u);
+  EXPECT_EQ(l.scripts[0].first, "Latin");
+  EXPECT_EQ(l.scripts[0].second, 5u);
+}
+
+TEST(DetectTest, OtherConstantsChangeTheScores) {
+  const Model model = TinyModel();
+  Options o;
+  o.k1 = 2.0;
+  o.k_unknown = 1.0;
+  o.min_words = 1;
+  // B_en = 1 + 2*2/5 = 1.8, B_de = 1.4; T = 1.08 + 0.56 = 1.64; N = 3 + 1.64 +
+  // 1 = 5.64
+  const Language l = Detect("house bank haus xyzzy house", model, o);
+  EXPECT_NEAR(l.score, 100.0 * (2 + 1.08) / 5.64, 1e-3);
+  EXPECT_NEAR(l.second_score, 100.0 * (1 + 0.56) / 5.64, 1e-3);
+}
+
+TEST(DetectTest, SharedWordsOnlyUseK2) {
+  const Model model = TinyModel();
+  Options o;
+  o.k2 = 0.5;
+  o.min_words = 1;
+  o.min_score = 0;
+  // No tier-1 hit: L_i = 100*K2*Xovp_i / (K2*(0.6 + 0.4)) = 60 / 40.
+  const Language l = Detect("bank", model, o);
+  EXPECT_EQ(l.code, "en");
+  EXPECT_NEAR(l.score, 60.0, 1e-3);
+  EXPECT_EQ(l.second, "de");
+  EXPECT_NEAR(l.second_score, 40.0, 1e-3);
+}
+
+TEST(DetectTest, FewerThanMinWordsIsUnd) {
+  const Model model = TinyModel();
+  Options o;  // min_words 5
+  const Language l = Detect("house house house house", model, o);
+  EXPECT_EQ(l.words, 4u);
+  EXPECT_EQ(l.code, "und");
+  EXPECT_EQ(l.best, "en");  // the best guess is still reported
+  o.min_words = 1;
+  o.min_score = 0;
+  EXPECT_EQ(Detect("house", model, o).code, "en");  // forced best guess
+}
+
+TEST(DetectTest, LowScoreIsUnd) {
+  const Model model = TinyModel();
+  Options o;
+  // 1 en hit among 5 unknown: L_en = 100*1/(1 + 0.5*5) = 28.6, no second
+  // language.
+  const Language l = Detect("house aaa bbb ccc ddd eee", model, o);
+  EXPECT_EQ(l.code, "und");
+  EXPECT_NEAR(l.score, 100.0 / 3.5, 1e-3);
+}
+
+TEST(DetectTest, Bilingual) {
+  const Model model = TinyModel();
+  Options o;
+  o.k_unknown = 1.0;
+  // 3 en, 3 de tier-1 hits, 1 unknown: N = 6 + 1 = 7, L = 42.86 each,
+  // together 85.7.
+  const Language l = Detect("house haus house haus house haus qqq", model, o);
+  EXPECT_TRUE(l.bilingual);
+  EXPECT_TRUE(l.code == "en+de" || l.code == "de+en") << l.code;
+  EXPECT_NEAR(l.score, 300.0 / 7, 1e-3);
+  o.bilingual_min_score =
+      50;  // second language too weak for a bilingual verdict
+  EXPECT_EQ(Detect("house haus house haus house haus qqq", model, o).code,
+            "und");
+}
+
+TEST(DetectTest, EmptyAndSymbolOnlyText) {
+  const Model model = TinyModel();
+  const Language l = Detect("", model, Options{});
+  EXPECT_EQ(l.code, "und");
+  EXPECT_EQ(l.words, 0u);
+  EXPECT_EQ(Detect("12345 !!! ... 42", model, Options{}).words, 0u);
+}
+
+TEST(DetectTest, C1ApostropheJoinsNothingAndSplitsLikeTheLists) {
+  const Model model = TinyModel();
+  Options o;
+  o.min_words = 1;
+  // U+0092 (a mis-decoded windows-1252 apostrophe) is read as U+2019:
+  // "house\u2019s" gives the pieces "house" and "s", as the word lists are
+  // tokenised.
+  const Language l = Detect("house\xC2\x92s", model, o);
+  EXPECT_EQ(l.words, 2u);
+  EXPECT_EQ(l.best, "en");
+  EXPECT_EQ(MapC1Controls("a\xC2\x92"
+                          "b\xC2\x80\xC2\x81"),
+            "a\xE2\x80\x99"
+            "b\xE2\x82\xAC ");
+}
+
+}  // namespace
+}  // namespace mw::langid

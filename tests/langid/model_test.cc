@@ -1,0 +1,152 @@
+// The dictionary file: round trip through bytes and through a mapped file,
+// determinism, and refusal of corrupt or truncated files.
+#include "langid/model.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "langid/build.h"
+#include "tests/langid/testutil.h"
+
+namespace mw::langid {
+namespace {
+
+using testing::TinyLists;
+
+std::string TinyBytes() {
+  auto bytes = Build(TinyLists(), BuildParams{});
+  EXPECT_TRUE(bytes.has_value());
+  return bytes ? *bytes : std::string();
+}
+
+void ExpectTinyContent(const Model& m) {
+  ASSERT_EQ(m.languages().size(), 2u);
+  EXPECT_EQ(m.languages()[0].code, "de");
+  EXPECT_EQ(m.languages()[1].code, "en");
+  EXPECT_EQ(m.languages()[1].script, "Latin");
+  EXPECT_EQ(m.FindLanguage("en"), 1);
+  EXPECT_EQ(m.FindLanguage("fr"), -1);
+  EXPECT_EQ(m.entry_count(), 3u);
+  EXPECT_EQ(m.pure_count(), 2u);
+  EXPECT_EQ(m.shared_count(), 1u);
+
+  const PostingList house = m.Lookup("house");
+  ASSERT_EQ(house.size(), 1u);
+  EXPECT_TRUE(house[0].pure);
+  EXPECT_EQ(house[0].language, 1u);
+  EXPECT_DOUBLE_EQ(house[0].weight, 1.0);
+
+  const PostingList bank = m.Lookup("bank");
+  ASSERT_EQ(bank.size(), 2u);
+  EXPECT_FALSE(bank[0].pure);
+  EXPECT_EQ(bank[0].language, 0u);  // de
+  EXPECT_NEAR(bank[0].weight, 0.4, 1e-4);
+  EXPECT_EQ(bank[1].language, 1u);  // en
+  EXPECT_NEAR(bank[1].weight, 0.6, 1e-4);
+
+  EXPECT_TRUE(m.Lookup("maison").empty());
+  EXPECT_TRUE(m.Lookup("").empty());
+}
+
+TEST(ModelTest, RoundTripInMemory) {
+  auto m = Model::FromBytes(TinyBytes());
+  ASSERT_TRUE(m.has_value()) << m.error().message();
+  ExpectTinyContent(*m);
+  EXPECT_EQ(m->params().max_languages, BuildParams{}.max_languages);
+  EXPECT_DOUBLE_EQ(m->params().pure_share, BuildParams{}.pure_share);
+}
+
+class TempFile {
+ public:
+  explicit TempFile(const std::string& content) {
+    char name[] = "/tmp/mw_langid_test_XXXXXX";
+    const int fd = mkstemp(name);
+    EXPECT_GE(fd, 0);
+    path_ = name;
+    EXPECT_EQ(write(fd, content.data(), content.size()),
+              static_cast<ssize_t>(content.size()));
+    close(fd);
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+TEST(ModelTest, RoundTripThroughMappedFile) {
+  TempFile f(TinyBytes());
+  auto m = Model::Open(f.path());
+  ASSERT_TRUE(m.has_value()) << m.error().message();
+  ExpectTinyContent(*m);
+  Model moved = std::move(*m);  // the mapping moves with the model
+  ExpectTinyContent(moved);
+}
+
+TEST(ModelTest, MissingFileIsNotFound) {
+  auto m = Model::Open("/nonexistent/langid.dict");
+  ASSERT_FALSE(m.has_value());
+  EXPECT_EQ(m.error().code(), Error::Code::kNotFound);
+  EXPECT_NE(m.error().message().find("/nonexistent/langid.dict"),
+            std::string::npos);
+}
+
+TEST(ModelTest, DeterministicWhateverTheInputOrder) {
+  auto lists = TinyLists();
+  const std::string a = *Build(lists, BuildParams{});
+  std::swap(lists[0], lists[1]);
+  std::swap(lists[0].words[0], lists[0].words[1]);
+  const std::string b = *Build(lists, BuildParams{});
+  EXPECT_EQ(a, b);
+  BuildParams other;
+  other.pure_share = 0.55;  // "bank" (0.6 en) becomes tier 1: a different file
+  EXPECT_NE(a, *Build(TinyLists(), other));
+}
+
+TEST(ModelTest, EveryFlippedByteIsRefused) {
+  const std::string good = TinyBytes();
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    std::string bad = good;
+    bad[i] = static_cast<char>(bad[i] ^ 0x5a);
+    auto m = Model::FromBytes(bad, "bad.dict");
+    ASSERT_FALSE(m.has_value()) << "byte " << i;
+    EXPECT_EQ(m.error().code(), Error::Code::kCorrupt);
+    EXPECT_EQ(m.error().message().rfind("bad.dict: ", 0), 0u)
+        << m.error().message();
+  }
+}
+
+TEST(ModelTest, TruncatedFilesAreRefused) {
+  const std::string good = TinyBytes();
+  for (std::size_t n : {std::size_t{0}, std::size_t{7}, std::size_t{127},
+                        std::size_t{128}, good.size() / 2, good.size() - 1}) {
+    auto m = Model::FromBytes(good.substr(0, n), "cut.dict");
+    ASSERT_FALSE(m.has_value()) << n;
+    EXPECT_NE(m.error().message().find("truncated"), std::string::npos)
+        << m.error().message();
+  }
+  TempFile empty("");
+  auto m = Model::Open(empty.path());
+  ASSERT_FALSE(m.has_value());
+  EXPECT_NE(m.error().message().find("truncated"), std::string::npos);
+}
+
+TEST(ModelTest, OtherFilesAreRefusedWithAReason) {
+  std::string text(200, 'x');
+  auto m = Model::FromBytes(text, "notes.txt");
+  ASSERT_FALSE(m.has_value());
+  EXPECT_NE(m.error().message().find("bad magic"), std::string::npos);
+
+  std::string v2 = TinyBytes();
+  v2[8] = 2;  // version field
+  m = Model::FromBytes(v2);
+  ASSERT_FALSE(m.has_value());
+  EXPECT_NE(m.error().message().find("version 2"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mw::langid
