@@ -45,6 +45,13 @@ using Field =
                  std::string& (*)(Settings&),
                  std::chrono::milliseconds& (*)(Settings&)>;
 
+// The accessor of one settings field, for Param::field:
+//   .field = Member<&Settings::mime, &MimeSettings::max_bytes>
+template <auto kTable, auto kMember>
+auto& Member(Settings& s) {
+  return (s.*kTable).*kMember;
+}
+
 struct Param {
   std::string_view key;  // lower_snake name inside its table
   Kind kind;

@@ -2,16 +2,17 @@
 // FingerprintSettings, config.h).
 //
 // Bounds are what the algorithms can honour, not what is sensible: the issue
-// calls a duplicate threshold of 0.5-0.9 sensible, and below 0.5 half-different
-// messages would count as duplicates, so 0.5 is the floor; 1.0 (identical block
-// lists only) is allowed. A CTPH signature must fit one 64-bit word per
-// edit-distance DP column, hence at most 64 characters.
+// calls a duplicate threshold of 0.5-0.9 sensible, and below 0.5
+// half-different messages would count as duplicates, so 0.5 is the floor; 1.0
+// (identical block lists only) is allowed. A CTPH signature must fit one
+// 64-bit word per edit-distance DP column, hence at most 64 characters.
 #include "params.h"
 #include "units.h"
 
 namespace mw::config {
 
 Table FingerprintTable() {
+  using S = FingerprintSettings;
   static const Param kParams[] = {
       {.key = "paragraph_threshold",
        .kind = Kind::kSize,
@@ -19,111 +20,77 @@ Table FingerprintTable() {
        .max = kGiB,
        .meaning = "bodies larger than this are split into paragraphs, smaller "
                   "into sentences",
-       .field =
-           [](Settings & s) -> auto& {return s.fingerprint.paragraph_threshold;
-}
-}  // namespace mw::config
-, {.key = "paragraph_band",
-   .kind = Kind::kReal,
-   .min = 0,
-   .max = 0.9,
-   .meaning =
-       "bodies within paragraph_threshold times (1 +/- this) keep both block "
-       "lists, so variants across the threshold still match",
-   .field = [](Settings & s) -> auto& {return s.fingerprint.paragraph_band;
-}
-}
-, {.key = "block_count_ratio",
-   .kind = Kind::kReal,
-   .min = 1,
-   .max = 100,
-   .meaning =
-       "block lists are compared only when their block counts are within this "
-       "ratio",
-   .field = [](Settings & s) -> auto& {return s.fingerprint.block_count_ratio;
-}
-}
-, {.key = "duplicate_threshold",
-   .kind = Kind::kReal,
-   .min = 0.5,
-   .max = 1,
-   .meaning =
-       "block-list similarity at or above which a message is a duplicate",
-   .field = [](Settings & s) -> auto& {return s.fingerprint.duplicate_threshold;
-}
-}
-, {.key = "ctph_max_length",
-   .kind = Kind::kCount,
-   .min = 16,
-   .max = 64,
-   .meaning =
-       "CTPH signature length S; the block size doubles until the signature "
-       "fits",
-   .field = [](Settings & s) -> auto& {return s.fingerprint.ctph_max_length;
-}
-}
-, {.key = "ctph_edit_rate",
-   .kind = Kind::kReal,
-   .min = 0,
-   .max = 0.3,
-   .meaning =
-       "CTPH edit rate P: texts within P are near-duplicates, signatures "
-       "within 3P "
-       "are candidates",
-   .field = [](Settings & s) -> auto& {return s.fingerprint.ctph_edit_rate;
-}
-}
-, {.key = "simhash_max_distance",
-   .kind = Kind::kCount,
-   .min = 0,
-   .max = 16,
-   .meaning =
-       "SimHash Hamming distance k at or below which messages are "
-       "near-duplicates",
-   .field =
-       [](Settings & s) -> auto& {return s.fingerprint.simhash_max_distance;
-}
-}
-, {.key = "fold_hash_busters",
-   .kind = Kind::kBool,
-   .meaning = "fold long random tokens (hash busters) before hashing",
-   .field = [](Settings & s) -> auto& {return s.fingerprint.fold_hash_busters;
-}
-}
-, {.key = "fold_numbers",
-   .kind = Kind::kBool,
-   .meaning = "fold numbers before hashing",
-   .field = [](Settings & s) -> auto& {return s.fingerprint.fold_numbers;
-}
-}
-, {.key = "fold_urls",
-   .kind = Kind::kBool,
-   .meaning = "drop URL query strings and fragments before hashing",
-   .field = [](Settings & s) -> auto& {return s.fingerprint.fold_urls;
-}
-}
-, {.key = "fold_emails",
-   .kind = Kind::kBool,
-   .meaning = "fold e-mail addresses before hashing",
-   .field = [](Settings & s) -> auto& {return s.fingerprint.fold_urls;
-}
-}
-, {.key = "fold_greetings",
-   .kind = Kind::kBool,
-   .meaning =
-       "fold greetings (\"Dear John,\" becomes \"dear <name>,\") before "
-       "hashing",
-   .field = [](Settings & s) -> auto& {return s.fingerprint.fold_greetings;
-}
-}
-,
-}
-;
-return {
-    .name = "fingerprint",
-    .meaning =
-        "SHA-1 block lists, CTPH and SimHash, and when two messages are near",
-    .params = kParams};
+       .field = Member<&Settings::fingerprint, &S::paragraph_threshold>},
+      {.key = "paragraph_band",
+       .kind = Kind::kReal,
+       .min = 0,
+       .max = 0.9,
+       .meaning = "bodies within paragraph_threshold times (1 +/- this) keep "
+                  "both block lists, so variants across the threshold still "
+                  "match",
+       .field = Member<&Settings::fingerprint, &S::paragraph_band>},
+      {.key = "block_count_ratio",
+       .kind = Kind::kReal,
+       .min = 1,
+       .max = 100,
+       .meaning = "block lists are compared only when their block counts are "
+                  "within this ratio",
+       .field = Member<&Settings::fingerprint, &S::block_count_ratio>},
+      {.key = "duplicate_threshold",
+       .kind = Kind::kReal,
+       .min = 0.5,
+       .max = 1,
+       .meaning = "block-list similarity at or above which a message is a "
+                  "duplicate",
+       .field = Member<&Settings::fingerprint, &S::duplicate_threshold>},
+      {.key = "ctph_max_length",
+       .kind = Kind::kCount,
+       .min = 16,
+       .max = 64,
+       .meaning = "CTPH signature length S; the block size doubles until the "
+                  "signature fits",
+       .field = Member<&Settings::fingerprint, &S::ctph_max_length>},
+      {.key = "ctph_edit_rate",
+       .kind = Kind::kReal,
+       .min = 0,
+       .max = 0.3,
+       .meaning = "CTPH edit rate P: texts within P are near-duplicates, "
+                  "signatures within 3P are candidates",
+       .field = Member<&Settings::fingerprint, &S::ctph_edit_rate>},
+      {.key = "simhash_max_distance",
+       .kind = Kind::kCount,
+       .min = 0,
+       .max = 16,
+       .meaning = "SimHash Hamming distance k at or below which messages are "
+                  "near-duplicates",
+       .field = Member<&Settings::fingerprint, &S::simhash_max_distance>},
+      {.key = "fold_hash_busters",
+       .kind = Kind::kBool,
+       .meaning = "fold long random tokens (hash busters) before hashing",
+       .field = Member<&Settings::fingerprint, &S::fold_hash_busters>},
+      {.key = "fold_numbers",
+       .kind = Kind::kBool,
+       .meaning = "fold numbers before hashing",
+       .field = Member<&Settings::fingerprint, &S::fold_numbers>},
+      {.key = "fold_urls",
+       .kind = Kind::kBool,
+       .meaning = "drop URL query strings and fragments before hashing",
+       .field = Member<&Settings::fingerprint, &S::fold_urls>},
+      {.key = "fold_emails",
+       .kind = Kind::kBool,
+       .meaning = "fold e-mail addresses before hashing",
+       .field = Member<&Settings::fingerprint, &S::fold_emails>},
+      {.key = "fold_greetings",
+       .kind = Kind::kBool,
+       .meaning = "fold greetings (\"Dear John,\" becomes \"dear <name>,\") "
+                  "before hashing",
+       .field = Member<&Settings::fingerprint, &S::fold_greetings>},
+  };
+  return {.name = "fingerprint",
+          .meaning =
+              "SHA-1 block lists, CTPH and SimHash, and when two "
+              "messages are near",
+          .params = kParams};
 }
 
 }  // namespace mw::config

@@ -3,73 +3,59 @@
 //
 // K1, K2 and K_unknown are weights in the score L_i = 100*(...) of issue 4;
 // their tuning is left to the dev set, so the bounds only exclude negative
-// weights and absurd ones. Scores can exceed 100 (the issue shows 312.5), hence
-// the wide bound on min_score.
+// weights and absurd ones. Scores can exceed 100 (the issue shows 312.5),
+// hence the wide bound on min_score.
 #include "params.h"
 
 namespace mw::config {
 
 Table LangidTable() {
+  using S = LangidSettings;
   static const Param kParams[] = {
       {.key = "dictionary",
        .kind = Kind::kString,
        .meaning = "language dictionary file; empty means the dictionary built "
                   "into the program",
-       .field = [](Settings & s) -> auto& {return s.langid.dictionary;
-}
-}  // namespace mw::config
-, {.key = "k1",
-   .kind = Kind::kReal,
-   .min = 0,
-   .max = 100,
-   .meaning =
-       "K1: how much a language's tier-1 (own-word) share boosts its tier-2 "
-       "(shared-word) weight",
-   .field = [](Settings & s) -> auto& {return s.langid.k1;
-}
-}
-, {.key = "k2",
-   .kind = Kind::kReal,
-   .min = 0,
-   .max = 100,
-   .meaning =
-       "K2: weight of tier-2 (shared) words for a language with no tier-1 hit",
-   .field = [](Settings & s) -> auto& {return s.langid.k2;
-}
-}
-, {.key = "k_unknown",
-   .kind = Kind::kReal,
-   .min = 0,
-   .max = 100,
-   .meaning =
-       "K_unknown: weight, in the normaliser N, of words found in no "
-       "dictionary",
-   .field = [](Settings & s) -> auto& {return s.langid.k_unknown;
-}
-}
-, {.key = "min_words",
-   .kind = Kind::kCount,
-   .min = 0,
-   .max = 10000,
-   .meaning = "texts with fewer words than this are \"und\" (undetermined)",
-   .field = [](Settings & s) -> auto& {return s.langid.min_words;
-}
-}
-, {.key = "min_score",
-   .kind = Kind::kReal,
-   .min = 0,
-   .max = 10000,
-   .meaning =
-       "a best score below this gives \"und\", or bilingual when two together "
-       "pass it",
-   .field = [](Settings & s) -> auto& {return s.langid.min_score;
-}
-}
-,
-}
-;
-return {
-    .name = "langid", .meaning = "language identification", .params = kParams};
+       .field = Member<&Settings::langid, &S::dictionary>},
+      {.key = "k1",
+       .kind = Kind::kReal,
+       .min = 0,
+       .max = 100,
+       .meaning = "K1: how much a language's tier-1 (own-word) share boosts "
+                  "its tier-2 (shared-word) weight",
+       .field = Member<&Settings::langid, &S::k1>},
+      {.key = "k2",
+       .kind = Kind::kReal,
+       .min = 0,
+       .max = 100,
+       .meaning = "K2: weight of tier-2 (shared) words for a language with "
+                  "no tier-1 hit",
+       .field = Member<&Settings::langid, &S::k2>},
+      {.key = "k_unknown",
+       .kind = Kind::kReal,
+       .min = 0,
+       .max = 100,
+       .meaning = "K_unknown: weight, in the normaliser N, of words found in "
+                  "no dictionary",
+       .field = Member<&Settings::langid, &S::k_unknown>},
+      {.key = "min_words",
+       .kind = Kind::kCount,
+       .min = 0,
+       .max = 10000,
+       .meaning = "texts with fewer words than this are \"und\" "
+                  "(undetermined)",
+       .field = Member<&Settings::langid, &S::min_words>},
+      {.key = "min_score",
+       .kind = Kind::kReal,
+       .min = 0,
+       .max = 10000,
+       .meaning = "a best score below this gives \"und\", or bilingual when "
+                  "two together pass it",
+       .field = Member<&Settings::langid, &S::min_score>},
+  };
+  return {.name = "langid",
+          .meaning = "language identification",
+          .params = kParams};
 }
 
 }  // namespace mw::config

@@ -239,6 +239,7 @@ TEST(ParseToml, SourceNameIsUsedAsGiven) {
 // through ParseWith
 
 std::chrono::milliseconds g_timeout{30000};
+std::chrono::milliseconds& Timeout(Settings&) { return g_timeout; }
 
 // A table of our own with every kind, so that kinds no real key uses yet
 // (duration) are covered end to end. The duration lives outside Settings, hence
@@ -249,28 +250,20 @@ const Param kTestParams[] = {
      .min = 0,
      .max = 1 << 20,
      .meaning = "m",
-     .field = [](Settings & s) -> auto& {return s.mime.max_bytes;
-}  // namespace
-}  // namespace mw::config
-, {.key = "count",
-   .kind = Kind::kCount,
-   .min = 2,
-   .max = 9,
-   .meaning = "m",
-   .field = [](Settings & s) -> auto& {return s.mime.max_parts;
-}
-}
-,
+     .field = Member<&Settings::mime, &MimeSettings::max_bytes>},
+    {.key = "count",
+     .kind = Kind::kCount,
+     .min = 2,
+     .max = 9,
+     .meaning = "m",
+     .field = Member<&Settings::mime, &MimeSettings::max_parts>},
     {.key = "timeout",
      .kind = Kind::kDuration,
      .min = 100,
      .max = 300000,
      .meaning = "m",
-     .field = [](Settings&) -> std::chrono::milliseconds& {
-       return g_timeout;
-     }},
-}
-;
+     .field = &Timeout},
+};
 const Table kTestTables[] = {
     {.name = "t", .meaning = "test", .params = kTestParams}};
 

@@ -77,21 +77,16 @@ TEST(Params, ConsistentCatchesAMismatch) {
                   .min = 0,
                   .max = 1,
                   .meaning = "m",
-                  .field = [](Settings & s) -> auto& {return s.mime.max_bytes;
-}
-};  // namespace
-EXPECT_FALSE(Consistent(bad));
-const Param reversed{
-    .key = "x",
-    .kind = Kind::kCount,
-    .min = 2,
-    .max = 1,
-    .meaning = "m",
-    .field = [](Settings & s) -> auto& {return s.mime.nesting_limit;
-}  // namespace mw::config
-}
-;
-EXPECT_FALSE(Consistent(reversed));
+                  .field = Member<&Settings::mime, &MimeSettings::max_bytes>};
+  EXPECT_FALSE(Consistent(bad));
+  const Param reversed{
+      .key = "x",
+      .kind = Kind::kCount,
+      .min = 2,
+      .max = 1,
+      .meaning = "m",
+      .field = Member<&Settings::mime, &MimeSettings::nesting_limit>};
+  EXPECT_FALSE(Consistent(reversed));
 }
 
 }  // namespace

@@ -31,50 +31,61 @@ inline constexpr std::string_view kDefaultPath = "/etc/mailwave/mailwave.toml";
 // [mime]: limits on untrusted input. Past a limit the parser stops, keeps what
 // it has and records a warning; it never spends unbounded time or memory.
 struct MimeSettings {
-  std::uint64_t max_bytes = 32ull << 20;  // raw message bytes analysed
-  std::uint64_t max_text_bytes = 4ull
-                                 << 20;  // decoded text kept across all parts
-  std::uint64_t header_size_limit =
-      102400;  // one header line (Postfix header_size_limit)
-  std::uint32_t nesting_limit = 100;  // MIME depth (Postfix mime_nesting_limit)
-  std::uint32_t max_parts = 1000;     // MIME parts visited
-  std::uint32_t html_nesting_limit = 512;  // HTML element depth walked
+  // Raw message bytes analysed.
+  std::uint64_t max_bytes = 32ull << 20;
+  // Decoded text kept across all parts.
+  std::uint64_t max_text_bytes = 4ull << 20;
+  // One header line (Postfix header_size_limit).
+  std::uint64_t header_size_limit = 102400;
+  // MIME depth (Postfix mime_nesting_limit).
+  std::uint32_t nesting_limit = 100;
+  // MIME parts visited.
+  std::uint32_t max_parts = 1000;
+  // HTML element depth walked.
+  std::uint32_t html_nesting_limit = 512;
 
   bool operator==(const MimeSettings&) const = default;
 };
 
 // [fingerprint]: block lists, CTPH and SimHash (issue 3).
 struct FingerprintSettings {
-  std::uint64_t paragraph_threshold =
-      20ull << 10;  // bodies larger than this use paragraphs
-  double paragraph_band =
-      0.25;  // bodies within threshold·(1 ± band) keep both block lists
-  double block_count_ratio =
-      2.0;  // compare block lists only when counts are within this ratio
-  double duplicate_threshold =
-      0.6;  // block-list similarity at or above which it is a duplicate
-  std::uint32_t ctph_max_length = 64;  // CTPH signature length S
-  double ctph_edit_rate =
-      0.05;  // P: verification edit rate; candidates below 3P
-  std::uint32_t simhash_max_distance =
-      3;                          // k: Hamming distance for near-duplicates
-  bool fold_hash_busters = true;  // fold long random tokens before hashing
+  // Bodies larger than this use paragraphs.
+  std::uint64_t paragraph_threshold = 20ull << 10;
+  // Bodies within threshold·(1 ± band) keep both block lists.
+  double paragraph_band = 0.25;
+  // Compare block lists only when counts are within this ratio.
+  double block_count_ratio = 2.0;
+  // Block-list similarity at or above which it is a duplicate.
+  double duplicate_threshold = 0.6;
+  // CTPH signature length S.
+  std::uint32_t ctph_max_length = 64;
+  // P: verification edit rate; candidates below 3P.
+  double ctph_edit_rate = 0.05;
+  // k: Hamming distance for near-duplicates.
+  std::uint32_t simhash_max_distance = 3;
+  // Fold long random tokens before hashing.
+  bool fold_hash_busters = true;
   bool fold_numbers = true;
-  bool fold_urls = true;  // drop URL query strings and fragments
+  // Drop URL query strings and fragments.
+  bool fold_urls = true;
   bool fold_emails = true;
-  bool fold_greetings = true;  // "Dear John," -> "dear <name>,"
+  // "Dear John," -> "dear <name>,".
+  bool fold_greetings = true;
 
   bool operator==(const FingerprintSettings&) const = default;
 };
 
 // [langid]: language identification (issue 4).
 struct LangidSettings {
-  std::string dictionary;  // empty: the dictionary built into the program
+  // Empty: the dictionary built into the program.
+  std::string dictionary;
   double k1 = 1.0;
   double k2 = 0.5;
   double k_unknown = 0.5;
-  std::uint32_t min_words = 5;  // fewer words than this: "und"
-  double min_score = 50.0;      // best score below this: "und" (or bilingual)
+  // Fewer words than this: "und".
+  std::uint32_t min_words = 5;
+  // Best score below this: "und" (or bilingual).
+  double min_score = 50.0;
 
   bool operator==(const LangidSettings&) const = default;
 };
