@@ -242,9 +242,11 @@ class Walker {
     }
   }
 
-  // text/plain when present and non-trivial, else the richest other alternative. "Trivial"
-  // catches the "your mail client cannot show HTML" placeholders bulk mailers put in the
-  // plain part: less than a fifth of the HTML's visible text.
+  // text/plain when present and non-trivial, else the richest other alternative. The plain
+  // part is trivial when it covers less than half of the other's distinct words: that is the
+  // "view this mail in an HTML client" placeholder, or spam that shows the reader an HTML body
+  // and hides different text in the plain part. Mail clients display the HTML then, and the
+  // filters should read what the recipient reads.
   static std::size_t ChooseAlternative(const std::vector<Extract>& children) {
     std::size_t plain = children.size();
     std::size_t richest = children.size();
@@ -258,10 +260,40 @@ class Walker {
       }
     }
     if (plain == children.size()) return richest;
-    if (richest != plain && children[plain].text.size() * 5 < children[richest].text.size()) {
+    if (richest != plain && WordCoverage(children[plain].text, children[richest].text) < 0.5) {
       return richest;
     }
     return plain;
+  }
+
+  // Share of the distinct words of `other` that also occur in `text`. Words are runs of ASCII
+  // letters and digits or of non-ASCII bytes, compared without ASCII case.
+  static double WordCoverage(std::string_view text, std::string_view other) {
+    auto words = [](std::string_view s) {
+      std::vector<std::string> out;
+      std::string cur;
+      for (char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (std::isalnum(c) || c >= 0x80) {
+          cur.push_back(static_cast<char>(std::tolower(c)));
+        } else if (!cur.empty()) {
+          out.push_back(std::move(cur));
+          cur.clear();
+        }
+      }
+      if (!cur.empty()) out.push_back(std::move(cur));
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+      return out;
+    };
+    const std::vector<std::string> mine = words(text);
+    const std::vector<std::string> theirs = words(other);
+    if (theirs.empty()) return 1.0;
+    std::size_t shared = 0;
+    for (const auto& w : theirs) {
+      if (std::binary_search(mine.begin(), mine.end(), w)) ++shared;
+    }
+    return static_cast<double>(shared) / static_cast<double>(theirs.size());
   }
 
   void WalkLeaf(GMimePart* part, std::uint32_t depth, const std::string& path, Extract& out) {

@@ -93,8 +93,8 @@ TEST_P(FixtureTest, MatchesGolden) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Mail, FixtureTest, testing::ValuesIn(FixtureNames()),
-                         [](const testing::TestParamInfo<std::string>& info) {
-                           std::string n = info.param;
+                         [](const testing::TestParamInfo<std::string>& param) {
+                           std::string n = param.param;
                            for (char& c : n) {
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            }

@@ -1,0 +1,138 @@
+// Extract throughput over the dev corpus (../shared/data/mail, or the folder in MW_MAIL_DIR).
+//
+//   build/bin/extract_bench
+//
+// Reports MB/s (bytes_per_second) and messages/s (items_per_second) for:
+//   GMimeBaseline   GMime's parse plus transfer decoding of every leaf: the floor any
+//                   GMime-based extractor pays, measured in the same run as the reference
+//   Parse           mime::Parse: the above plus charset conversion/detection, HTML to text
+//   Extract         mime::Parse + mime::Normalise: what the milter runs per message
+// Compare Parse and Extract to GMimeBaseline as ratios; absolute figures vary with the machine.
+#include <benchmark/benchmark.h>
+#include <gmime/gmime.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mime/message.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string>& Corpus() {
+  static const std::vector<std::string> corpus = [] {
+    std::vector<std::string> out;
+    const char* env = std::getenv("MW_MAIL_DIR");
+    const fs::path dir = env ? fs::path(env) : fs::path(MW_SOURCE_DIR) / ".." / "shared/data/mail";
+    if (!fs::is_directory(dir)) return out;
+    std::vector<fs::path> files;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+      if (e.is_regular_file() && e.path().filename() != "SOURCE.txt") files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      std::ifstream in(f, std::ios::binary);
+      std::ostringstream ss;
+      ss << in.rdbuf();
+      out.push_back(ss.str());
+    }
+    return out;
+  }();
+  return corpus;
+}
+
+int64_t CorpusBytes() {
+  int64_t n = 0;
+  for (const auto& m : Corpus()) n += static_cast<int64_t>(m.size());
+  return n;
+}
+
+bool Ready(benchmark::State& state) {
+  if (Corpus().empty()) {
+    state.SkipWithError("dev corpus not found: set MW_MAIL_DIR or provide ../shared/data/mail");
+    return false;
+  }
+  return true;
+}
+
+void DecodeLeaves(GMimeObject* parent, GMimeObject* part, gpointer data) {
+  (void)parent;
+  if (!GMIME_IS_PART(part)) return;
+  GMimeDataWrapper* w = g_mime_part_get_content(GMIME_PART(part));
+  if (w == nullptr) return;
+  GMimeStream* mem = g_mime_stream_mem_new();
+  g_mime_data_wrapper_write_to_stream(w, mem);
+  *static_cast<size_t*>(data) += g_mime_stream_length(mem);
+  g_object_unref(mem);
+}
+
+void GMimeBaseline(benchmark::State& state) {
+  if (!Ready(state)) return;
+  size_t decoded = 0;
+  for (auto _ : state) {
+    for (const auto& m : Corpus()) {
+      GMimeStream* stream = g_mime_stream_mem_new_with_buffer(m.data(), m.size());
+      GMimeParser* parser = g_mime_parser_new_with_stream(stream);
+      GMimeMessage* msg = g_mime_parser_construct_message(parser, nullptr);
+      if (msg != nullptr) {
+        g_mime_message_foreach(msg, DecodeLeaves, &decoded);
+        g_object_unref(msg);
+      }
+      g_object_unref(parser);
+      g_object_unref(stream);
+    }
+  }
+  benchmark::DoNotOptimize(decoded);
+  state.SetBytesProcessed(state.iterations() * CorpusBytes());
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(Corpus().size()));
+}
+
+void Parse(benchmark::State& state) {
+  if (!Ready(state)) return;
+  const mw::mime::Limits limits;
+  for (auto _ : state) {
+    for (const auto& m : Corpus()) {
+      auto msg = mw::mime::Parse(m, limits);
+      benchmark::DoNotOptimize(msg);
+    }
+  }
+  state.SetBytesProcessed(state.iterations() * CorpusBytes());
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(Corpus().size()));
+}
+
+void Extract(benchmark::State& state) {
+  if (!Ready(state)) return;
+  const mw::mime::Limits limits;
+  for (auto _ : state) {
+    for (const auto& m : Corpus()) {
+      auto msg = mw::mime::Parse(m, limits);
+      if (msg) {
+        mw::mime::Text text = mw::mime::Normalise(*msg);
+        benchmark::DoNotOptimize(text);
+      }
+    }
+  }
+  state.SetBytesProcessed(state.iterations() * CorpusBytes());
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(Corpus().size()));
+}
+
+BENCHMARK(GMimeBaseline)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(Parse)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(Extract)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  mw::mime::Init();
+  benchmark::Initialize(&argc, argv);
+  std::cerr << "corpus: " << Corpus().size() << " messages, " << CorpusBytes() / 1e6 << " MB\n";
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
