@@ -9,14 +9,30 @@
 namespace mw::mime {
 
 struct HtmlText {
-  std::string text;               // UTF-8; '\n' between lines, "\n\n" between paragraphs
-  bool nesting_limit_hit = false; // elements deeper than the limit were skipped
+  std::string text;  // UTF-8; '\n' between lines, "\n\n" between paragraphs
+  bool nesting_limit_hit =
+      false;  // elements deeper than the limit were skipped
+  bool input_truncated =
+      false;  // input over 2 MiB, or a time/memory guard cut the document
 };
 
-// Converts an HTML document or fragment (UTF-8) to the text a reader sees: drops script, style,
-// head, template, comments and elements hidden by display:none, visibility:hidden, a zero font
-// size or the `hidden` attribute; decodes entities; turns block elements into paragraph breaks
-// and <br> into line breaks; collapses whitespace as a browser would (except inside <pre>).
+// Converts an HTML document or fragment (UTF-8; invalid bytes become U+FFFD) to
+// the text a reader sees: drops head, title, script, style, template, comments
+// (conditional ones included) and elements hidden by the `hidden` attribute,
+// display:none, opacity:0 or a zero size with overflow:hidden; drops text under
+// visibility:hidden, color:transparent or a font size below 1px (inline styles
+// and simple <style> rules); keeps noscript, anchor and img alt text; decodes
+// entities; turns block elements into paragraphs separated by exactly one blank
+// line, table rows and <br> into line breaks and table cells into spaces;
+// collapses whitespace as a browser does (except inside <pre> and <textarea>).
+// No leading or trailing blank lines. html.cc lists the exact rules and the
+// guards against hostile input.
+//
+// Elements deeper than `nesting_limit` (html is depth 1; at most 1024 is
+// honoured) are skipped with their subtrees. Time and memory are bounded for
+// any input: no recursion, input cut at 2 MiB, gumbo's memory capped, tag work
+// capped; each cut sets a flag and keeps what was read. Thread-safe: no shared
+// state.
 HtmlText HtmlToText(std::string_view html, std::uint32_t nesting_limit);
 
 }  // namespace mw::mime

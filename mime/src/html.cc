@@ -1,0 +1,1358 @@
+// HTML to the text a reader sees (see html.h for the contract).
+//
+// Why gumbo: Debian's libgumbo is a real HTML5 tree builder. It applies the
+// same error recovery as browsers (unclosed and misnested tags, stray end tags,
+// <p> inside <p>, foster-parented table content), and spam relies on exactly
+// those rules to show one thing to a reader and another to a naive tag
+// stripper. It is pure C with no I/O, no network and no global state, and
+// small. libxml2's HTML parser is an HTML4-era parser with its own, different
+// recovery, so its tree can disagree with what a mail client displays.
+//
+// Gumbo has no limits of its own, and three of its costs are quadratic on
+// hostile input: every start tag scans the stack of open elements (100000
+// nested <div>s take about 14 s), every attribute is compared with the earlier
+// ones of its tag, and reopening formatting elements can create a node per open
+// formatting element per paragraph (a few KB of input, GBs of nodes).
+// gumbo_destroy_output also recurses once per tree level. So the input goes
+// through four guards:
+//   1. Inputs over kMaxInputBytes are cut (at a UTF-8 boundary) before anything
+//   else.
+//   2. Prepare(), our own copy of the HTML5 tokenizer's data, tag and comment
+//   states, re-emits the
+//      document for gumbo: comments and bogus comments are dropped (they are
+//      never visible), raw-text element content (script, style, textarea, ...)
+//      is escaped so gumbo cannot see markup in it, tags keep at most
+//      kMaxAttributes attributes, and a conservative estimate of gumbo's
+//      open-element depth drops start tags that would nest deeper than the
+//      nesting limit (plus slack, at most kMaxTreeDepth). Because gumbo
+//      tokenizes exactly the tokens we emit, the estimate cannot be fooled by
+//      tokenizer tricks; the estimate's rules (below) only over-count relative
+//      to the tree builder, apart from bounded factors (implied tbody/tr/td).
+//      A work counter (sum of the estimated depth over all tags) stops passing
+//      tags on once it passes kMaxTagWork; text still flows.
+//   3. Gumbo allocates from an Arena that tracks every block. Past the memory
+//   budget the
+//      allocator longjmps out of gumbo (C frames only, nothing to unwind),
+//      everything is freed and the parse is retried without formatting elements
+//      (b, i, font, ...: the tree builder reopens each open one in every new
+//      paragraph), then on the first half of the input. The arena also frees
+//      the tree without recursion, so gumbo_destroy_output is never called.
+//   4. The tree walk uses an explicit stack and skips elements deeper than the
+//   nesting limit.
+//
+// What is dropped: head, title, script, style, template, iframe, noembed,
+// noframes, datalist, comments (conditional comments such as <!--[if mso]>
+// included), and hidden elements with all their descendants: the `hidden`
+// attribute; display:none; opacity below 0.05; a zero width, height or
+// max-height together with overflow:hidden. Text is also not shown under
+// visibility:hidden/collapse, color:transparent or a font size below 1px, but
+// as in CSS those are inherited and a descendant can restore them
+// (visibility:visible, font-size:14px): email templates routinely set
+// font-size:0 on a container and a real size on its children. Declarations come
+// from the style attribute and from <style> sheets, for rules whose selectors
+// are a single tag, a single class or tag.class (conditional @media rules are
+// ignored). What is kept: noscript content (mail clients do not run scripts, so
+// they show it; gumbo parses it as script-enabled raw text, so Prepare renames
+// it to an unknown inline element), svg and MathML text, anchor text (hrefs are
+// not appended: fingerprints must not see per-recipient tracking URLs), and img
+// alt text (shown when images are blocked, the default of many clients). Not
+// treated as hidden: aria-hidden (screen readers only; the text is on screen),
+// mso-hide:all (hidden in Outlook only), <font size=0> (browsers clamp it to
+// size 1), text coloured like its background and off-screen positioning.
+//
+// Layout: block elements (p, div, li, table, h1-h6, ...) are paragraphs
+// separated by exactly one blank line; <br> ends a line (two in a row make a
+// blank line); table rows are lines and cells are separated by one space.
+// Whitespace collapses as in a browser, except inside pre, listing, xmp,
+// plaintext and textarea where spaces and line breaks are kept (trailing spaces
+// are still trimmed). There are no leading or trailing blank lines and never
+// two blank lines in a row. &nbsp; becomes an ordinary space. Gumbo decodes
+// entities and replaces invalid UTF-8 with U+FFFD; the result is checked again
+// anyway.
+#include "html.h"
+
+#include <gumbo.h>
+
+#include <algorithm>
+#include <csetjmp>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace mw::mime {
+namespace {
+
+// Larger HTML parts are cut. Gumbo parses real mail at about 9 MB/s but markup
+// that is all tags at 1.2-2 MB/s, so this bounds one parse to about a second
+// and a half. Real HTML parts are far smaller (the largest in the development
+// corpus is 82 KB).
+constexpr std::size_t kMaxInputBytes = 2u << 20;
+// Hard ceiling on the element depth gumbo ever sees, whatever nesting limit is
+// asked for.
+constexpr std::uint32_t kMaxTreeDepth = 1024;
+// Extra estimated depth allowed over the nesting limit, so that elements just
+// past the limit still reach the tree (and set nesting_limit_hit there) while
+// their siblings keep their place.
+constexpr std::uint32_t kDepthSlack = 16;
+// Gumbo checks each attribute against the earlier ones of the same tag
+// (quadratic).
+constexpr std::size_t kMaxAttributes = 256;
+// Sum of the estimated depth over all tags passed to gumbo; past it only text
+// is passed on. Real mail is far below (a 1 MB newsletter: about 1e6); 30000
+// nested tags followed by 1 MB of
+// </p> would otherwise cost gumbo minutes.
+constexpr std::uint64_t kMaxTagWork = 64u << 20;
+// Memory gumbo may allocate: a base plus a multiple of the input. Real mail
+// needs at most 13x, markup that is all tags ("<p><p>...") about 43x.
+constexpr std::size_t kArenaBase = 32u << 20;
+constexpr std::size_t kArenaPerInputByte = 48;
+// Over the budget, the parse is retried without formatting elements (the only
+// ones the tree builder reopens, so the only way a few bytes make many nodes),
+// then on half the input.
+constexpr int kMaxParseAttempts = 4;
+// CSS read from <style> elements.
+constexpr std::size_t kMaxCssBytes = 1u << 20;
+constexpr std::size_t kMaxCssRules = 10000;
+
+bool IsHtmlSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+}
+bool IsAsciiAlpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+char AsciiLower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+}
+std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = AsciiLower(c);
+  return out;
+}
+bool StartsWithNoCase(std::string_view s, std::size_t pos,
+                      std::string_view prefix) {
+  if (pos > s.size() || s.size() - pos < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    if (AsciiLower(s[pos + i]) != prefix[i]) return false;
+  }
+  return true;
+}
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && IsHtmlSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsHtmlSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// Length of the longest prefix of `s` that does not end inside a UTF-8
+// sequence.
+std::size_t Utf8Boundary(std::string_view s, std::size_t max) {
+  if (s.size() <= max) return s.size();
+  std::size_t end = max;
+  // Step back over at most three continuation bytes to the start of the cut
+  // character.
+  for (int i = 0;
+       i < 3 && end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80;
+       ++i) {
+    --end;
+  }
+  return end;
+}
+
+// Replaces every invalid UTF-8 sequence with U+FFFD (gumbo already does; this
+// is the contract).
+std::string ValidUtf8(std::string s) {
+  auto valid_at = [&s](std::size_t i) -> std::size_t {
+    auto b = [&s](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    unsigned char c = b(i);
+    if (c < 0x80) return 1;
+    std::size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+    if (n == 0 || c > 0xF4 || i + n > s.size()) return 0;
+    for (std::size_t k = 1; k < n; ++k) {
+      if ((b(i + k) & 0xC0) != 0x80) return 0;
+    }
+    if (c == 0xE0 && b(i + 1) < 0xA0) return 0;   // overlong
+    if (c == 0xED && b(i + 1) >= 0xA0) return 0;  // surrogate
+    if (c == 0xF0 && b(i + 1) < 0x90) return 0;   // overlong
+    if (c == 0xF4 && b(i + 1) >= 0x90) return 0;  // above U+10FFFF
+    return n;
+  };
+  std::size_t i = 0;
+  while (i < s.size() && valid_at(i) != 0) i += valid_at(i);
+  if (i == s.size()) return s;
+  std::string out = s.substr(0, i);
+  while (i < s.size()) {
+    std::size_t n = valid_at(i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(s, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
+// ----------------------------------------------------------------------------------------------
+// CSS: the few declarations that hide text, from style attributes and simple
+// <style> rules.
+
+enum class FontSize { kZero, kAbsolute, kRelative };
+
+struct StyleEffect {
+  std::optional<bool> display_none;
+  std::optional<bool> transparent_box;  // opacity below 0.05
+  std::optional<bool> zero_size;        // width, height or max-height of 0
+  std::optional<bool> overflow_hidden;
+  std::optional<bool> invisible;    // visibility (inherited)
+  std::optional<bool> transparent;  // color: transparent (inherited)
+  std::optional<FontSize> font_size;
+
+  // Declarations of `later` override those of this one.
+  void Merge(const StyleEffect& later) {
+    auto take = [](auto& mine, const auto& theirs) {
+      if (theirs) mine = theirs;
+    };
+    take(display_none, later.display_none);
+    take(transparent_box, later.transparent_box);
+    take(zero_size, later.zero_size);
+    take(overflow_hidden, later.overflow_hidden);
+    take(invisible, later.invisible);
+    take(transparent, later.transparent);
+    take(font_size, later.font_size);
+  }
+  bool HidesSubtree() const {
+    return display_none.value_or(false) || transparent_box.value_or(false) ||
+           (zero_size.value_or(false) && overflow_hidden.value_or(false));
+  }
+};
+
+// Parses a CSS number with its unit ("0.5px", "0", "-1em", "50%"); nullopt if
+// not a number.
+std::optional<std::pair<double, std::string>> ParseDimension(
+    std::string_view v) {
+  std::size_t i = 0;
+  if (i < v.size() && (v[i] == '+' || v[i] == '-')) ++i;
+  std::size_t digits_start = i;
+  while (i < v.size() && ((v[i] >= '0' && v[i] <= '9') || v[i] == '.')) ++i;
+  if (i == digits_start) return std::nullopt;
+  std::string number(v.substr(0, i));
+  char* end = nullptr;
+  double value = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size()) return std::nullopt;
+  std::string unit(Trim(v.substr(i)));
+  return std::make_pair(value, unit);
+}
+
+std::optional<FontSize> ParseFontSize(std::string_view v) {
+  static const std::unordered_set<std::string_view> kKeywords = {
+      "xx-small", "x-small", "small",    "medium",
+      "large",    "x-large", "xx-large", "xxx-large"};
+  if (kKeywords.contains(v)) return FontSize::kAbsolute;
+  if (v == "smaller" || v == "larger") return FontSize::kRelative;
+  auto dim = ParseDimension(v);
+  if (!dim || dim->first < 0) return std::nullopt;
+  auto [value, unit] = *dim;
+  // Absolute units in CSS pixels; a root font size of 16px is assumed for rem.
+  static const std::unordered_map<std::string_view, double> kPx = {
+      {"", 1},      {"px", 1},         {"pt", 4.0 / 3},   {"pc", 16},
+      {"in", 96},   {"cm", 96 / 2.54}, {"mm", 96 / 25.4}, {"q", 96 / 101.6},
+      {"rem", 16},  {"vw", 1e9},       {"vh", 1e9},       {"vmin", 1e9},
+      {"vmax", 1e9}};
+  // Relative units as a fraction of the parent's size, with 16px as a typical
+  // parent.
+  static const std::unordered_map<std::string_view, double> kRelative = {
+      {"em", 1}, {"%", 0.01}, {"ex", 0.5}, {"ch", 0.5}};
+  if (auto it = kPx.find(unit); it != kPx.end()) {
+    return value * it->second < 1 ? FontSize::kZero : FontSize::kAbsolute;
+  }
+  if (auto it = kRelative.find(unit); it != kRelative.end()) {
+    return value * it->second * 16 < 1 ? FontSize::kZero : FontSize::kRelative;
+  }
+  return std::nullopt;
+}
+
+// Removes /* comments */ (CSS allows them anywhere between tokens).
+std::string StripCssComments(std::string_view css) {
+  std::string out;
+  out.reserve(css.size());
+  std::size_t i = 0;
+  while (i < css.size()) {
+    std::size_t open = css.find("/*", i);
+    if (open == std::string_view::npos) {
+      out.append(css.substr(i));
+      break;
+    }
+    out.append(css.substr(i, open - i));
+    out += ' ';
+    std::size_t close = css.find("*/", open + 2);
+    if (close == std::string_view::npos) break;
+    i = close + 2;
+  }
+  return out;
+}
+
+// Parses a declaration block ("display: none !important; font-size:0"),
+// comments removed.
+StyleEffect ParseDeclarations(std::string_view block) {
+  StyleEffect effect;
+  std::size_t start = 0;
+  while (start <= block.size()) {
+    std::size_t semi = block.find(';', start);
+    std::string_view decl = block.substr(start, semi == std::string_view::npos
+                                                    ? std::string_view::npos
+                                                    : semi - start);
+    start = semi == std::string_view::npos ? block.size() + 1 : semi + 1;
+    std::size_t colon = decl.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string prop = AsciiLower(Trim(decl.substr(0, colon)));
+    std::string value = AsciiLower(decl.substr(colon + 1));
+    if (std::size_t bang = value.find('!'); bang != std::string::npos)
+      value.resize(bang);
+    std::string_view v = Trim(value);
+    if (prop == "display") {
+      effect.display_none = v == "none";
+    } else if (prop == "visibility") {
+      if (v == "hidden" || v == "collapse") effect.invisible = true;
+      if (v == "visible") effect.invisible = false;
+    } else if (prop == "color") {
+      effect.transparent = v == "transparent";
+    } else if (prop == "font-size") {
+      if (auto size = ParseFontSize(v)) effect.font_size = size;
+    } else if (prop == "opacity") {
+      if (auto dim = ParseDimension(v);
+          dim && (dim->second.empty() || dim->second == "%")) {
+        double opacity = dim->second == "%" ? dim->first / 100 : dim->first;
+        effect.transparent_box = opacity < 0.05;
+      }
+    } else if (prop == "overflow" || prop == "overflow-x" ||
+               prop == "overflow-y") {
+      // Either axis clipped is enough for a zero-sized box to show nothing.
+      if (v == "hidden" || v == "clip" || v.starts_with("hidden ") ||
+          v.starts_with("clip ")) {
+        effect.overflow_hidden = true;
+      }
+    } else if (prop == "width" || prop == "height" || prop == "max-height" ||
+               prop == "max-width") {
+      if (auto dim = ParseDimension(v)) {
+        if (dim->first == 0) effect.zero_size = true;
+      }
+    }
+  }
+  return effect;
+}
+
+// Rules from <style> sheets whose selector is `tag`, `.class` or `tag.class`.
+class StyleSheet {
+ public:
+  void Add(std::string_view raw_css) {
+    if (css_bytes_ >= kMaxCssBytes) return;
+    raw_css = raw_css.substr(0, kMaxCssBytes - css_bytes_);
+    css_bytes_ += raw_css.size();
+    std::string css = StripCssComments(raw_css);
+    std::size_t i = 0;
+    while (i < css.size() && rules_ < kMaxCssRules) {
+      while (i < css.size() &&
+             (IsHtmlSpace(css[i]) || css[i] == '}' || css[i] == ';'))
+        ++i;
+      if (i >= css.size()) break;
+      if (css[i] == '@') {
+        // At-rules: @media and @supports apply only conditionally; skip their
+        // whole block.
+        std::size_t brace = css.find_first_of("{;", i);
+        if (brace == std::string::npos) break;
+        if (css[brace] == ';') {
+          i = brace + 1;
+          continue;
+        }
+        int depth = 0;
+        for (i = brace; i < css.size(); ++i) {
+          if (css[i] == '{') ++depth;
+          if (css[i] == '}' && --depth == 0) break;
+        }
+        ++i;
+        continue;
+      }
+      std::size_t open = css.find('{', i);
+      if (open == std::string::npos) break;
+      std::size_t close = css.find('}', open);
+      std::string_view selectors(css.data() + i, open - i);
+      std::string_view body(
+          css.data() + open + 1,
+          (close == std::string::npos ? css.size() : close) - open - 1);
+      i = close == std::string::npos ? css.size() : close + 1;
+      StyleEffect effect = ParseDeclarations(body);
+      ++rules_;
+      std::size_t s = 0;
+      while (s <= selectors.size()) {
+        std::size_t comma = selectors.find(',', s);
+        std::string_view one = Trim(selectors.substr(
+            s, comma == std::string_view::npos ? std::string_view::npos
+                                               : comma - s));
+        s = comma == std::string_view::npos ? selectors.size() + 1 : comma + 1;
+        AddSelector(one, effect);
+      }
+    }
+  }
+
+  bool empty() const { return by_key_.empty(); }
+
+  // Rules for an element: its tag's, then tag.class and .class rules for each
+  // of its classes.
+  void Apply(std::string_view tag, std::string_view class_attr,
+             StyleEffect* effect) const {
+    if (by_key_.empty()) return;
+    Lookup(tag, effect);
+    std::size_t i = 0;
+    while (i < class_attr.size()) {
+      while (i < class_attr.size() && IsHtmlSpace(class_attr[i])) ++i;
+      std::size_t end = i;
+      while (end < class_attr.size() && !IsHtmlSpace(class_attr[end])) ++end;
+      if (end > i) {
+        // Quirks mode (most mail has no doctype) matches class names
+        // case-insensitively.
+        std::string cls = AsciiLower(class_attr.substr(i, end - i));
+        Lookup("." + cls, effect);
+        Lookup(std::string(tag) + "." + cls, effect);
+      }
+      i = end;
+    }
+  }
+
+ private:
+  static bool IsIdent(std::string_view s) {
+    if (s.empty()) return false;
+    return std::all_of(s.begin(), s.end(), [](char c) {
+      return IsAsciiAlpha(c) || (c >= '0' && c <= '9') || c == '-' ||
+             c == '_' || static_cast<unsigned char>(c) >= 0x80;
+    });
+  }
+  void AddSelector(std::string_view selector, const StyleEffect& effect) {
+    std::size_t dot = selector.find('.');
+    std::string_view tag = selector.substr(0, dot);
+    std::string_view cls = dot == std::string_view::npos
+                               ? std::string_view()
+                               : selector.substr(dot + 1);
+    bool ok = dot == std::string_view::npos
+                  ? IsIdent(tag)
+                  : (tag.empty() || IsIdent(tag)) && IsIdent(cls);
+    if (!ok) return;
+    by_key_[AsciiLower(selector)].Merge(effect);
+  }
+  void Lookup(std::string_view key, StyleEffect* effect) const {
+    if (auto it = by_key_.find(std::string(key)); it != by_key_.end())
+      effect->Merge(it->second);
+  }
+
+  std::unordered_map<std::string, StyleEffect> by_key_;
+  std::size_t css_bytes_ = 0;
+  std::size_t rules_ = 0;
+};
+
+// ----------------------------------------------------------------------------------------------
+// Prepare: re-tokenize for gumbo with the guards described at the top of the
+// file.
+
+enum class TagKind {
+  kVoid,
+  kUncounted,
+  kFormatting,
+  kSpecial,
+  kBoundary,
+  kOrdinary
+};
+
+TagKind KindOf(std::string_view name) {
+  static const std::unordered_map<std::string_view, TagKind> kKinds = [] {
+    std::unordered_map<std::string_view, TagKind> m;
+    for (auto n :
+         {"area",    "base",   "basefont", "bgsound", "br",    "col",
+          "embed",   "frame",  "hr",       "image",   "img",   "input",
+          "isindex", "keygen", "link",     "meta",    "param", "source",
+          "track",   "wbr",    "menuitem"}) {
+      m[n] = TagKind::kVoid;
+    }
+    // Elements the tree builder closes implicitly when a sibling starts, so
+    // they never nest in themselves without a counted element in between: the
+    // depth estimate ignores them.
+    for (auto n :
+         {"p", "li", "dt", "dd", "option", "tr", "td", "th", "tbody", "thead",
+          "tfoot", "caption", "colgroup", "html", "head", "body"}) {
+      m[n] = TagKind::kUncounted;
+    }
+    for (auto n : {"a", "b", "big", "code", "em", "font", "i", "nobr", "s",
+                   "small", "strike", "strong", "tt", "u"}) {
+      m[n] = TagKind::kFormatting;
+    }
+    // Scope boundaries: end tags never close elements below them.
+    for (auto n : {"applet", "marquee", "object", "table", "template", "title",
+                   "select", "foreignobject", "desc", "mi", "mo", "mn", "ms",
+                   "mtext", "annotation-xml", "svg", "math", "button"}) {
+      m[n] = TagKind::kBoundary;
+    }
+    for (auto n :
+         {"address",  "article",  "aside",    "blockquote", "center", "dir",
+          "div",      "dl",       "fieldset", "figcaption", "figure", "footer",
+          "form",     "frameset", "h1",       "h2",         "h3",     "h4",
+          "h5",       "h6",       "header",   "hgroup",     "iframe", "listing",
+          "menu",     "nav",      "noembed",  "noframes",   "ol",     "pre",
+          "script",   "section",  "style",    "textarea",   "ul",     "xmp",
+          "plaintext"}) {
+      m[n] = TagKind::kSpecial;
+    }
+    return m;
+  }();
+  auto it = kKinds.find(name);
+  return it == kKinds.end() ? TagKind::kOrdinary : it->second;
+}
+
+// Elements gumbo's tree builder treats as "special" but that we still handle as
+// ordinary when they are the target of an end tag (the stricter rule), because
+// gumbo 0.10 may not know them.
+bool IsSpecialForBlocking(TagKind kind, std::string_view name) {
+  return kind == TagKind::kSpecial || kind == TagKind::kBoundary ||
+         name == "main" || name == "details" || name == "summary" ||
+         name == "dialog" || name == "search";
+}
+
+// Estimates the depth of gumbo's stack of open elements from the tag sequence,
+// erring high.
+//
+// Counted elements are kept on a stack of names. An end tag pops it only where
+// the tree builder certainly pops at least as much: a special element's end tag
+// is ignored across a scope boundary (table, object, ...), other end tags
+// across any special element (HTML5 "any other end tag"), and a formatting
+// element with a special element above it is not popped at all (the adoption
+// agency keeps the depth). </form> removes only the form. Formatting elements
+// popped implicitly stay counted as "latent": the tree builder reopens them at
+// the next text, at most three per tag-and-attributes (the "Noah's Ark"
+// clause), until their own end tag.
+class DepthEstimate {
+ public:
+  explicit DepthEstimate(std::uint32_t cap) : cap_(cap) {}
+
+  std::size_t Depth() const { return stack_.size() + latent_.size(); }
+
+  // Returns false when the start tag would nest too deep and must be dropped.
+  bool Start(const std::string& name, std::string_view attributes) {
+    TagKind kind = KindOf(name);
+    if (kind == TagKind::kVoid || kind == TagKind::kUncounted) return true;
+    if (Depth() >= cap_) return false;
+    Entry e{name, kind, {}};
+    if (kind == TagKind::kFormatting)
+      e.key = name + std::string(Trim(attributes));
+    stack_.push_back(std::move(e));
+    ++open_count_[name];
+    return true;
+  }
+
+  void End(const std::string& name) {
+    TagKind kind = KindOf(name);
+    if (kind == TagKind::kVoid || kind == TagKind::kUncounted) return;
+    auto count = open_count_.find(name);
+    if (count == open_count_.end() || count->second == 0) {
+      // Not open: an end tag of a latent formatting element removes it from the
+      // list.
+      if (kind == TagKind::kFormatting) RemoveLatent(name);
+      return;
+    }
+    std::size_t j = stack_.size();
+    while (stack_[j - 1].name != name) --j;
+    std::size_t target = j - 1;
+    bool special_above = false;
+    bool boundary_above = false;
+    for (std::size_t k = target + 1; k < stack_.size(); ++k) {
+      special_above |= IsSpecialForBlocking(stack_[k].kind, stack_[k].name);
+      boundary_above |= stack_[k].kind == TagKind::kBoundary;
+    }
+    bool target_special =
+        kind == TagKind::kSpecial || kind == TagKind::kBoundary;
+    if (boundary_above) return;  // not in scope: ignored
+    if (!target_special && special_above)
+      return;  // ignored, or adoption keeps depth
+    if (name == "form") {
+      Erase(target);
+      return;
+    }
+    while (stack_.size() > target + 1) {
+      if (stack_.back().kind == TagKind::kFormatting)
+        AddLatent(stack_.back().key);
+      Erase(stack_.size() - 1);
+    }
+    Erase(target);
+  }
+
+ private:
+  struct Entry {
+    std::string name;
+    TagKind kind;
+    std::string key;  // formatting elements: name and attributes
+  };
+  void Erase(std::size_t i) {
+    --open_count_[stack_[i].name];
+    stack_.erase(stack_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  void AddLatent(const std::string& key) {
+    if (std::count(latent_.begin(), latent_.end(), key) >= 3) {
+      latent_.erase(std::find(latent_.begin(), latent_.end(), key));
+    }
+    latent_.push_back(key);
+  }
+  void RemoveLatent(const std::string& name) {
+    for (std::size_t i = latent_.size(); i > 0; --i) {
+      const std::string& key = latent_[i - 1];
+      if (key.starts_with(name) &&
+          (key.size() == name.size() || IsHtmlSpace(key[name.size()]))) {
+        latent_.erase(latent_.begin() + static_cast<std::ptrdiff_t>(i - 1));
+        return;
+      }
+    }
+  }
+
+  std::uint32_t cap_;
+  std::vector<Entry> stack_;
+  std::unordered_map<std::string, std::size_t> open_count_;
+  std::vector<std::string>
+      latent_;  // at most cap_ entries: pops move, never add, depth
+};
+
+struct Prepared {
+  std::string html;
+  StyleSheet styles;
+  bool depth_cut = false;  // start tags were dropped by the depth estimate
+  bool work_cut = false;   // tags were dropped by the work limit
+};
+
+class Preparer {
+ public:
+  // With `drop_formatting`, formatting elements (b, i, font, ...) are not
+  // passed on.
+  Preparer(std::string_view in, std::uint32_t depth_cap, bool drop_formatting)
+      : in_(in), depth_(depth_cap), drop_formatting_(drop_formatting) {
+    out_.html.reserve(in.size() + in.size() / 16 + 64);
+  }
+
+  Prepared Run() && {
+    std::size_t i = 0;
+    const std::size_t n = in_.size();
+    while (i < n) {
+      std::size_t lt = in_.find('<', i);
+      if (lt == std::string_view::npos) {
+        out_.html.append(in_.substr(i));
+        break;
+      }
+      out_.html.append(in_.substr(i, lt - i));
+      i = lt;
+      char next = i + 1 < n ? in_[i + 1] : '\0';
+      if (IsAsciiAlpha(next)) {
+        i = StartTag(i);
+      } else if (next == '/' && i + 2 < n && IsAsciiAlpha(in_[i + 2])) {
+        i = EndTag(i).first;
+      } else if (next == '/' && i + 2 < n && in_[i + 2] == '>') {
+        i += 3;  // "</>" is ignored
+      } else if (next == '/' && i + 2 < n) {
+        i = SkipTo('>', i + 2);  // bogus comment
+      } else if (next == '!' && in_.compare(i, 4, "<!--") == 0) {
+        i = SkipComment(i + 4);
+      } else if (next == '!' && StartsWithNoCase(in_, i + 2, "doctype")) {
+        std::size_t end = SkipTo('>', i);
+        if (end <= n && in_[end - 1] == '>')
+          out_.html.append(in_.substr(i, end - i));
+        i = end;
+      } else if (next == '!' || next == '?') {
+        i = SkipTo(
+            '>',
+            i + 2);  // bogus comment (CDATA outside foreign content included)
+      } else {
+        out_.html += "&lt;";  // a '<' that starts no tag is text
+        ++i;
+      }
+    }
+    return std::move(out_);
+  }
+
+ private:
+  struct Tag {
+    std::size_t
+        end;  // just past '>', or npos at end of input (the tag is dropped)
+    std::size_t name_end;   // end of the tag name
+    std::size_t attrs_end;  // where the kept attributes end
+    std::string name;       // lower-case
+  };
+
+  // Index just past the next `c` at or after `from` (end of input if none).
+  std::size_t SkipTo(char c, std::size_t from) const {
+    std::size_t k = in_.find(c, from);
+    return k == std::string_view::npos ? in_.size() : k + 1;
+  }
+
+  // From just after "<!--": returns the index after the comment's end, as the
+  // HTML5 comment states find it: "-->", "--!>", and the abrupt "<!-->" and
+  // "<!--->".
+  std::size_t SkipComment(std::size_t j) const {
+    if (j < in_.size() && in_[j] == '>') return j + 1;
+    if (in_.compare(j, 2, "->") == 0) return j + 2;
+    while (true) {
+      std::size_t k = in_.find("--", j);
+      if (k == std::string_view::npos) return in_.size();
+      if (k + 2 < in_.size() && in_[k + 2] == '>') return k + 3;
+      if (in_.compare(k + 2, 2, "!>") == 0) return k + 4;
+      j = k + 1;
+    }
+  }
+
+  // Tokenizes a tag starting at `lt` ("<name" or "</name") like the HTML5 tag
+  // and attribute states: a '>' inside a quoted attribute value does not end
+  // it.
+  Tag ParseTag(std::size_t lt) const {
+    const std::size_t n = in_.size();
+    Tag tag;
+    std::size_t p = lt + 1;
+    if (in_[p] == '/') ++p;
+    std::size_t name_start = p;
+    while (p < n && !IsHtmlSpace(in_[p]) && in_[p] != '/' && in_[p] != '>') ++p;
+    tag.name = AsciiLower(in_.substr(name_start, p - name_start));
+    tag.name_end = p;
+    tag.attrs_end = std::string_view::npos;
+    std::size_t attributes = 0;
+    while (true) {
+      while (p < n && (IsHtmlSpace(in_[p]) || in_[p] == '/')) ++p;
+      if (p >= n) break;
+      if (in_[p] == '>') {
+        tag.end = p + 1;
+        if (tag.attrs_end == std::string_view::npos) tag.attrs_end = p;
+        return tag;
+      }
+      if (++attributes > kMaxAttributes &&
+          tag.attrs_end == std::string_view::npos) {
+        tag.attrs_end = p;
+      }
+      ++p;  // the first character of a name may be '='
+      while (p < n && !IsHtmlSpace(in_[p]) && in_[p] != '/' && in_[p] != '>' &&
+             in_[p] != '=') {
+        ++p;
+      }
+      while (p < n && IsHtmlSpace(in_[p])) ++p;
+      if (p < n && in_[p] == '=') {
+        ++p;
+        while (p < n && IsHtmlSpace(in_[p])) ++p;
+        if (p < n && (in_[p] == '"' || in_[p] == '\'')) {
+          std::size_t close = in_.find(in_[p], p + 1);
+          if (close == std::string_view::npos) break;
+          p = close + 1;
+        } else {
+          while (p < n && !IsHtmlSpace(in_[p]) && in_[p] != '>') ++p;
+        }
+      }
+    }
+    tag.end = std::string_view::npos;  // end of input inside a tag: the tag is
+                                       // dropped
+    return tag;
+  }
+
+  // Gumbo parses noscript as script-enabled raw text; mail clients show its
+  // markup. xmp and plaintext are raw text too; as pre they keep their layout
+  // and their escaped text decodes.
+  static std::string_view Rename(const std::string& name) {
+    if (name == "noscript") return "mw-noscript";
+    if (name == "xmp" || name == "plaintext") return "pre";
+    return name;
+  }
+
+  void EmitTag(std::size_t lt, const Tag& tag, bool end_tag) {
+    out_.html += end_tag ? "</" : "<";
+    out_.html += Rename(tag.name);
+    out_.html.append(in_.substr(tag.name_end, tag.attrs_end - tag.name_end));
+    out_.html += '>';
+    (void)lt;
+  }
+
+  // Charges a tag to the work limit; false once the limit is spent.
+  bool ChargeWork() {
+    work_ += depth_.Depth() + 1;
+    if (work_ > kMaxTagWork) out_.work_cut = true;
+    return !out_.work_cut;
+  }
+
+  // Returns the index after the end tag and whether it was passed to gumbo.
+  std::pair<std::size_t, bool> EndTag(std::size_t lt) {
+    Tag tag = ParseTag(lt);
+    if (tag.end == std::string_view::npos) return {in_.size(), false};
+    if (Dropped(tag.name) || !ChargeWork()) return {tag.end, false};
+    depth_.End(tag.name);
+    EmitTag(lt, tag, true);
+    return {tag.end, true};
+  }
+
+  std::size_t StartTag(std::size_t lt) {
+    Tag tag = ParseTag(lt);
+    if (tag.end == std::string_view::npos) return in_.size();
+    const std::string& name = tag.name;
+    if (Dropped(name)) return tag.end;
+    bool keep = ChargeWork();
+    if (keep && !depth_.Start(name, in_.substr(tag.name_end,
+                                               tag.attrs_end - tag.name_end))) {
+      keep = false;
+      out_.depth_cut = true;
+    }
+    if (keep) EmitTag(lt, tag, false);
+
+    // Raw text: find where the tokenizer would end it, and escape it so gumbo
+    // sees only text.
+    bool rcdata_or_rawtext = name == "script" || name == "style" ||
+                             name == "title" || name == "textarea" ||
+                             name == "iframe" || name == "noembed" ||
+                             name == "noframes" || name == "xmp";
+    if (name == "plaintext") {
+      AppendEscaped(in_.substr(tag.end), true);
+      return in_.size();
+    }
+    if (!rcdata_or_rawtext) return tag.end;
+    std::size_t close =
+        name == "script" ? ScriptEnd(tag.end) : RawTextEnd(tag.end, name);
+    std::string_view content = in_.substr(tag.end, close - tag.end);
+    if (name == "style") out_.styles.Add(content);
+    // A dropped element's content is still passed on when it is visible text.
+    if (keep || name == "textarea" || name == "xmp")
+      AppendEscaped(content, true);
+    if (close == in_.size()) return close;
+    auto [after, emitted] = EndTag(close);
+    if (keep && !emitted) {
+      out_.html += "</";  // the element was opened, so it must be closed
+      out_.html += Rename(name);
+      out_.html += '>';
+    }
+    return after;
+  }
+
+  void AppendEscaped(std::string_view text, bool escape_lt) {
+    std::size_t i = 0;
+    while (i < text.size()) {
+      std::size_t lt = escape_lt ? text.find('<', i) : std::string_view::npos;
+      if (lt == std::string_view::npos) {
+        out_.html.append(text.substr(i));
+        return;
+      }
+      out_.html.append(text.substr(i, lt - i));
+      out_.html += "&lt;";
+      i = lt + 1;
+    }
+  }
+
+  // "</name" followed by whitespace, '/' or '>' (an "appropriate end tag").
+  bool IsEndTagOf(std::size_t k, std::string_view name) const {
+    if (in_.compare(k, 2, "</") != 0 || !StartsWithNoCase(in_, k + 2, name))
+      return false;
+    std::size_t after = k + 2 + name.size();
+    return after < in_.size() &&
+           (IsHtmlSpace(in_[after]) || in_[after] == '/' || in_[after] == '>');
+  }
+
+  std::size_t RawTextEnd(std::size_t from, std::string_view name) const {
+    for (std::size_t k = in_.find("</", from); k != std::string_view::npos;
+         k = in_.find("</", k + 1)) {
+      if (IsEndTagOf(k, name)) return k;
+    }
+    return in_.size();
+  }
+
+  // Script data with its escaped and double-escaped states: inside "<!--", a
+  // "<script" starts a region where "</script" does not end the element.
+  std::size_t ScriptEnd(std::size_t from) const {
+    enum { kData, kEscaped, kDouble } state = kData;
+    std::size_t k = from;
+    const std::size_t n = in_.size();
+    while (k < n) {
+      if (state == kData) {
+        std::size_t lt = in_.find('<', k);
+        if (lt == std::string_view::npos) return n;
+        k = lt;
+        if (in_.compare(k, 4, "<!--") == 0) {
+          state = kEscaped;
+          k += 2;  // the "--" of "<!--" may also begin "-->"
+          continue;
+        }
+        if (IsEndTagOf(k, "script")) return k;
+        ++k;
+        continue;
+      }
+      if (in_.compare(k, 3, "-->") == 0) {
+        state = kData;
+        k += 3;
+        continue;
+      }
+      if (state == kEscaped) {
+        if (IsEndTagOf(k, "script")) return k;
+        if (in_[k] == '<' && StartsWithNoCase(in_, k + 1, "script") &&
+            k + 7 < n &&
+            (IsHtmlSpace(in_[k + 7]) || in_[k + 7] == '/' ||
+             in_[k + 7] == '>')) {
+          state = kDouble;
+          k += 7;
+          continue;
+        }
+      } else if (IsEndTagOf(k, "script")) {
+        state = kEscaped;
+        k += 8;
+        continue;
+      }
+      ++k;
+    }
+    return n;
+  }
+
+  bool Dropped(const std::string& name) const {
+    return drop_formatting_ && KindOf(name) == TagKind::kFormatting;
+  }
+
+  std::string_view in_;
+  DepthEstimate depth_;
+  bool drop_formatting_;
+  Prepared out_;
+  std::uint64_t work_ = 0;
+};
+
+// ----------------------------------------------------------------------------------------------
+// Gumbo memory: every block is tracked so the whole tree is freed without
+// recursion, and a budget bounds what one parse may take.
+
+class Arena {
+ public:
+  explicit Arena(std::size_t budget) : budget_(budget) {
+    head_.prev = head_.next = &head_;
+  }
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  ~Arena() { FreeAll(); }
+
+  void FreeAll() {
+    Header* h = head_.next;
+    while (h != &head_) {
+      Header* next = h->next;
+      std::free(h);
+      h = next;
+    }
+    head_.prev = head_.next = &head_;
+    used_ = 0;
+  }
+
+  // Parses with this arena; nullptr when the budget ran out (everything
+  // allocated is freed).
+  GumboOutput* Parse(std::string_view html) {
+    GumboOptions options = kGumboDefaultOptions;
+    options.allocator = &Arena::Allocate;
+    options.deallocator = &Arena::Deallocate;
+    options.userdata = this;
+    options.max_errors = 0;  // the error list is never read; do not build it
+    return ParseOrEscape(&options, html);
+  }
+
+ private:
+  struct alignas(alignof(std::max_align_t)) Header {
+    Header* prev;
+    Header* next;
+    std::size_t size;
+  };
+
+  // setjmp/longjmp across gumbo: only C frames and Allocate lie between them,
+  // and nothing with a destructor lives in this frame, so the jump skips no
+  // cleanup ([csetjmp.syn]).
+  GumboOutput* ParseOrEscape(const GumboOptions* options,
+                             std::string_view html) {
+    escape_ = &env_;
+    if (setjmp(env_) != 0) {
+      escape_ = nullptr;
+      FreeAll();
+      return nullptr;
+    }
+    GumboOutput* output =
+        gumbo_parse_with_options(options, html.data(), html.size());
+    escape_ = nullptr;
+    return output;
+  }
+
+  static void* Allocate(void* userdata, std::size_t size) {
+    auto* arena = static_cast<Arena*>(userdata);
+    if (arena->used_ + size > arena->budget_) std::longjmp(*arena->escape_, 1);
+    auto* h = static_cast<Header*>(std::malloc(sizeof(Header) + size));
+    if (h == nullptr) std::longjmp(*arena->escape_, 1);
+    h->size = size;
+    h->prev = &arena->head_;
+    h->next = arena->head_.next;
+    h->next->prev = h;
+    arena->head_.next = h;
+    arena->used_ += size;
+    return h + 1;
+  }
+
+  static void Deallocate(void* userdata, void* ptr) {
+    if (ptr == nullptr) return;
+    auto* arena = static_cast<Arena*>(userdata);
+    Header* h = static_cast<Header*>(ptr) - 1;
+    h->prev->next = h->next;
+    h->next->prev = h->prev;
+    arena->used_ -= h->size;
+    std::free(h);
+  }
+
+  Header head_{};
+  std::size_t used_ = 0;
+  std::size_t budget_;
+  std::jmp_buf env_;
+  std::jmp_buf* escape_ = nullptr;
+};
+
+// ----------------------------------------------------------------------------------------------
+// Text output with paragraph, line and space rules.
+
+class TextBuilder {
+ public:
+  // Inline text; whitespace runs collapse to one space, &nbsp; included.
+  void Inline(std::string_view s) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+      if (IsHtmlSpace(s[i])) {
+        pending_space_ = true;
+        ++i;
+        continue;
+      }
+      if (s.compare(i, 2, "\xC2\xA0") == 0) {
+        pending_space_ = true;
+        i += 2;
+        continue;
+      }
+      std::size_t end = i + 1;
+      while (end < s.size() && !IsHtmlSpace(s[end]) &&
+             s.compare(end, 2, "\xC2\xA0") != 0)
+        ++end;
+      Flush();
+      out_.append(s.substr(i, end - i));
+      i = end;
+    }
+  }
+
+  // Preformatted text: spaces and line breaks are kept (trailing spaces are
+  // trimmed).
+  void Preformatted(std::string_view s) {
+    for (char c : s) {
+      if (c == '\n') {
+        if (out_.empty()) continue;
+        LineBreak();
+        continue;
+      }
+      Flush();
+      out_ += c;
+    }
+  }
+
+  void Space() { pending_space_ = true; }
+  void Paragraph() { pending_break_ = 2; }
+  void Line() { pending_break_ = std::max(pending_break_, 1); }
+  void LineBreak() { pending_break_ = std::min(2, pending_break_ + 1); }
+
+  std::string Finish() {
+    while (!out_.empty() && (out_.back() == ' ' || out_.back() == '\n'))
+      out_.pop_back();
+    return std::move(out_);
+  }
+
+ private:
+  void Flush() {
+    if (out_.empty()) {
+      pending_break_ = 0;
+      pending_space_ = false;
+      return;
+    }
+    if (pending_break_ > 0) {
+      while (!out_.empty() && out_.back() == ' ') out_.pop_back();
+      int have = 0;
+      for (std::size_t k = out_.size();
+           k > 0 && have < 2 && out_[k - 1] == '\n'; --k)
+        ++have;
+      for (int k = have; k < pending_break_; ++k) out_ += '\n';
+      pending_break_ = 0;
+      pending_space_ = false;
+      return;
+    }
+    if (pending_space_) {
+      if (out_.back() != ' ' && out_.back() != '\n') out_ += ' ';
+      pending_space_ = false;
+    }
+  }
+
+  std::string out_;
+  int pending_break_ =
+      0;  // 1: line break, 2: paragraph break, before the next text
+  bool pending_space_ = false;
+};
+
+// ----------------------------------------------------------------------------------------------
+// The tree walk.
+
+enum class Layout { kInline, kBlock, kLine, kCell, kDrop };
+
+Layout LayoutOf(GumboTag tag) {
+  switch (tag) {
+    case GUMBO_TAG_HEAD:
+    case GUMBO_TAG_TITLE:
+    case GUMBO_TAG_SCRIPT:
+    case GUMBO_TAG_STYLE:
+    case GUMBO_TAG_TEMPLATE:
+    case GUMBO_TAG_NOSCRIPT:  // only reached unrenamed as raw text, which is
+                              // never shown
+    case GUMBO_TAG_IFRAME:    // fallback content, not shown by clients that
+                              // render iframes
+    case GUMBO_TAG_NOEMBED:
+    case GUMBO_TAG_NOFRAMES:
+    case GUMBO_TAG_DATALIST:
+      return Layout::kDrop;
+    case GUMBO_TAG_ADDRESS:
+    case GUMBO_TAG_ARTICLE:
+    case GUMBO_TAG_ASIDE:
+    case GUMBO_TAG_BLOCKQUOTE:
+    case GUMBO_TAG_CAPTION:
+    case GUMBO_TAG_CENTER:
+    case GUMBO_TAG_DD:
+    case GUMBO_TAG_DETAILS:
+    case GUMBO_TAG_DIR:
+    case GUMBO_TAG_DIV:
+    case GUMBO_TAG_DL:
+    case GUMBO_TAG_DT:
+    case GUMBO_TAG_FIELDSET:
+    case GUMBO_TAG_FIGCAPTION:
+    case GUMBO_TAG_FIGURE:
+    case GUMBO_TAG_FOOTER:
+    case GUMBO_TAG_FORM:
+    case GUMBO_TAG_FRAMESET:
+    case GUMBO_TAG_H1:
+    case GUMBO_TAG_H2:
+    case GUMBO_TAG_H3:
+    case GUMBO_TAG_H4:
+    case GUMBO_TAG_H5:
+    case GUMBO_TAG_H6:
+    case GUMBO_TAG_HEADER:
+    case GUMBO_TAG_HGROUP:
+    case GUMBO_TAG_HR:
+    case GUMBO_TAG_LEGEND:
+    case GUMBO_TAG_LI:
+    case GUMBO_TAG_LISTING:
+    case GUMBO_TAG_MAIN:
+    case GUMBO_TAG_MENU:
+    case GUMBO_TAG_NAV:
+    case GUMBO_TAG_OL:
+    case GUMBO_TAG_P:
+    case GUMBO_TAG_PLAINTEXT:
+    case GUMBO_TAG_PRE:
+    case GUMBO_TAG_SECTION:
+    case GUMBO_TAG_SUMMARY:
+    case GUMBO_TAG_TABLE:
+    case GUMBO_TAG_TEXTAREA:
+    case GUMBO_TAG_UL:
+    case GUMBO_TAG_XMP:
+      return Layout::kBlock;
+    case GUMBO_TAG_TR:
+    case GUMBO_TAG_THEAD:
+    case GUMBO_TAG_TBODY:
+    case GUMBO_TAG_TFOOT:
+      return Layout::kLine;
+    case GUMBO_TAG_TD:
+    case GUMBO_TAG_TH:
+      return Layout::kCell;
+    default:
+      return Layout::kInline;
+  }
+}
+
+bool IsPreformatted(GumboTag tag) {
+  return tag == GUMBO_TAG_PRE || tag == GUMBO_TAG_LISTING ||
+         tag == GUMBO_TAG_TEXTAREA || tag == GUMBO_TAG_XMP ||
+         tag == GUMBO_TAG_PLAINTEXT;
+}
+
+struct Inherited {
+  bool pre = false;
+  bool invisible = false;    // visibility:hidden
+  bool transparent = false;  // color:transparent
+  bool zero_font = false;
+  bool Shows() const { return !invisible && !transparent && !zero_font; }
+};
+
+class Walker {
+ public:
+  Walker(const StyleSheet& styles, std::uint32_t nesting_limit)
+      : styles_(styles), limit_(nesting_limit) {}
+
+  bool nesting_limit_hit() const { return nesting_limit_hit_; }
+
+  std::string Walk(const GumboNode* document) {
+    struct Frame {
+      const GumboNode* node;
+      unsigned next_child;
+      Inherited state;
+      Layout layout;
+      std::uint32_t depth;  // element depth; html is 1
+    };
+    std::vector<Frame> stack;
+    stack.push_back({document, 0, Inherited{}, Layout::kInline, 0});
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      const GumboVector& children = top.node->type == GUMBO_NODE_DOCUMENT
+                                        ? top.node->v.document.children
+                                        : top.node->v.element.children;
+      if (top.next_child >= children.length) {
+        Close(top.layout);
+        stack.pop_back();
+        continue;
+      }
+      const auto* child =
+          static_cast<const GumboNode*>(children.data[top.next_child++]);
+      Inherited state = top.state;
+      std::uint32_t depth = top.depth + 1;
+      switch (child->type) {
+        case GUMBO_NODE_TEXT:
+        case GUMBO_NODE_CDATA:
+        case GUMBO_NODE_WHITESPACE:
+          if (!state.Shows()) break;
+          if (state.pre) {
+            text_.Preformatted(child->v.text.text);
+          } else {
+            text_.Inline(child->v.text.text);
+          }
+          break;
+        case GUMBO_NODE_ELEMENT: {
+          if (depth > limit_) {
+            // Skipped, but its line or paragraph break is kept so its
+            // neighbours stay apart.
+            nesting_limit_hit_ = true;
+            Layout layout = LayoutOf(child->v.element.tag);
+            if (layout != Layout::kDrop) {
+              Open(layout);
+              Close(layout);
+            }
+            break;
+          }
+          Layout layout;
+          if (!Enter(child->v.element, &state, &layout)) break;
+          stack.push_back({child, 0, state, layout, depth});
+          break;
+        }
+        default:  // comments, and template contents (GUMBO_NODE_TEMPLATE)
+          break;
+      }
+    }
+    return text_.Finish();
+  }
+
+ private:
+  // Computes the element's state and opens its layout; false when it and its
+  // subtree are skipped.
+  bool Enter(const GumboElement& element, Inherited* state, Layout* layout) {
+    *layout = LayoutOf(element.tag);
+    if (*layout == Layout::kDrop) return false;
+    if (gumbo_get_attribute(&element.attributes, "hidden") != nullptr)
+      return false;
+    StyleEffect effect;
+    if (!styles_.empty()) {
+      std::string_view tag = element.tag == GUMBO_TAG_UNKNOWN
+                                 ? std::string_view()
+                                 : gumbo_normalized_tagname(element.tag);
+      const GumboAttribute* cls =
+          gumbo_get_attribute(&element.attributes, "class");
+      styles_.Apply(tag, cls != nullptr ? cls->value : "", &effect);
+    }
+    if (const GumboAttribute* style =
+            gumbo_get_attribute(&element.attributes, "style")) {
+      effect.Merge(ParseDeclarations(StripCssComments(style->value)));
+    }
+    if (effect.HidesSubtree()) return false;
+    if (effect.invisible) state->invisible = *effect.invisible;
+    if (effect.transparent) state->transparent = *effect.transparent;
+    if (effect.font_size) {
+      switch (*effect.font_size) {
+        case FontSize::kZero:
+          state->zero_font = true;
+          break;
+        case FontSize::kAbsolute:
+          state->zero_font = false;
+          break;
+        case FontSize::kRelative:
+          break;  // a fraction of the parent's size: zero stays zero
+      }
+    }
+    if (IsPreformatted(element.tag)) state->pre = true;
+    Open(*layout);
+    if (element.tag == GUMBO_TAG_BR) text_.LineBreak();
+    if (element.tag == GUMBO_TAG_IMG && state->Shows()) {
+      if (const GumboAttribute* alt =
+              gumbo_get_attribute(&element.attributes, "alt")) {
+        text_.Inline(alt->value);
+      }
+    }
+    return true;
+  }
+
+  void Open(Layout layout) { Close(layout); }  // the same break before as after
+
+  void Close(Layout layout) {
+    switch (layout) {
+      case Layout::kBlock:
+        text_.Paragraph();
+        break;
+      case Layout::kLine:
+        text_.Line();
+        break;
+      case Layout::kCell:
+        text_.Space();
+        break;
+      default:
+        break;
+    }
+  }
+
+  const StyleSheet& styles_;
+  std::uint32_t limit_;
+  TextBuilder text_;
+  bool nesting_limit_hit_ = false;
+};
+
+}  // namespace
+
+HtmlText HtmlToText(std::string_view html, std::uint32_t nesting_limit) {
+  HtmlText result;
+  if (html.size() > kMaxInputBytes) {
+    html = html.substr(0, Utf8Boundary(html, kMaxInputBytes));
+    result.input_truncated = true;
+  }
+  std::uint32_t depth_cap =
+      std::min(nesting_limit, kMaxTreeDepth) + kDepthSlack;
+  bool drop_formatting = false;
+  for (int attempt = 0; attempt < kMaxParseAttempts; ++attempt) {
+    Prepared prepared = Preparer(html, depth_cap, drop_formatting).Run();
+    Arena arena(kArenaBase + kArenaPerInputByte * prepared.html.size());
+    GumboOutput* output = arena.Parse(prepared.html);
+    if (output == nullptr) {
+      // Over the memory budget: try again without formatting elements, then on
+      // half the input.
+      result.input_truncated = true;
+      if (drop_formatting)
+        html = html.substr(0, Utf8Boundary(html, html.size() / 2));
+      drop_formatting = true;
+      continue;
+    }
+    Walker walker(prepared.styles, nesting_limit);
+    result.text = ValidUtf8(walker.Walk(output->document));
+    result.nesting_limit_hit = walker.nesting_limit_hit() || prepared.depth_cut;
+    result.input_truncated |= prepared.work_cut;
+    return result;
+  }
+  result.input_truncated = true;
+  return result;
+}
+
+}  // namespace mw::mime
