@@ -1,4 +1,5 @@
-// mailwave extract: the MIME-to-text stage on one message, exactly as the milter runs it.
+// mailwave extract: the MIME-to-text stage on one message, exactly as the
+// milter runs it.
 #include <iostream>
 
 #include "cli/command.h"
@@ -8,7 +9,8 @@
 namespace mw::cli {
 namespace {
 
-constexpr std::string_view kHelp = R"(Usage: mailwave [-c FILE] extract [--json] MESSAGE
+constexpr std::string_view kHelp =
+    R"(Usage: mailwave [-c FILE] extract [--json] MESSAGE
        mailwave extract --help
 
 Reads one RFC 822 message (a file, or - for standard input) and prints the text mailwave
@@ -68,7 +70,8 @@ std::string RenderJson(const mime::Message& msg, const mime::Text& text) {
     out += ",\"filename\":" + JsonString(p.filename);
     out += ",\"sha1\":" + JsonString(p.sha1);
     out += std::string(",\"attachment\":") + (p.attachment ? "true" : "false");
-    out += std::string(",\"used_for_text\":") + (p.used_for_text ? "true" : "false");
+    out += std::string(",\"used_for_text\":") +
+           (p.used_for_text ? "true" : "false");
     out += '}';
   }
   out += "],\"warnings\":[";
@@ -87,24 +90,30 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
     if (a == "--json") {
       json = true;
     } else if (a != "-" && !a.empty() && a[0] == '-') {
-      return Complain("extract", "unknown option " + a + " (try mailwave extract --help)",
+      return Complain("extract",
+                      "unknown option " + a + " (try mailwave extract --help)",
                       kExitUsage);
     } else if (path.empty()) {
       path = a;
     } else {
-      return Complain("extract", "expects one message, got '" + path + "' and '" + a + "'",
+      return Complain("extract",
+                      "expects one message, got '" + path + "' and '" + a + "'",
                       kExitUsage);
     }
   }
   if (path.empty()) {
-    return Complain("extract", "no message given (a file, or - for standard input)", kExitUsage);
+    return Complain("extract",
+                    "no message given (a file, or - for standard input)",
+                    kExitUsage);
   }
   auto settings = LoadSettings(global);
   if (!settings) return Complain("", settings.error().message(), kExitUsage);
   auto bytes = ReadInput(path);
   if (!bytes) return Complain("extract", bytes.error().message(), kExitFailure);
   auto msg = mime::Parse(*bytes, MimeLimits(settings->mime));
-  if (!msg) return Complain("extract", path + ": " + msg.error().message(), kExitFailure);
+  if (!msg)
+    return Complain("extract", path + ": " + msg.error().message(),
+                    kExitFailure);
   const mime::Text text = mime::Normalise(*msg);
   if (json) {
     std::cout << RenderJson(*msg, text) << '\n';
@@ -116,8 +125,9 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   return std::cout ? kExitOk : kExitFailure;
 }
 
-const Registration kReg({"extract", "print the normalised text of a message (MIME to text)",
-                         kHelp, &Run});
+const Registration kReg(
+    {"extract", "print the normalised text of a message (MIME to text)", kHelp,
+     &Run});
 
 }  // namespace
 }  // namespace mw::cli

@@ -5,7 +5,8 @@
 namespace mw::cli {
 namespace {
 
-// Function-local so registrations from other translation units can run in any order.
+// Function-local so registrations from other translation units can run in any
+// order.
 std::vector<Command>& Registry() {
   static std::vector<Command> commands;
   return commands;

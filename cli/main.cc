@@ -1,12 +1,14 @@
 // mailwave: the administration program of the mailwave mail filter.
 //
-// Runs the same pure pipeline as the milter daemon on files given on the command line
-// (extract, fingerprint, compare, langid), and maintains the data the daemon reads (language
-// dictionaries, the store). It never talks to an MTA.
+// Runs the same pure pipeline as the milter daemon on files given on the
+// command line (extract, fingerprint, compare, langid), and maintains the data
+// the daemon reads (language dictionaries, the store). It never talks to an
+// MTA.
 //
-// Configuration: the TOML file given with -c, else /etc/mailwave/mailwave.toml when it exists,
-// else the built-in defaults. Security posture: reads the files it is given and writes only
-// where told to (--out); it needs no privileges and should be run as an ordinary user.
+// Configuration: the TOML file given with -c, else /etc/mailwave/mailwave.toml
+// when it exists, else the built-in defaults. Security posture: reads the files
+// it is given and writes only where told to (--out); it needs no privileges and
+// should be run as an ordinary user.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -21,11 +23,13 @@ void PrintOverview(std::ostream& os) {
   os << "Usage: mailwave [-c FILE] COMMAND [ARGS...]\n"
         "       mailwave COMMAND --help\n"
         "\n"
-        "Administration program of the mailwave mail filter: runs the milter's analysis on\n"
+        "Administration program of the mailwave mail filter: runs the milter's "
+        "analysis on\n"
         "single messages and maintains the data the milter reads.\n"
         "\n"
         "Options:\n"
-        "  -c, --config FILE  configuration file (default /etc/mailwave/mailwave.toml when it\n"
+        "  -c, --config FILE  configuration file (default "
+        "/etc/mailwave/mailwave.toml when it\n"
         "                     exists, else the built-in defaults)\n"
         "  -h, --help         this text\n"
         "      --version      print the version\n"
@@ -37,7 +41,8 @@ void PrintOverview(std::ostream& os) {
     os << "  " << name << "  " << c.summary << '\n';
   }
   os << "\n"
-        "Exit status: 0 success, 1 unreadable input or runtime failure, 2 usage or\n"
+        "Exit status: 0 success, 1 unreadable input or runtime failure, 2 "
+        "usage or\n"
         "configuration error.\n";
 }
 
@@ -50,7 +55,8 @@ int main(int argc, char** argv) {
   for (; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "-c" || a == "--config") {
-      if (i + 1 >= argc) return Complain("", a + " needs a file name", mw::cli::kExitUsage);
+      if (i + 1 >= argc)
+        return Complain("", a + " needs a file name", mw::cli::kExitUsage);
       global.config_path = argv[++i];
     } else if (a.rfind("--config=", 0) == 0) {
       global.config_path = a.substr(9);
@@ -61,7 +67,8 @@ int main(int argc, char** argv) {
       std::cout << "mailwave " MW_VERSION "\n";
       return mw::cli::kExitOk;
     } else if (!a.empty() && a[0] == '-') {
-      return Complain("", "unknown option " + a + " (try mailwave --help)", mw::cli::kExitUsage);
+      return Complain("", "unknown option " + a + " (try mailwave --help)",
+                      mw::cli::kExitUsage);
     } else {
       break;
     }
@@ -82,7 +89,8 @@ int main(int argc, char** argv) {
     try {
       return c.run(args, global);
     } catch (const std::exception& e) {
-      return Complain(name, std::string("internal error: ") + e.what(), mw::cli::kExitFailure);
+      return Complain(name, std::string("internal error: ") + e.what(),
+                      mw::cli::kExitFailure);
     }
   }
   return Complain("", "unknown command '" + name + "' (try mailwave --help)",

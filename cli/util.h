@@ -13,7 +13,8 @@
 
 namespace mw::cli {
 
-// Reads a whole file, or standard input for "-". Errors name the file and the OS reason.
+// Reads a whole file, or standard input for "-". Errors name the file and the
+// OS reason.
 Result<std::string> ReadInput(const std::string& path);
 
 // Loads the configuration named by -c (or the default), see config::Load.
@@ -21,12 +22,13 @@ Result<config::Settings> LoadSettings(const GlobalOptions& global);
 
 mime::Limits MimeLimits(const config::MimeSettings& s);
 
-// Appends `s` to `out` as a JSON string literal (quotes included). Invalid UTF-8 bytes are
-// replaced by U+FFFD so the output is always valid JSON.
+// Appends `s` to `out` as a JSON string literal (quotes included). Invalid
+// UTF-8 bytes are replaced by U+FFFD so the output is always valid JSON.
 void AppendJsonString(std::string& out, std::string_view s);
 std::string JsonString(std::string_view s);
 
-// A JSON number for `v`: shortest round-trip form, "null" for NaN and infinities.
+// A JSON number for `v`: shortest round-trip form, "null" for NaN and
+// infinities.
 std::string JsonNumber(double v);
 
 // Prints "mailwave <command>: <message>" on stderr and returns `status`.

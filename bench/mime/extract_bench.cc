@@ -1,13 +1,18 @@
-// Extract throughput over the dev corpus (../shared/data/mail, or the folder in MW_MAIL_DIR).
+// Extract throughput over the dev corpus (../shared/data/mail, or the folder in
+// MW_MAIL_DIR).
 //
 //   build/bin/extract_bench
 //
 // Reports MB/s (bytes_per_second) and messages/s (items_per_second) for:
-//   GMimeBaseline   GMime's parse plus transfer decoding of every leaf: the floor any
-//                   GMime-based extractor pays, measured in the same run as the reference
-//   Parse           mime::Parse: the above plus charset conversion/detection, HTML to text
-//   Extract         mime::Parse + mime::Normalise: what the milter runs per message
-// Compare Parse and Extract to GMimeBaseline as ratios; absolute figures vary with the machine.
+//   GMimeBaseline   GMime's parse plus transfer decoding of every leaf: the
+//   floor any
+//                   GMime-based extractor pays, measured in the same run as the
+//                   reference
+//   Parse           mime::Parse: the above plus charset conversion/detection,
+//   HTML to text Extract         mime::Parse + mime::Normalise: what the milter
+//   runs per message
+// Compare Parse and Extract to GMimeBaseline as ratios; absolute figures vary
+// with the machine.
 #include <benchmark/benchmark.h>
 #include <gmime/gmime.h>
 
@@ -29,11 +34,14 @@ const std::vector<std::string>& Corpus() {
   static const std::vector<std::string> corpus = [] {
     std::vector<std::string> out;
     const char* env = std::getenv("MW_MAIL_DIR");
-    const fs::path dir = env ? fs::path(env) : fs::path(MW_SOURCE_DIR) / ".." / "shared/data/mail";
+    const fs::path dir =
+        env ? fs::path(env)
+            : fs::path(MW_SOURCE_DIR) / ".." / "shared/data/mail";
     if (!fs::is_directory(dir)) return out;
     std::vector<fs::path> files;
     for (const auto& e : fs::recursive_directory_iterator(dir)) {
-      if (e.is_regular_file() && e.path().filename() != "SOURCE.txt") files.push_back(e.path());
+      if (e.is_regular_file() && e.path().filename() != "SOURCE.txt")
+        files.push_back(e.path());
     }
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
@@ -55,7 +63,8 @@ int64_t CorpusBytes() {
 
 bool Ready(benchmark::State& state) {
   if (Corpus().empty()) {
-    state.SkipWithError("dev corpus not found: set MW_MAIL_DIR or provide ../shared/data/mail");
+    state.SkipWithError(
+        "dev corpus not found: set MW_MAIL_DIR or provide ../shared/data/mail");
     return false;
   }
   return true;
@@ -77,7 +86,8 @@ void GMimeBaseline(benchmark::State& state) {
   size_t decoded = 0;
   for (auto _ : state) {
     for (const auto& m : Corpus()) {
-      GMimeStream* stream = g_mime_stream_mem_new_with_buffer(m.data(), m.size());
+      GMimeStream* stream =
+          g_mime_stream_mem_new_with_buffer(m.data(), m.size());
       GMimeParser* parser = g_mime_parser_new_with_stream(stream);
       GMimeMessage* msg = g_mime_parser_construct_message(parser, nullptr);
       if (msg != nullptr) {
@@ -90,7 +100,8 @@ void GMimeBaseline(benchmark::State& state) {
   }
   benchmark::DoNotOptimize(decoded);
   state.SetBytesProcessed(state.iterations() * CorpusBytes());
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(Corpus().size()));
+  state.SetItemsProcessed(state.iterations() *
+                          static_cast<int64_t>(Corpus().size()));
 }
 
 void Parse(benchmark::State& state) {
@@ -103,7 +114,8 @@ void Parse(benchmark::State& state) {
     }
   }
   state.SetBytesProcessed(state.iterations() * CorpusBytes());
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(Corpus().size()));
+  state.SetItemsProcessed(state.iterations() *
+                          static_cast<int64_t>(Corpus().size()));
 }
 
 void Extract(benchmark::State& state) {
@@ -119,7 +131,8 @@ void Extract(benchmark::State& state) {
     }
   }
   state.SetBytesProcessed(state.iterations() * CorpusBytes());
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(Corpus().size()));
+  state.SetItemsProcessed(state.iterations() *
+                          static_cast<int64_t>(Corpus().size()));
 }
 
 BENCHMARK(GMimeBaseline)->Unit(benchmark::kMillisecond)->MinTime(2.0);
@@ -131,7 +144,8 @@ BENCHMARK(Extract)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 int main(int argc, char** argv) {
   mw::mime::Init();
   benchmark::Initialize(&argc, argv);
-  std::cerr << "corpus: " << Corpus().size() << " messages, " << CorpusBytes() / 1e6 << " MB\n";
+  std::cerr << "corpus: " << Corpus().size() << " messages, "
+            << CorpusBytes() / 1e6 << " MB\n";
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

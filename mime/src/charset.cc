@@ -24,31 +24,35 @@ using Detector = std::unique_ptr<UCharsetDetector, DetectorCloser>;
 
 std::string Lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) {
+    return static_cast<char>(std::tolower(c));
+  });
   return out;
 }
 
-// WHATWG Encoding Standard labels that mail clients resolve to a superset; ICU would
-// otherwise decode strictly and replace the extension characters mailers really send.
+// WHATWG Encoding Standard labels that mail clients resolve to a superset; ICU
+// would otherwise decode strictly and replace the extension characters mailers
+// really send.
 std::string IcuName(std::string_view declared) {
   const std::string l = Lower(declared);
-  if (l == "iso-8859-1" || l == "iso8859-1" || l == "latin1" || l == "us-ascii" ||
-      l == "ascii" || l == "ansi_x3.4-1968" || l == "cp1252" || l == "l1" || l == "iso_8859-1") {
+  if (l == "iso-8859-1" || l == "iso8859-1" || l == "latin1" ||
+      l == "us-ascii" || l == "ascii" || l == "ansi_x3.4-1968" ||
+      l == "cp1252" || l == "l1" || l == "iso_8859-1") {
     return "windows-1252";
   }
   if (l == "iso-8859-9" || l == "latin5") return "windows-1254";
-  if (l == "gb2312" || l == "gbk" || l == "x-gbk" || l == "cp936" || l == "euc-cn" ||
-      l == "chinese") {
+  if (l == "gb2312" || l == "gbk" || l == "x-gbk" || l == "cp936" ||
+      l == "euc-cn" || l == "chinese") {
     return "gb18030";  // a superset of GBK, itself a superset of GB2312
   }
-  if (l == "big5" || l == "big5-hkscs" || l == "x-big5" || l == "cn-big5") return "windows-950";
-  if (l == "shift_jis" || l == "shift-jis" || l == "sjis" || l == "x-sjis" || l == "ms_kanji" ||
-      l == "windows-31j" || l == "cp932") {
+  if (l == "big5" || l == "big5-hkscs" || l == "x-big5" || l == "cn-big5")
+    return "windows-950";
+  if (l == "shift_jis" || l == "shift-jis" || l == "sjis" || l == "x-sjis" ||
+      l == "ms_kanji" || l == "windows-31j" || l == "cp932") {
     return "ibm-943_P15A-2003";  // Shift_JIS with the Microsoft extensions
   }
-  if (l == "euc-kr" || l == "ks_c_5601-1987" || l == "ksc5601" || l == "cp949" ||
-      l == "korean") {
+  if (l == "euc-kr" || l == "ks_c_5601-1987" || l == "ksc5601" ||
+      l == "cp949" || l == "korean") {
     return "windows-949";
   }
   if (l == "utf8") return "utf-8";
@@ -61,10 +65,13 @@ struct CountingContext {
   std::size_t count = 0;
 };
 
-void CountingToU(const void* context, UConverterToUnicodeArgs* args, const char* units,
-                 int32_t length, UConverterCallbackReason reason, UErrorCode* err) {
-  if (reason == UCNV_ILLEGAL || reason == UCNV_UNASSIGNED || reason == UCNV_IRREGULAR) {
-    ++const_cast<CountingContext*>(static_cast<const CountingContext*>(context))->count;
+void CountingToU(const void* context, UConverterToUnicodeArgs* args,
+                 const char* units, int32_t length,
+                 UConverterCallbackReason reason, UErrorCode* err) {
+  if (reason == UCNV_ILLEGAL || reason == UCNV_UNASSIGNED ||
+      reason == UCNV_IRREGULAR) {
+    ++const_cast<CountingContext*>(static_cast<const CountingContext*>(context))
+          ->count;
     *err = U_ZERO_ERROR;
     const UChar sub = 0xFFFD;
     ucnv_cbToUWriteUChars(args, &sub, 1, 0, err);
@@ -86,19 +93,24 @@ Conversion Convert(std::string_view bytes, const std::string& icu_name) {
   Converter conv(ucnv_open(icu_name.c_str(), &status));
   if (U_FAILURE(status) || !conv) return result;
   CountingContext counter;
-  ucnv_setToUCallBack(conv.get(), CountingToU, &counter, nullptr, nullptr, &status);
+  ucnv_setToUCallBack(conv.get(), CountingToU, &counter, nullptr, nullptr,
+                      &status);
   if (U_FAILURE(status)) return result;
   icu::UnicodeString u;
-  const int32_t capacity = static_cast<int32_t>(std::min<std::size_t>(bytes.size(), INT32_MAX / 2)) + 16;
+  const int32_t capacity =
+      static_cast<int32_t>(std::min<std::size_t>(bytes.size(), INT32_MAX / 2)) +
+      16;
   UChar* buf = u.getBuffer(capacity);
   const char* src = bytes.data();
   const char* src_end = bytes.data() + bytes.size();
   UChar* dst = buf;
-  // One byte never yields more than two UTF-16 units in the charsets ICU ships except the
-  // ISO-2022 family, so grow and continue on overflow rather than guessing the size up front.
+  // One byte never yields more than two UTF-16 units in the charsets ICU ships
+  // except the ISO-2022 family, so grow and continue on overflow rather than
+  // guessing the size up front.
   for (;;) {
     UErrorCode e = U_ZERO_ERROR;
-    ucnv_toUnicode(conv.get(), &dst, buf + u.getCapacity(), &src, src_end, nullptr, true, &e);
+    ucnv_toUnicode(conv.get(), &dst, buf + u.getCapacity(), &src, src_end,
+                   nullptr, true, &e);
     if (e == U_BUFFER_OVERFLOW_ERROR) {
       const int32_t used = static_cast<int32_t>(dst - buf);
       u.releaseBuffer(used);
@@ -126,8 +138,10 @@ Detection Detect(std::string_view bytes) {
   UErrorCode status = U_ZERO_ERROR;
   Detector det(ucsdet_open(&status));
   if (U_FAILURE(status)) return d;
-  // The detector's statistics settle within a few KiB; bounding the sample bounds the cost.
-  const int32_t len = static_cast<int32_t>(std::min<std::size_t>(bytes.size(), 64 * 1024));
+  // The detector's statistics settle within a few KiB; bounding the sample
+  // bounds the cost.
+  const int32_t len =
+      static_cast<int32_t>(std::min<std::size_t>(bytes.size(), 64 * 1024));
   ucsdet_setText(det.get(), bytes.data(), len, &status);
   const UCharsetMatch* match = ucsdet_detect(det.get(), &status);
   if (U_FAILURE(status) || match == nullptr) return d;
@@ -139,34 +153,45 @@ Detection Detect(std::string_view bytes) {
 }
 
 bool IsLatinFamily(const std::string& icu_name) {
-  return icu_name == "windows-1252" || icu_name == "iso-8859-15" || icu_name == "iso-8859-1";
+  return icu_name == "windows-1252" || icu_name == "iso-8859-15" ||
+         icu_name == "iso-8859-1";
 }
 
-// The detector reads NUL-rich binary as UTF-16/32; mail text in those forms is always declared.
+// The detector reads NUL-rich binary as UTF-16/32; mail text in those forms is
+// always declared.
 bool IsWideUnicode(const std::string& icu_name) {
   return icu_name.rfind("utf-16", 0) == 0 || icu_name.rfind("utf-32", 0) == 0;
 }
 
-// Share of 8-bit bytes among letters. Western European text stays well under a fifth even
-// in accent-heavy languages; Cyrillic, Greek or CJK bytes read as Latin-1 are nearly all 8-bit.
+// Share of 8-bit bytes among letters. Western European text stays well under a
+// fifth even in accent-heavy languages; Cyrillic, Greek or CJK bytes read as
+// Latin-1 are nearly all 8-bit.
 double EightBitLetterShare(std::string_view bytes) {
   std::size_t high = 0;
   std::size_t ascii_letters = 0;
   for (char ch : bytes) {
     const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x80) ++high;
-    else if (std::isalpha(c)) ++ascii_letters;
+    if (c >= 0x80)
+      ++high;
+    else if (std::isalpha(c))
+      ++ascii_letters;
   }
-  return high + ascii_letters == 0 ? 0.0 : double(high) / double(high + ascii_letters);
+  return high + ascii_letters == 0
+             ? 0.0
+             : double(high) / double(high + ascii_letters);
 }
 
-// Number of valid multi-byte sequences, i.e. evidence that the bytes really are UTF-8.
+// Number of valid multi-byte sequences, i.e. evidence that the bytes really are
+// UTF-8.
 std::size_t ValidUtf8Sequences(std::string_view bytes) {
   std::size_t count = 0;
   for (std::size_t i = 0; i < bytes.size();) {
     const auto c = static_cast<unsigned char>(bytes[i]);
-    std::size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
-                                 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    std::size_t n = c < 0x80             ? 1
+                    : (c & 0xE0) == 0xC0 ? 2
+                    : (c & 0xF0) == 0xE0 ? 3
+                    : (c & 0xF8) == 0xF0 ? 4
+                                         : 0;
     bool ok = n > 1 && i + n <= bytes.size() && c >= 0xC2 && c <= 0xF4;
     for (std::size_t k = 1; ok && k < n; ++k) {
       ok = (static_cast<unsigned char>(bytes[i + k]) & 0xC0) == 0x80;
@@ -182,8 +207,9 @@ std::size_t ValidUtf8Sequences(std::string_view bytes) {
 }
 
 bool HasEightBit(std::string_view bytes) {
-  return std::any_of(bytes.begin(), bytes.end(),
-                     [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+  return std::any_of(bytes.begin(), bytes.end(), [](char c) {
+    return static_cast<unsigned char>(c) >= 0x80;
+  });
 }
 
 }  // namespace
@@ -195,10 +221,11 @@ bool IsPlainAscii(std::string_view bytes) {
 Decoded DecodeToUtf8(std::string_view bytes, std::string_view declared) {
   Decoded out;
   const std::string declared_lower = Lower(declared);
-  const std::string icu_name = declared.empty() ? std::string() : IcuName(declared);
+  const std::string icu_name =
+      declared.empty() ? std::string() : IcuName(declared);
 
-  // 7-bit text without ISO-2022 escapes reads the same in every charset mail uses (UTF-16 and
-  // UTF-7 aside, which are only honoured when declared).
+  // 7-bit text without ISO-2022 escapes reads the same in every charset mail
+  // uses (UTF-16 and UTF-7 aside, which are only honoured when declared).
   if (IsPlainAscii(bytes) && icu_name != "utf-16" && icu_name != "utf-16le" &&
       icu_name != "utf-16be" && icu_name != "utf-7") {
     out.utf8.assign(bytes);
@@ -220,29 +247,33 @@ Decoded DecodeToUtf8(std::string_view bytes, std::string_view declared) {
     why = "unknown charset '" + declared_lower + "'";
   } else if (declared_conv.replaced > 0 &&
              !(icu_name == "utf-8" && ValidUtf8Sequences(bytes) > 0)) {
-    // Legacy 8-bit text almost never forms a valid multi-byte sequence by chance, so any valid
-    // one means UTF-8 with a few bad bytes rather than another charset.
+    // Legacy 8-bit text almost never forms a valid multi-byte sequence by
+    // chance, so any valid one means UTF-8 with a few bad bytes rather than
+    // another charset.
     try_detector = true;
     why = "invalid " + declared_lower;
-  } else if (eight_bit && (declared_lower == "us-ascii" || declared_lower == "ascii" ||
-                           IsLatinFamily(icu_name)) &&
+  } else if (eight_bit &&
+             (declared_lower == "us-ascii" || declared_lower == "ascii" ||
+              IsLatinFamily(icu_name)) &&
              EightBitLetterShare(bytes) > 0.4) {
-    // Latin-1 labels are the ones mailers put on everything; a confident detection of a
-    // non-Latin charset over the same bytes is the more likely truth.
+    // Latin-1 labels are the ones mailers put on everything; a confident
+    // detection of a non-Latin charset over the same bytes is the more likely
+    // truth.
     try_detector = true;
   }
 
   if (try_detector) {
     const Detection d = Detect(bytes);
-    // Without a declaration anything the detector offers beats guessing; against a clean
-    // declaration only a confident non-Latin answer wins.
+    // Without a declaration anything the detector offers beats guessing;
+    // against a clean declaration only a confident non-Latin answer wins.
     const bool declared_clean = declared_conv.ok && declared_conv.replaced == 0;
     const int32_t needed = declared_clean ? 25 : 10;
     if (!d.name.empty() && d.confidence >= needed && !IsWideUnicode(d.name) &&
         !(declared_clean && IsLatinFamily(IcuName(d.name)))) {
       Conversion detected = Convert(bytes, IcuName(d.name));
-      // A detection that itself needs replacements loses to a clean declaration; against no
-      // usable declaration it must beat windows-1252, which maps every byte but five.
+      // A detection that itself needs replacements loses to a clean
+      // declaration; against no usable declaration it must beat windows-1252,
+      // which maps every byte but five.
       bool better = false;
       if (!detected.ok) {
         better = false;
@@ -259,8 +290,8 @@ Decoded DecodeToUtf8(std::string_view bytes, std::string_view declared) {
         out.charset_used = Lower(IcuName(d.name));
         out.detected = true;
         if (!declared.empty()) {
-          out.note = (why.empty() ? "declared " + declared_lower : why) + ", decoded as detected " +
-                     out.charset_used;
+          out.note = (why.empty() ? "declared " + declared_lower : why) +
+                     ", decoded as detected " + out.charset_used;
         }
         return out;
       }
@@ -273,7 +304,8 @@ Decoded DecodeToUtf8(std::string_view bytes, std::string_view declared) {
     out.charset_used = Lower(icu_name);
     return out;
   }
-  // Nothing usable declared or detected: windows-1252 maps every byte, so no text is lost.
+  // Nothing usable declared or detected: windows-1252 maps every byte, so no
+  // text is lost.
   Conversion fallback = Convert(bytes, "windows-1252");
   out.utf8 = std::move(fallback.utf8);
   out.replaced = fallback.replaced;

@@ -14,8 +14,8 @@ struct GObjectUnref {
   }
 };
 
-// Owns one reference. GMime constructors return a new reference: wrap them with Adopt().
-// Accessors return borrowed pointers: never wrap those.
+// Owns one reference. GMime constructors return a new reference: wrap them with
+// Adopt(). Accessors return borrowed pointers: never wrap those.
 template <typename T>
 using GPtr = std::unique_ptr<T, GObjectUnref>;
 

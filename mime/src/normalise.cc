@@ -1,9 +1,10 @@
 // ICU normalisation of extracted text: the form every later stage reads.
 //
-// Order matters: C1 controls are repaired before NFKC case folding so that a mis-decoded
-// U+0092 becomes an apostrophe (and folds like one); invisible characters are removed after
-// folding because NFKC can produce some of them (e.g. from compatibility ligatures) and
-// because spam inserts them between letters to break word and hash matching.
+// Order matters: C1 controls are repaired before NFKC case folding so that a
+// mis-decoded U+0092 becomes an apostrophe (and folds like one); invisible
+// characters are removed after folding because NFKC can produce some of them
+// (e.g. from compatibility ligatures) and because spam inserts them between
+// letters to break word and hash matching.
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
@@ -17,9 +18,10 @@
 namespace mw::mime {
 namespace {
 
-// windows-1252 meaning of bytes 0x80..0x9F. Text that was decoded as ISO-8859-1 while it was
-// really windows-1252 (very common in mail, and in the language samples) carries these as C1
-// controls. 0 marks the five bytes windows-1252 leaves undefined: they are dropped.
+// windows-1252 meaning of bytes 0x80..0x9F. Text that was decoded as ISO-8859-1
+// while it was really windows-1252 (very common in mail, and in the language
+// samples) carries these as C1 controls. 0 marks the five bytes windows-1252
+// leaves undefined: they are dropped.
 constexpr char16_t kCp1252C1[32] = {
     0x20AC, 0,      0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,  // 80-87
     0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0,      0x017D, 0,       // 88-8F
@@ -27,13 +29,15 @@ constexpr char16_t kCp1252C1[32] = {
     0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0,      0x017E, 0x0178,  // 98-9F
 };
 
-// Characters with no visible form that spam puts between letters. Default_Ignorable_Code_Point
-// covers zero-width space/joiners, soft hyphen, word joiner, BOM, bidi controls (LRM, RLM,
-// embeddings, isolates), variation selectors, Hangul fillers and tags; NFKC_Casefold already
-// removes most of them, this catches the rest and anything normalisation re-creates.
+// Characters with no visible form that spam puts between letters.
+// Default_Ignorable_Code_Point covers zero-width space/joiners, soft hyphen,
+// word joiner, BOM, bidi controls (LRM, RLM, embeddings, isolates), variation
+// selectors, Hangul fillers and tags; NFKC_Casefold already removes most of
+// them, this catches the rest and anything normalisation re-creates.
 bool IsInvisible(UChar32 c) {
   return u_hasBinaryProperty(c, UCHAR_DEFAULT_IGNORABLE_CODE_POINT) ||
-         c == 0x180E ||  // Mongolian vowel separator: ignorable before Unicode 6.3
+         c == 0x180E ||  // Mongolian vowel separator: ignorable before
+                         // Unicode 6.3
          c == 0x2800;    // braille blank, used as an invisible letter
 }
 
@@ -55,8 +59,9 @@ Break BreakOf(UChar32 c) {
   }
 }
 
-// Replaces the C1 range as windows-1252 would and turns other control characters (NUL and
-// friends) into spaces, so they separate words instead of gluing or hiding them.
+// Replaces the C1 range as windows-1252 would and turns other control
+// characters (NUL and friends) into spaces, so they separate words instead of
+// gluing or hiding them.
 icu::UnicodeString RepairControls(const icu::UnicodeString& in) {
   icu::UnicodeString out;
   out.getBuffer(in.length());
@@ -87,26 +92,33 @@ void AppendUtf8(std::string& out, UChar32 c) {
 }  // namespace
 
 std::string NormaliseText(std::string_view utf8) {
-  // fromUTF8 replaces every invalid sequence with U+FFFD, so nothing is dropped silently.
-  const icu::UnicodeString raw =
-      icu::UnicodeString::fromUTF8(icu::StringPiece(utf8.data(), static_cast<int32_t>(utf8.size())));
+  // fromUTF8 replaces every invalid sequence with U+FFFD, so nothing is dropped
+  // silently.
+  const icu::UnicodeString raw = icu::UnicodeString::fromUTF8(
+      icu::StringPiece(utf8.data(), static_cast<int32_t>(utf8.size())));
   UErrorCode status = U_ZERO_ERROR;
-  const icu::Normalizer2* nfkc_cf = icu::Normalizer2::getNFKCCasefoldInstance(status);
+  const icu::Normalizer2* nfkc_cf =
+      icu::Normalizer2::getNFKCCasefoldInstance(status);
   icu::UnicodeString folded;
-  if (U_SUCCESS(status)) folded = nfkc_cf->normalize(RepairControls(raw), status);
-  if (U_FAILURE(status)) folded = RepairControls(raw).foldCase();  // ICU data missing: degrade
+  if (U_SUCCESS(status))
+    folded = nfkc_cf->normalize(RepairControls(raw), status);
+  if (U_FAILURE(status))
+    folded = RepairControls(raw).foldCase();  // ICU data missing: degrade
 
-  // One pass: drop invisibles, collapse whitespace inside lines, keep at most one blank line
-  // between paragraphs, no blank lines at either end.
+  // One pass: drop invisibles, collapse whitespace inside lines, keep at most
+  // one blank line between paragraphs, no blank lines at either end.
   std::string out;
   out.reserve(utf8.size());
-  bool pending_space = false;   // whitespace seen since the last visible character on this line
-  int pending_breaks = 0;       // 0 none, 1 line, 2 paragraph, since the last visible character
+  bool pending_space =
+      false;  // whitespace seen since the last visible character on this line
+  int pending_breaks =
+      0;  // 0 none, 1 line, 2 paragraph, since the last visible character
   bool line_has_text = false;
   for (int32_t i = 0; i < folded.length();) {
     const UChar32 c = folded.char32At(i);
     i += U16_LENGTH(c);
-    if (c == '\r' && i < folded.length() && folded.charAt(i) == '\n') continue;  // CRLF once
+    if (c == '\r' && i < folded.length() && folded.charAt(i) == '\n')
+      continue;  // CRLF once
     const Break b = BreakOf(c);
     if (b != Break::kNone) {
       if (b == Break::kParagraph || !line_has_text) {
@@ -124,8 +136,10 @@ std::string NormaliseText(std::string_view utf8) {
       continue;
     }
     if (IsInvisible(c)) continue;
-    if (pending_breaks > 0 && !out.empty()) out.append(static_cast<size_t>(pending_breaks), '\n');
-    else if (pending_space) out.push_back(' ');
+    if (pending_breaks > 0 && !out.empty())
+      out.append(static_cast<size_t>(pending_breaks), '\n');
+    else if (pending_space)
+      out.push_back(' ');
     pending_breaks = 0;
     pending_space = false;
     line_has_text = true;
@@ -137,7 +151,8 @@ std::string NormaliseText(std::string_view utf8) {
 Text Normalise(const Message& message) {
   Text text;
   text.body = NormaliseText(message.body);
-  // The subject is one line: its folding whitespace and any encoded newlines become spaces.
+  // The subject is one line: its folding whitespace and any encoded newlines
+  // become spaces.
   std::string subject = NormaliseText(message.subject);
   for (char& ch : subject) {
     if (ch == '\n') ch = ' ';

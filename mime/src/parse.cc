@@ -1,9 +1,10 @@
 // mime::Parse: RFC 822 bytes to a Message value, with GMime.
 //
-// GMime objects are created and released inside Parse: none escapes, since they are not
-// thread-safe. The tree walk is bounded by Limits at every step (depth, part count, text
-// budget), and every defect becomes a warning rather than a failure, in the manner of
-// Postfix's mime_state.c, so the milter always has something to decide on.
+// GMime objects are created and released inside Parse: none escapes, since they
+// are not thread-safe. The tree walk is bounded by Limits at every step (depth,
+// part count, text budget), and every defect becomes a warning rather than a
+// failure, in the manner of Postfix's mime_state.c, so the milter always has
+// something to decide on.
 #include <gmime/gmime.h>
 #include <openssl/evp.h>
 
@@ -21,24 +22,29 @@
 namespace mw::mime {
 namespace {
 
-// A hostile message can raise thousands of parser warnings; past this many, one summary line.
+// A hostile message can raise thousands of parser warnings; past this many, one
+// summary line.
 constexpr std::size_t kMaxWarnings = 50;
 
 struct OptionsFree {
-  void operator()(GMimeParserOptions* o) const { g_mime_parser_options_free(o); }
+  void operator()(GMimeParserOptions* o) const {
+    g_mime_parser_options_free(o);
+  }
 };
 
 std::string Lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) {
+    return static_cast<char>(std::tolower(c));
+  });
   return out;
 }
 
 std::string Sha1Hex(std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  if (EVP_Digest(data.data(), data.size(), md, &len, EVP_sha1(), nullptr) != 1) return {};
+  if (EVP_Digest(data.data(), data.size(), md, &len, EVP_sha1(), nullptr) != 1)
+    return {};
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(2 * len);
@@ -59,28 +65,46 @@ void CutUtf8(std::string& s, std::size_t max) {
 
 const char* WarningText(GMimeParserWarning code) {
   switch (code) {
-    case GMIME_WARN_DUPLICATED_HEADER: return "duplicated header";
-    case GMIME_WARN_DUPLICATED_PARAMETER: return "duplicated header parameter";
-    case GMIME_WARN_UNENCODED_8BIT_HEADER: return "unencoded 8-bit header";
-    case GMIME_WARN_INVALID_CONTENT_TYPE: return "invalid content type";
-    case GMIME_WARN_INVALID_RFC2047_HEADER_VALUE: return "invalid RFC 2047 encoded word";
-    case GMIME_WARN_MALFORMED_MULTIPART: return "multipart without parts";
-    case GMIME_WARN_TRUNCATED_MESSAGE: return "truncated message";
-    case GMIME_WARN_MALFORMED_MESSAGE: return "malformed message";
-    case GMIME_CRIT_INVALID_HEADER_NAME: return "invalid header name";
-    case GMIME_CRIT_CONFLICTING_HEADER: return "conflicting header";
-    case GMIME_CRIT_CONFLICTING_PARAMETER: return "conflicting header parameter";
-    case GMIME_CRIT_MULTIPART_WITHOUT_BOUNDARY: return "multipart without boundary";
-    case GMIME_WARN_INVALID_PARAMETER: return "invalid header parameter";
-    case GMIME_WARN_INVALID_ADDRESS_LIST: return "invalid address list";
-    case GMIME_CRIT_NESTING_OVERFLOW: return "MIME nesting overflow";
-    case GMIME_WARN_PART_WITHOUT_CONTENT: return "part without content";
-    case GMIME_CRIT_PART_WITHOUT_HEADERS_OR_CONTENT: return "part without headers or content";
+    case GMIME_WARN_DUPLICATED_HEADER:
+      return "duplicated header";
+    case GMIME_WARN_DUPLICATED_PARAMETER:
+      return "duplicated header parameter";
+    case GMIME_WARN_UNENCODED_8BIT_HEADER:
+      return "unencoded 8-bit header";
+    case GMIME_WARN_INVALID_CONTENT_TYPE:
+      return "invalid content type";
+    case GMIME_WARN_INVALID_RFC2047_HEADER_VALUE:
+      return "invalid RFC 2047 encoded word";
+    case GMIME_WARN_MALFORMED_MULTIPART:
+      return "multipart without parts";
+    case GMIME_WARN_TRUNCATED_MESSAGE:
+      return "truncated message";
+    case GMIME_WARN_MALFORMED_MESSAGE:
+      return "malformed message";
+    case GMIME_CRIT_INVALID_HEADER_NAME:
+      return "invalid header name";
+    case GMIME_CRIT_CONFLICTING_HEADER:
+      return "conflicting header";
+    case GMIME_CRIT_CONFLICTING_PARAMETER:
+      return "conflicting header parameter";
+    case GMIME_CRIT_MULTIPART_WITHOUT_BOUNDARY:
+      return "multipart without boundary";
+    case GMIME_WARN_INVALID_PARAMETER:
+      return "invalid header parameter";
+    case GMIME_WARN_INVALID_ADDRESS_LIST:
+      return "invalid address list";
+    case GMIME_CRIT_NESTING_OVERFLOW:
+      return "MIME nesting overflow";
+    case GMIME_WARN_PART_WITHOUT_CONTENT:
+      return "part without content";
+    case GMIME_CRIT_PART_WITHOUT_HEADERS_OR_CONTENT:
+      return "part without headers or content";
   }
   return "parser warning";
 }
 
-// Collects parser warnings; GMime calls back synchronously from inside construct_message.
+// Collects parser warnings; GMime calls back synchronously from inside
+// construct_message.
 struct WarningSink {
   std::vector<std::string> lines;
   std::size_t dropped = 0;
@@ -96,15 +120,20 @@ struct WarningSink {
   }
 };
 
-void OnParserWarning(gint64 offset, GMimeParserWarning code, const gchar* item, gpointer data) {
+void OnParserWarning(gint64 offset, GMimeParserWarning code, const gchar* item,
+                     gpointer data) {
   auto* sink = static_cast<WarningSink*>(data);
   if (code == GMIME_WARN_TRUNCATED_MESSAGE) sink->truncated = true;
   std::string line = std::string("parser: ") + WarningText(code);
-  // The item is attacker-controlled (a header name or value): keep it short and printable.
-  if (item != nullptr && *item != '\0' && code != GMIME_WARN_DUPLICATED_HEADER) {
+  // The item is attacker-controlled (a header name or value): keep it short and
+  // printable.
+  if (item != nullptr && *item != '\0' &&
+      code != GMIME_WARN_DUPLICATED_HEADER) {
     std::string shown(item, strnlen(item, 60));
     for (char& c : shown) {
-      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) c = '?';
+      if (static_cast<unsigned char>(c) < 0x20 ||
+          static_cast<unsigned char>(c) >= 0x7F)
+        c = '?';
     }
     line += " (" + shown + ")";
   }
@@ -113,12 +142,12 @@ void OnParserWarning(gint64 offset, GMimeParserWarning code, const gchar* item, 
 }
 
 bool IsBodyTextType(const std::string& type) {
-  return type == "text/plain" || type == "text/html" || type == "text/enriched" ||
-         type == "text/richtext";
+  return type == "text/plain" || type == "text/html" ||
+         type == "text/enriched" || type == "text/richtext";
 }
 
-// Counts base64 alphabet characters in the still-encoded content; a count that is not a
-// multiple of four (padding included) means the part was cut short.
+// Counts base64 alphabet characters in the still-encoded content; a count that
+// is not a multiple of four (padding included) means the part was cut short.
 bool LooksTruncatedBase64(GMimeDataWrapper* wrapper) {
   GMimeStream* raw = g_mime_data_wrapper_get_stream(wrapper);  // borrowed
   if (raw == nullptr) return false;
@@ -139,7 +168,8 @@ bool LooksTruncatedBase64(GMimeDataWrapper* wrapper) {
 std::string Decode(GMimeDataWrapper* wrapper) {
   auto mem = Adopt(g_mime_stream_mem_new());
   if (g_mime_data_wrapper_write_to_stream(wrapper, mem.get()) < 0) return {};
-  GByteArray* array = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(mem.get()));
+  GByteArray* array =
+      g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(mem.get()));
   if (array == nullptr || array->len == 0) return {};
   return std::string(reinterpret_cast<const char*>(array->data), array->len);
 }
@@ -169,7 +199,8 @@ class Walker {
   bool truncated() const { return truncated_; }
 
   // `path` is this object's position; empty for the root multipart.
-  void Walk(GMimeObject* obj, std::uint32_t depth, const std::string& path, Extract& out) {
+  void Walk(GMimeObject* obj, std::uint32_t depth, const std::string& path,
+            Extract& out) {
     if (obj == nullptr) return;
     if (depth > limits_.nesting_limit) {
       LimitOnce(depth_warned_, "limit: MIME parts nested deeper than " +
@@ -186,7 +217,8 @@ class Walker {
     if (GMIME_IS_MULTIPART(obj)) {
       WalkMultipart(GMIME_MULTIPART(obj), depth, path, out);
     } else if (GMIME_IS_MESSAGE_PART(obj)) {
-      GMimeMessage* inner = g_mime_message_part_get_message(GMIME_MESSAGE_PART(obj));
+      GMimeMessage* inner =
+          g_mime_message_part_get_message(GMIME_MESSAGE_PART(obj));
       if (inner == nullptr) return;
       GMimeObject* body = g_mime_message_get_mime_part(inner);
       const std::string base = path.empty() ? "1" : path;
@@ -197,13 +229,14 @@ class Walker {
   }
 
  private:
-  void WalkMultipart(GMimeMultipart* mp, std::uint32_t depth, const std::string& path,
-                     Extract& out) {
+  void WalkMultipart(GMimeMultipart* mp, std::uint32_t depth,
+                     const std::string& path, Extract& out) {
     const int count = g_mime_multipart_get_count(mp);
     if (count == 0) {
-      // A boundary that never matches (spam often declares one and uses another) leaves the
-      // whole body in the prologue. Mail clients still show it; read it as plain text so its
-      // words are not invisible to the filters downstream.
+      // A boundary that never matches (spam often declares one and uses
+      // another) leaves the whole body in the prologue. Mail clients still show
+      // it; read it as plain text so its words are not invisible to the filters
+      // downstream.
       const char* prologue = g_mime_multipart_get_prologue(mp);
       if (prologue != nullptr && *prologue != '\0') {
         Warn("part " + (path.empty() ? std::string("1") : path) +
@@ -213,20 +246,24 @@ class Walker {
       return;
     }
     GMimeContentType* ct = g_mime_object_get_content_type(GMIME_OBJECT(mp));
-    const char* sub = ct != nullptr ? g_mime_content_type_get_media_subtype(ct) : nullptr;
-    const bool alternative = sub != nullptr && g_ascii_strcasecmp(sub, "alternative") == 0;
+    const char* sub =
+        ct != nullptr ? g_mime_content_type_get_media_subtype(ct) : nullptr;
+    const bool alternative =
+        sub != nullptr && g_ascii_strcasecmp(sub, "alternative") == 0;
     if (!alternative) {
       for (int i = 0; i < count; ++i) {
-        Walk(g_mime_multipart_get_part(mp, i), depth + 1, ChildPath(path, i), out);
+        Walk(g_mime_multipart_get_part(mp, i), depth + 1, ChildPath(path, i),
+             out);
       }
       return;
     }
-    // multipart/alternative: walk every child for the part summary, keep one text so the
-    // same content is not counted twice.
+    // multipart/alternative: walk every child for the part summary, keep one
+    // text so the same content is not counted twice.
     const std::uint64_t budget_before = text_bytes_;
     std::vector<Extract> children(static_cast<std::size_t>(std::max(count, 0)));
     for (int i = 0; i < count; ++i) {
-      Walk(g_mime_multipart_get_part(mp, i), depth + 1, ChildPath(path, i), children[i]);
+      Walk(g_mime_multipart_get_part(mp, i), depth + 1, ChildPath(path, i),
+           children[i]);
     }
     const std::size_t chosen = ChooseAlternative(children);
     for (std::size_t i = 0; i < children.size(); ++i) {
@@ -242,32 +279,37 @@ class Walker {
     }
   }
 
-  // text/plain when present and non-trivial, else the richest other alternative. The plain
-  // part is trivial when it covers less than half of the other's distinct words: that is the
-  // "view this mail in an HTML client" placeholder, or spam that shows the reader an HTML body
-  // and hides different text in the plain part. Mail clients display the HTML then, and the
-  // filters should read what the recipient reads.
+  // text/plain when present and non-trivial, else the richest other
+  // alternative. The plain part is trivial when it covers less than half of the
+  // other's distinct words: that is the "view this mail in an HTML client"
+  // placeholder, or spam that shows the reader an HTML body and hides different
+  // text in the plain part. Mail clients display the HTML then, and the filters
+  // should read what the recipient reads.
   static std::size_t ChooseAlternative(const std::vector<Extract>& children) {
     std::size_t plain = children.size();
     std::size_t richest = children.size();
     for (std::size_t i = 0; i < children.size(); ++i) {
       if (children[i].text.empty()) continue;
-      const bool is_plain = !children[i].parts.empty() &&
-                            children[i].parts.front().content_type == "text/plain";
+      const bool is_plain =
+          !children[i].parts.empty() &&
+          children[i].parts.front().content_type == "text/plain";
       if (is_plain && plain == children.size()) plain = i;
-      if (richest == children.size() || children[i].text.size() > children[richest].text.size()) {
+      if (richest == children.size() ||
+          children[i].text.size() > children[richest].text.size()) {
         richest = i;
       }
     }
     if (plain == children.size()) return richest;
-    if (richest != plain && WordCoverage(children[plain].text, children[richest].text) < 0.5) {
+    if (richest != plain &&
+        WordCoverage(children[plain].text, children[richest].text) < 0.5) {
       return richest;
     }
     return plain;
   }
 
-  // Share of the distinct words of `other` that also occur in `text`. Words are runs of ASCII
-  // letters and digits or of non-ASCII bytes, compared without ASCII case.
+  // Share of the distinct words of `other` that also occur in `text`. Words are
+  // runs of ASCII letters and digits or of non-ASCII bytes, compared without
+  // ASCII case.
   static double WordCoverage(std::string_view text, std::string_view other) {
     auto words = [](std::string_view s) {
       std::vector<std::string> out;
@@ -296,7 +338,8 @@ class Walker {
     return static_cast<double>(shared) / static_cast<double>(theirs.size());
   }
 
-  void WalkLeaf(GMimePart* part, std::uint32_t depth, const std::string& path, Extract& out) {
+  void WalkLeaf(GMimePart* part, std::uint32_t depth, const std::string& path,
+                Extract& out) {
     GMimeObject* obj = GMIME_OBJECT(part);
     Part info;
     info.path = path;
@@ -305,26 +348,31 @@ class Walker {
     if (ct != nullptr) {
       const char* type = g_mime_content_type_get_media_type(ct);
       const char* sub = g_mime_content_type_get_media_subtype(ct);
-      info.content_type = Lower(std::string(type ? type : "text") + "/" + (sub ? sub : "plain"));
+      info.content_type = Lower(std::string(type ? type : "text") + "/" +
+                                (sub ? sub : "plain"));
       const char* cs = g_mime_content_type_get_parameter(ct, "charset");
       if (cs != nullptr) info.declared_charset = Lower(cs);
     } else {
       info.content_type = "text/plain";
     }
     // DEFAULT (no header) has no name and means 7bit (RFC 2045 6.1).
-    const char* cte = g_mime_content_encoding_to_string(g_mime_part_get_content_encoding(part));
+    const char* cte = g_mime_content_encoding_to_string(
+        g_mime_part_get_content_encoding(part));
     info.transfer_encoding = cte != nullptr ? Lower(cte) : "7bit";
     if (const char* name = g_mime_part_get_filename(part)) info.filename = name;
     const char* disposition = g_mime_object_get_disposition(obj);
     const bool disposed_attachment =
-        disposition != nullptr && g_ascii_strcasecmp(disposition, "attachment") == 0;
+        disposition != nullptr &&
+        g_ascii_strcasecmp(disposition, "attachment") == 0;
     info.attachment = disposed_attachment || !IsBodyTextType(info.content_type);
 
-    GMimeDataWrapper* wrapper = g_mime_part_get_content(part);  // borrowed; null when empty
+    GMimeDataWrapper* wrapper =
+        g_mime_part_get_content(part);  // borrowed; null when empty
     std::string data = wrapper != nullptr ? Decode(wrapper) : std::string();
     info.size = data.size();
     if (wrapper != nullptr &&
-        g_mime_part_get_content_encoding(part) == GMIME_CONTENT_ENCODING_BASE64 &&
+        g_mime_part_get_content_encoding(part) ==
+            GMIME_CONTENT_ENCODING_BASE64 &&
         LooksTruncatedBase64(wrapper)) {
       Warn("part " + path + ": base64 content is truncated or malformed");
     }
@@ -337,11 +385,12 @@ class Walker {
 
     Decoded decoded = DecodeToUtf8(data, info.declared_charset);
     info.charset_used = decoded.charset_used;
-    if (!decoded.note.empty()) Warn("part " + path + ": charset: " + decoded.note);
+    if (!decoded.note.empty())
+      Warn("part " + path + ": charset: " + decoded.note);
     if (decoded.replaced > 0) {
-      Warn("part " + path + ": " + std::to_string(decoded.replaced) + " invalid byte sequence" +
-           (decoded.replaced == 1 ? "" : "s") + " in " + decoded.charset_used +
-           " replaced with U+FFFD");
+      Warn("part " + path + ": " + std::to_string(decoded.replaced) +
+           " invalid byte sequence" + (decoded.replaced == 1 ? "" : "s") +
+           " in " + decoded.charset_used + " replaced with U+FFFD");
     }
     std::string text;
     if (info.content_type == "text/html") {
@@ -363,8 +412,8 @@ class Walker {
   }
 
   // Text that GMime left outside any part, decoded with charset detection.
-  void AppendLooseText(std::string_view raw, const std::string& path, std::uint32_t depth,
-                       Extract& out) {
+  void AppendLooseText(std::string_view raw, const std::string& path,
+                       std::uint32_t depth, Extract& out) {
     Part info;
     info.path = path;
     info.depth = depth;
@@ -384,13 +433,15 @@ class Walker {
   void TakeBudget(std::string& text) {
     if (text_bytes_ >= limits_.max_text_bytes) {
       if (!text.empty()) {
-        LimitOnce(text_warned_, "limit: text beyond " + std::to_string(limits_.max_text_bytes) +
+        LimitOnce(text_warned_, "limit: text beyond " +
+                                    std::to_string(limits_.max_text_bytes) +
                                     " bytes dropped (mime.max_text_bytes)");
       }
       text.clear();
     } else if (text_bytes_ + text.size() > limits_.max_text_bytes) {
       CutUtf8(text, limits_.max_text_bytes - text_bytes_);
-      LimitOnce(text_warned_, "limit: text beyond " + std::to_string(limits_.max_text_bytes) +
+      LimitOnce(text_warned_, "limit: text beyond " +
+                                  std::to_string(limits_.max_text_bytes) +
                                   " bytes dropped (mime.max_text_bytes)");
     }
     text_bytes_ += text.size();
@@ -418,14 +469,17 @@ class Walker {
   bool html_warned_ = false;
 };
 
-// Text that GMime cannot read as a message at all (no header block): keep it as plain text.
-void ParseAsPlainText(std::string_view data, const Limits& limits, Message& msg) {
+// Text that GMime cannot read as a message at all (no header block): keep it as
+// plain text.
+void ParseAsPlainText(std::string_view data, const Limits& limits,
+                      Message& msg) {
   Decoded decoded = DecodeToUtf8(data, "");
   std::string text = std::move(decoded.utf8);
   if (text.size() > limits.max_text_bytes) {
     CutUtf8(text, limits.max_text_bytes);
     msg.truncated = true;
-    msg.warnings.push_back("limit: text beyond " + std::to_string(limits.max_text_bytes) +
+    msg.warnings.push_back("limit: text beyond " +
+                           std::to_string(limits.max_text_bytes) +
                            " bytes dropped (mime.max_text_bytes)");
   }
   Part p;
@@ -448,10 +502,12 @@ void Init() {
 
 Result<Message> Parse(std::string_view bytes, const Limits& limits) {
   if (bytes.empty()) return Fail(Error::InvalidArgument("empty message"));
-  Init();  // cheap after the first call; makes library users safe even if main forgot
+  Init();  // cheap after the first call; makes library users safe even if main
+           // forgot
   Message msg;
   std::string_view data = bytes;
-  // An mbox "From " separator line is not a header; GMime would reject the header block.
+  // An mbox "From " separator line is not a header; GMime would reject the
+  // header block.
   if (data.substr(0, 5) == "From ") {
     const auto eol = data.find('\n');
     data.remove_prefix(eol == std::string_view::npos ? data.size() : eol + 1);
@@ -460,36 +516,49 @@ Result<Message> Parse(std::string_view bytes, const Limits& limits) {
     data = data.substr(0, limits.max_bytes);
     msg.truncated = true;
     msg.warnings.push_back("limit: message is " + std::to_string(bytes.size()) +
-                           " bytes, analysed the first " + std::to_string(limits.max_bytes) +
+                           " bytes, analysed the first " +
+                           std::to_string(limits.max_bytes) +
                            " (mime.max_bytes)");
   }
-  if (data.empty()) return Fail(Error::InvalidArgument("message has no content"));
+  if (data.empty())
+    return Fail(Error::InvalidArgument("message has no content"));
 
   WarningSink sink;
-  std::unique_ptr<GMimeParserOptions, OptionsFree> options(g_mime_parser_options_new());
-  g_mime_parser_options_set_warning_callback(options.get(), OnParserWarning, &sink);
-  // Loose modes accept what real mailers send (unencoded 8-bit, broken encoded words);
-  // the fallback charsets decode raw 8-bit headers the way most mail clients do.
-  g_mime_parser_options_set_rfc2047_compliance_mode(options.get(), GMIME_RFC_COMPLIANCE_LOOSE);
-  g_mime_parser_options_set_parameter_compliance_mode(options.get(), GMIME_RFC_COMPLIANCE_LOOSE);
-  g_mime_parser_options_set_address_compliance_mode(options.get(), GMIME_RFC_COMPLIANCE_LOOSE);
+  std::unique_ptr<GMimeParserOptions, OptionsFree> options(
+      g_mime_parser_options_new());
+  g_mime_parser_options_set_warning_callback(options.get(), OnParserWarning,
+                                             &sink);
+  // Loose modes accept what real mailers send (unencoded 8-bit, broken encoded
+  // words); the fallback charsets decode raw 8-bit headers the way most mail
+  // clients do.
+  g_mime_parser_options_set_rfc2047_compliance_mode(options.get(),
+                                                    GMIME_RFC_COMPLIANCE_LOOSE);
+  g_mime_parser_options_set_parameter_compliance_mode(
+      options.get(), GMIME_RFC_COMPLIANCE_LOOSE);
+  g_mime_parser_options_set_address_compliance_mode(options.get(),
+                                                    GMIME_RFC_COMPLIANCE_LOOSE);
   const char* fallback[] = {"utf-8", "windows-1252", nullptr};
   g_mime_parser_options_set_fallback_charsets(options.get(), fallback);
 
-  // GMime copies the buffer into the stream, so `bytes` need not outlive this call.
-  auto stream = Adopt(g_mime_stream_mem_new_with_buffer(data.data(), data.size()));
+  // GMime copies the buffer into the stream, so `bytes` need not outlive this
+  // call.
+  auto stream =
+      Adopt(g_mime_stream_mem_new_with_buffer(data.data(), data.size()));
   auto parser = Adopt(g_mime_parser_new_with_stream(stream.get()));
   g_mime_parser_set_format(parser.get(), GMIME_FORMAT_MESSAGE);
-  auto message = Adopt(g_mime_parser_construct_message(parser.get(), options.get()));
+  auto message =
+      Adopt(g_mime_parser_construct_message(parser.get(), options.get()));
 
   for (auto& w : sink.lines) msg.warnings.push_back(std::move(w));
   if (sink.dropped > 0) {
-    msg.warnings.push_back("parser: " + std::to_string(sink.dropped) + " more warnings");
+    msg.warnings.push_back("parser: " + std::to_string(sink.dropped) +
+                           " more warnings");
   }
   if (sink.truncated) msg.truncated = true;
 
   if (!message) {
-    msg.warnings.push_back("parser: no RFC 822 header block; read as plain text");
+    msg.warnings.push_back(
+        "parser: no RFC 822 header block; read as plain text");
     ParseAsPlainText(data, limits, msg);
     return msg;
   }
@@ -498,10 +567,12 @@ Result<Message> Parse(std::string_view bytes, const Limits& limits) {
     msg.subject = subject;
     if (msg.subject.size() > limits.header_size_limit) {
       CutUtf8(msg.subject, limits.header_size_limit);
-      msg.warnings.push_back("limit: Subject cut to " + std::to_string(limits.header_size_limit) +
+      msg.warnings.push_back("limit: Subject cut to " +
+                             std::to_string(limits.header_size_limit) +
                              " bytes (mime.header_size_limit)");
     }
-    // GMime decodes encoded words to UTF-8 but passes undecodable raw bytes through.
+    // GMime decodes encoded words to UTF-8 but passes undecodable raw bytes
+    // through.
     msg.subject = DecodeToUtf8(msg.subject, "utf-8").utf8;
   }
 
@@ -521,7 +592,9 @@ Result<Message> Parse(std::string_view bytes, const Limits& limits) {
 }
 
 Result<Message> Parse(std::span<const std::byte> bytes, const Limits& limits) {
-  return Parse(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), limits);
+  return Parse(std::string_view(reinterpret_cast<const char*>(bytes.data()),
+                                bytes.size()),
+               limits);
 }
 
 }  // namespace mw::mime

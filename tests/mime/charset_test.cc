@@ -1,7 +1,8 @@
-// mime::DecodeToUtf8 (private to mw::mime): declared, detected and repaired charsets.
-#include <gtest/gtest.h>
-
+// mime::DecodeToUtf8 (private to mw::mime): declared, detected and repaired
+// charsets.
 #include "mime/src/charset.h"
+
+#include <gtest/gtest.h>
 
 namespace mw::mime {
 namespace {
@@ -37,7 +38,9 @@ TEST(DecodeToUtf8, UnknownCharsetFallsBackWithNote) {
   const Decoded d = DecodeToUtf8("caf\xe9", "x-no-such-charset");
   EXPECT_EQ(d.utf8, "café");
   EXPECT_TRUE(d.detected);
-  EXPECT_NE(d.note.find("unknown charset 'x-no-such-charset'"), std::string::npos) << d.note;
+  EXPECT_NE(d.note.find("unknown charset 'x-no-such-charset'"),
+            std::string::npos)
+      << d.note;
 }
 
 TEST(DecodeToUtf8, Iso2022JpIsDecodedWhenDeclared) {
@@ -47,7 +50,9 @@ TEST(DecodeToUtf8, Iso2022JpIsDecodedWhenDeclared) {
 }
 
 TEST(DecodeToUtf8, WesternTextLabelledLatin1IsNotOverridden) {
-  const std::string german = "Sch\xf6ne Gr\xfc\xdf" "e aus K\xf6ln, wir freuen uns auf Ihren Besuch.";
+  const std::string german =
+      "Sch\xf6ne Gr\xfc\xdf"
+      "e aus K\xf6ln, wir freuen uns auf Ihren Besuch.";
   const Decoded d = DecodeToUtf8(german, "iso-8859-1");
   EXPECT_EQ(d.charset_used, "windows-1252");
   EXPECT_FALSE(d.detected);

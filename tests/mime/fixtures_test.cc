@@ -1,4 +1,5 @@
-// Golden tests: every tests/fixtures/mail/*.eml against its .expected (see make_fixtures.py).
+// Golden tests: every tests/fixtures/mail/*.eml against its .expected (see
+// make_fixtures.py).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -40,11 +41,17 @@ Golden ReadGolden(const fs::path& p) {
   std::istringstream head(all.substr(0, at));
   std::string line;
   while (std::getline(head, line)) {
-    if (line.rfind("subject: ", 0) == 0) g.subject = line.substr(9);
-    else if (line == "subject:") g.subject.clear();
-    else if (line.rfind("charsets: ", 0) == 0) { g.has_charsets = true; g.charsets = line.substr(10); }
-    else if (line.rfind("warning: ", 0) == 0) g.warnings.push_back(line.substr(9));
-    else if (line == "no-warnings") g.no_warnings = true;
+    if (line.rfind("subject: ", 0) == 0)
+      g.subject = line.substr(9);
+    else if (line == "subject:")
+      g.subject.clear();
+    else if (line.rfind("charsets: ", 0) == 0) {
+      g.has_charsets = true;
+      g.charsets = line.substr(10);
+    } else if (line.rfind("warning: ", 0) == 0)
+      g.warnings.push_back(line.substr(9));
+    else if (line == "no-warnings")
+      g.no_warnings = true;
   }
   return g;
 }
@@ -53,7 +60,8 @@ std::vector<std::string> FixtureNames() {
   std::vector<std::string> names;
   const fs::path dir = fs::path(MW_SOURCE_DIR) / "tests/fixtures/mail";
   for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() == ".eml" && fs::exists(fs::path(e.path()).replace_extension(".expected"))) {
+    if (e.path().extension() == ".eml" &&
+        fs::exists(fs::path(e.path()).replace_extension(".expected"))) {
       names.push_back(e.path().stem().string());
     }
   }
@@ -84,8 +92,9 @@ TEST_P(FixtureTest, MatchesGolden) {
   std::string all_warnings;
   for (const auto& w : msg->warnings) all_warnings += w + "\n";
   for (const auto& w : golden.warnings) {
-    EXPECT_NE(all_warnings.find(w), std::string::npos) << "missing warning: " << w
-                                                       << "\nwarnings:\n" << all_warnings;
+    EXPECT_NE(all_warnings.find(w), std::string::npos)
+        << "missing warning: " << w << "\nwarnings:\n"
+        << all_warnings;
   }
   if (golden.no_warnings) {
     EXPECT_EQ(all_warnings, "");
@@ -96,7 +105,8 @@ INSTANTIATE_TEST_SUITE_P(Mail, FixtureTest, testing::ValuesIn(FixtureNames()),
                          [](const testing::TestParamInfo<std::string>& param) {
                            std::string n = param.param;
                            for (char& c : n) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             if (!std::isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
                            }
                            return n;
                          });

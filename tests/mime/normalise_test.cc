@@ -15,28 +15,34 @@ TEST(NormaliseText, CaseFoldsWithNfkc) {
 }
 
 TEST(NormaliseText, RemovesInvisibleCharacters) {
-  // zero-width space, ZWNJ, ZWJ, soft hyphen, word joiner, BOM, LRM, RLO, LRI/PDI
-  EXPECT_EQ(NormaliseText("v\u200bi\u200ca\u200dg\u00adr\u2060a\ufeff \u200ep\u202ei\u2066l\u2069l"),
+  // zero-width space, ZWNJ, ZWJ, soft hyphen, word joiner, BOM, LRM, RLO,
+  // LRI/PDI
+  EXPECT_EQ(NormaliseText("v\u200bi\u200ca\u200dg\u00adr\u2060a\ufeff "
+                          "\u200ep\u202ei\u2066l\u2069l"),
             "viagra pill");
 }
 
 TEST(NormaliseText, CollapsesWhitespaceInsideLines) {
-  EXPECT_EQ(NormaliseText("  a \t b\u00a0\u00a0c\u3000d   \n  e  "), "a b c d\ne");
+  EXPECT_EQ(NormaliseText("  a \t b\u00a0\u00a0c\u3000d   \n  e  "),
+            "a b c d\ne");
 }
 
 TEST(NormaliseText, KeepsLinesAndOneBlankLineBetweenParagraphs) {
-  EXPECT_EQ(NormaliseText("\n\n one\r\ntwo\r\n\r\n\r\n  \n three\n\n\n"), "one\ntwo\n\nthree");
+  EXPECT_EQ(NormaliseText("\n\n one\r\ntwo\r\n\r\n\r\n  \n three\n\n\n"),
+            "one\ntwo\n\nthree");
   EXPECT_EQ(NormaliseText("a\rb\fc\u2028d\u2029e"), "a\nb\n\nc\nd\n\ne");
 }
 
 TEST(NormaliseText, RepairsC1ControlsAsWindows1252) {
   // U+0092 is windows-1252's right single quote decoded as Latin-1.
-  EXPECT_EQ(NormaliseText("it\u0092s \u0093quoted\u0094 \u0080 5"), "it’s “quoted” € 5");
+  EXPECT_EQ(NormaliseText("it\u0092s \u0093quoted\u0094 \u0080 5"),
+            "it’s “quoted” € 5");
   EXPECT_EQ(NormaliseText("undefined\u0081byte"), "undefinedbyte");
 }
 
 TEST(NormaliseText, ControlCharactersSeparateWords) {
-  EXPECT_EQ(NormaliseText(std::string("nul\0byte\x01here", 14)), "nul byte here");
+  EXPECT_EQ(NormaliseText(std::string("nul\0byte\x01here", 14)),
+            "nul byte here");
 }
 
 TEST(NormaliseText, InvalidUtf8BecomesReplacementCharacter) {
@@ -49,7 +55,8 @@ TEST(NormaliseText, EmptyAndBlank) {
 }
 
 TEST(NormaliseText, IsIdempotent) {
-  const std::string once = NormaliseText("Ärger  über\n\n\nDINGE\u200b und ＡＢＣ");
+  const std::string once =
+      NormaliseText("Ärger  über\n\n\nDINGE\u200b und ＡＢＣ");
   EXPECT_EQ(NormaliseText(once), once);
 }
 

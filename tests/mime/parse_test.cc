@@ -1,6 +1,5 @@
 // mime::Parse on generated hostile and limit-hitting messages.
 #include <gtest/gtest.h>
-
 #include <openssl/evp.h>
 
 #include <string>
@@ -17,20 +16,24 @@ std::string Join(const std::vector<std::string>& v) {
 }
 
 std::string Simple(const std::string& headers, const std::string& body) {
-  return "From: a@example.org\r\nTo: b@example.org\r\n" + headers + "\r\n" + body;
+  return "From: a@example.org\r\nTo: b@example.org\r\n" + headers + "\r\n" +
+         body;
 }
 
 // `depth` nested multipart/mixed containers around one text part.
 std::string Nested(int depth) {
-  std::string head = "From: a@example.org\r\nSubject: deep\r\nMIME-Version: 1.0\r\n";
+  std::string head =
+      "From: a@example.org\r\nSubject: deep\r\nMIME-Version: 1.0\r\n";
   std::string open;
   std::string close;
   for (int i = 0; i < depth; ++i) {
     const std::string b = "b" + std::to_string(i);
-    open += "Content-Type: multipart/mixed; boundary=\"" + b + "\"\r\n\r\n--" + b + "\r\n";
+    open += "Content-Type: multipart/mixed; boundary=\"" + b + "\"\r\n\r\n--" +
+            b + "\r\n";
     close = "\r\n--" + b + "--\r\n" + close;
   }
-  return head + open + "Content-Type: text/plain\r\n\r\ninnermost text\r\n" + close;
+  return head + open + "Content-Type: text/plain\r\n\r\ninnermost text\r\n" +
+         close;
 }
 
 TEST(Parse, EmptyInputIsAnError) {
@@ -61,7 +64,8 @@ TEST(Parse, NestingBeyondLimitIsSkippedWithWarning) {
   ASSERT_TRUE(r.has_value());
   EXPECT_TRUE(r->truncated);
   EXPECT_EQ(r->body, "");
-  EXPECT_NE(Join(r->warnings).find("mime.nesting_limit"), std::string::npos) << Join(r->warnings);
+  EXPECT_NE(Join(r->warnings).find("mime.nesting_limit"), std::string::npos)
+      << Join(r->warnings);
 }
 
 TEST(Parse, ThousandDeepNestingDoesNotCrash) {
@@ -83,13 +87,17 @@ TEST(Parse, NestingWithinLimitReachesTheText) {
 TEST(Parse, PartCountLimit) {
   std::string body;
   for (int i = 0; i < 30; ++i) {
-    body += "--p\r\nContent-Type: text/plain\r\n\r\npart " + std::to_string(i) + "\r\n";
+    body += "--p\r\nContent-Type: text/plain\r\n\r\npart " + std::to_string(i) +
+            "\r\n";
   }
   body += "--p--\r\n";
   Limits limits;
   limits.max_parts = 11;  // the multipart itself plus ten leaves
-  auto r = Parse(Simple("MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=p\r\n", body),
-                 limits);
+  auto r = Parse(
+      Simple(
+          "MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=p\r\n",
+          body),
+      limits);
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->parts.size(), 10u);
   EXPECT_TRUE(r->truncated);
@@ -101,7 +109,8 @@ TEST(Parse, TextBudgetCutsAtCharacterBoundary) {
   for (int i = 0; i < 1000; ++i) text += "\xc3\xa9";  // é, two bytes each
   Limits limits;
   limits.max_text_bytes = 101;
-  auto r = Parse(Simple("Content-Type: text/plain; charset=utf-8\r\n", text), limits);
+  auto r = Parse(Simple("Content-Type: text/plain; charset=utf-8\r\n", text),
+                 limits);
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->body.size(), 100u);  // 50 whole characters, never half of one
   EXPECT_TRUE(r->truncated);
@@ -110,7 +119,8 @@ TEST(Parse, TextBudgetCutsAtCharacterBoundary) {
 TEST(Parse, MaxBytesTruncatesInput) {
   Limits limits;
   limits.max_bytes = 2048;
-  auto r = Parse(Simple("Subject: big\r\n", std::string(10000, 'a') + "\r\n"), limits);
+  auto r = Parse(Simple("Subject: big\r\n", std::string(10000, 'a') + "\r\n"),
+                 limits);
   ASSERT_TRUE(r.has_value());
   EXPECT_TRUE(r->truncated);
   EXPECT_LT(r->body.size(), 2048u);
@@ -129,10 +139,13 @@ TEST(Parse, HugeHeaderLineIsCut) {
 
 TEST(Parse, TwentyMegabyteAttachmentIsHashedNotRead) {
   std::string payload(20 * 1024 * 1024, '\0');
-  for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>((i * 131) & 0xFF);
+  for (size_t i = 0; i < payload.size(); ++i)
+    payload[i] = static_cast<char>((i * 131) & 0xFF);
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  ASSERT_EQ(EVP_Digest(payload.data(), payload.size(), md, &len, EVP_sha1(), nullptr), 1);
+  ASSERT_EQ(
+      EVP_Digest(payload.data(), payload.size(), md, &len, EVP_sha1(), nullptr),
+      1);
   char hex[41];
   for (unsigned i = 0; i < 20; ++i) snprintf(hex + 2 * i, 3, "%02x", md[i]);
 
@@ -140,7 +153,8 @@ TEST(Parse, TwentyMegabyteAttachmentIsHashedNotRead) {
       "From: a@example.org\r\nSubject: big attachment\r\nMIME-Version: 1.0\r\n"
       "Content-Type: multipart/mixed; boundary=\"z\"\r\n\r\n--z\r\n"
       "Content-Type: text/plain\r\n\r\nSee the file.\r\n--z\r\n"
-      "Content-Type: application/octet-stream\r\nContent-Transfer-Encoding: binary\r\n"
+      "Content-Type: application/octet-stream\r\nContent-Transfer-Encoding: "
+      "binary\r\n"
       "Content-Disposition: attachment; filename=\"blob.bin\"\r\n\r\n" +
       payload + "\r\n--z--\r\n";
   auto r = Parse(msg, Limits{});
@@ -150,7 +164,8 @@ TEST(Parse, TwentyMegabyteAttachmentIsHashedNotRead) {
   EXPECT_TRUE(r->parts[1].attachment);
   EXPECT_EQ(r->parts[1].filename, "blob.bin");
   EXPECT_EQ(r->parts[1].sha1, std::string(hex));
-  // GMime keeps the line ending before the boundary in a binary part: one byte of slack.
+  // GMime keeps the line ending before the boundary in a binary part: one byte
+  // of slack.
   EXPECT_GE(r->parts[1].size, payload.size());
   EXPECT_LE(r->parts[1].size, payload.size() + 2);
 }
@@ -161,9 +176,12 @@ TEST(Parse, PartSummaryDescribesEachLeaf) {
       "Content-Type: multipart/mixed; boundary=\"o\"\r\n\r\n--o\r\n"
       "Content-Type: multipart/alternative; boundary=\"i\"\r\n\r\n--i\r\n"
       "Content-Type: text/plain; charset=ISO-8859-1\r\n"
-      "Content-Transfer-Encoding: quoted-printable\r\n\r\nCaf=E9 au lait, long enough to win.\r\n"
-      "--i\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>Caf\xc3\xa9</p>\r\n--i--\r\n"
-      "--o\r\nContent-Type: image/png; name=\"dot.png\"\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+      "Content-Transfer-Encoding: quoted-printable\r\n\r\nCaf=E9 au lait, long "
+      "enough to win.\r\n"
+      "--i\r\nContent-Type: text/html; "
+      "charset=utf-8\r\n\r\n<p>Caf\xc3\xa9</p>\r\n--i--\r\n"
+      "--o\r\nContent-Type: image/png; "
+      "name=\"dot.png\"\r\nContent-Transfer-Encoding: base64\r\n\r\n"
       "iVBORw0KGgo=\r\n--o--\r\n";
   auto r = Parse(msg, Limits{});
   ASSERT_TRUE(r.has_value());
@@ -189,7 +207,8 @@ TEST(Parse, TextAttachmentIsNotBodyText) {
       "From: a@example.org\r\nMIME-Version: 1.0\r\n"
       "Content-Type: multipart/mixed; boundary=\"o\"\r\n\r\n--o\r\n"
       "Content-Type: text/plain\r\n\r\nBody.\r\n--o\r\n"
-      "Content-Type: text/plain\r\nContent-Disposition: attachment; filename=log.txt\r\n\r\n"
+      "Content-Type: text/plain\r\nContent-Disposition: attachment; "
+      "filename=log.txt\r\n\r\n"
       "attached log lines\r\n--o--\r\n";
   auto r = Parse(msg, Limits{});
   ASSERT_TRUE(r.has_value());

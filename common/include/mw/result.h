@@ -1,8 +1,9 @@
-// mw::Error and mw::Result<T>: how every mailwave module reports expected failures.
+// mw::Error and mw::Result<T>: how every mailwave module reports expected
+// failures.
 //
 // Follows leveldb's Status: few codes, a message, ToString(). Result<T> is
-// tl::expected<T, Error>, so a later move to C++23 std::expected is a one-line swap.
-// Errors are values; nothing in the pipeline throws for control flow.
+// tl::expected<T, Error>, so a later move to C++23 std::expected is a one-line
+// swap. Errors are values; nothing in the pipeline throws for control flow.
 //
 // Thread-safety: value types, safe to copy between threads.
 #ifndef MW_RESULT_H_
@@ -19,23 +20,33 @@ class [[nodiscard]] Error {
  public:
   enum class Code {
     kInvalidArgument,  // bad input from a user: config file, command line
-    kCorrupt,          // data that should be well-formed is not (dictionary file, store)
-    kNotFound,         // a file or record that should exist does not
-    kIo,               // the operating system refused a read or write
-    kLimit,            // a configured limit was hit and nothing usable remains
-    kUnavailable,      // a resource is busy or absent (SQLite BUSY, no GPU)
-    kInternal,         // a bug: an invariant did not hold
+    kCorrupt,      // data that should be well-formed is not (dictionary file,
+                   // store)
+    kNotFound,     // a file or record that should exist does not
+    kIo,           // the operating system refused a read or write
+    kLimit,        // a configured limit was hit and nothing usable remains
+    kUnavailable,  // a resource is busy or absent (SQLite BUSY, no GPU)
+    kInternal,     // a bug: an invariant did not hold
   };
 
-  Error(Code code, std::string message) : code_(code), message_(std::move(message)) {}
+  Error(Code code, std::string message)
+      : code_(code), message_(std::move(message)) {}
 
-  static Error InvalidArgument(std::string m) { return {Code::kInvalidArgument, std::move(m)}; }
+  static Error InvalidArgument(std::string m) {
+    return {Code::kInvalidArgument, std::move(m)};
+  }
   static Error Corrupt(std::string m) { return {Code::kCorrupt, std::move(m)}; }
-  static Error NotFound(std::string m) { return {Code::kNotFound, std::move(m)}; }
+  static Error NotFound(std::string m) {
+    return {Code::kNotFound, std::move(m)};
+  }
   static Error Io(std::string m) { return {Code::kIo, std::move(m)}; }
   static Error Limit(std::string m) { return {Code::kLimit, std::move(m)}; }
-  static Error Unavailable(std::string m) { return {Code::kUnavailable, std::move(m)}; }
-  static Error Internal(std::string m) { return {Code::kInternal, std::move(m)}; }
+  static Error Unavailable(std::string m) {
+    return {Code::kUnavailable, std::move(m)};
+  }
+  static Error Internal(std::string m) {
+    return {Code::kInternal, std::move(m)};
+  }
 
   Code code() const { return code_; }
   // The message alone, already in the one-line form users see
@@ -53,7 +64,9 @@ template <typename T>
 using Result = tl::expected<T, Error>;
 
 // Shorthand for returning an error from a function that returns Result<T>.
-inline tl::unexpected<Error> Fail(Error e) { return tl::unexpected<Error>(std::move(e)); }
+inline tl::unexpected<Error> Fail(Error e) {
+  return tl::unexpected<Error>(std::move(e));
+}
 
 }  // namespace mw
 
