@@ -273,12 +273,13 @@ Result<std::string> Build(std::vector<WordList> lists,
     while (j < rows.size() && rows[j].word == rows[i].word)
       sum += rows[j].frequency, ++j;
     const std::size_t n = j - i;
+    Word w{internal::Hash64(rows[i].word), rows[i].word, {}};
     if (n > params.max_languages) {
-      ++dropped_common;
+      ++dropped_common;  // kept as a common word: no postings
+      words.push_back(std::move(w));
       i = j;
       continue;
     }
-    Word w{internal::Hash64(rows[i].word), rows[i].word, {}};
     std::size_t best = i;
     for (std::size_t k = i; k < j; ++k) {
       if (rows[k].frequency > rows[best].frequency) best = k;
@@ -326,7 +327,9 @@ Result<std::string> Build(std::vector<WordList> lists,
     Entry e{static_cast<std::uint32_t>(w.hash), 0};
     const bool is_pure =
         w.postings.size() == 1 && (w.postings[0] & internal::kPureBit);
-    if (w.postings.size() == 1) {
+    if (w.postings.empty()) {
+      e.payload = internal::kCommonWord;
+    } else if (w.postings.size() == 1) {
       e.payload = w.postings[0];
     } else {
       if (postings.size() + w.postings.size() > internal::kMaxPostingIndex ||
@@ -339,7 +342,7 @@ Result<std::string> Build(std::vector<WordList> lists,
                   (static_cast<std::uint32_t>(w.postings.size()) << 24);
       postings.insert(postings.end(), w.postings.begin(), w.postings.end());
     }
-    (is_pure ? pure : shared)++;
+    if (!w.postings.empty()) (is_pure ? pure : shared)++;
     for (std::uint32_t p : w.postings) {
       LanguageRecord& rec = records[(p >> 16) & 0xffu];
       ++rec.words;
@@ -352,7 +355,7 @@ Result<std::string> Build(std::vector<WordList> lists,
     buckets[b] += buckets[b - 1];
   say(std::to_string(entries.size()) + " words: " + std::to_string(pure) +
       " tier 1, " + std::to_string(shared) + " tier 2, " +
-      std::to_string(dropped_common) + " common words left out, " +
+      std::to_string(dropped_common) + " common words (no language), " +
       std::to_string(collisions) + " hash collisions dropped");
 
   FileHeader h;
@@ -366,6 +369,7 @@ Result<std::string> Build(std::vector<WordList> lists,
   h.posting_count = static_cast<std::uint32_t>(postings.size());
   h.pure_count = pure;
   h.shared_count = shared;
+  h.common_count = dropped_common;
   h.max_words = params.max_words;
   h.min_count = params.min_count;
   h.max_languages = params.max_languages;

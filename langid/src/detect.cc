@@ -34,6 +34,7 @@ struct Tally {
   std::uint32_t n_pure = 0;
   std::uint32_t n_shared = 0;
   std::uint32_t n_unknown = 0;
+  std::uint32_t n_common = 0;
   std::uint32_t han = 0;
   std::uint32_t kana = 0;
 };
@@ -55,6 +56,10 @@ void CountWord(void* context, std::string_view word, int script) {
     return;
   }
   const PostingList postings = t->model->Lookup(word);
+  if (postings.common()) {
+    ++t->n_common;
+    return;
+  }
   if (postings.empty()) {
     ++t->n_unknown;
     return;
@@ -115,8 +120,13 @@ std::string_view ScriptLanguage(std::string_view script) {
   return internal::DirectLanguage(code);
 }
 
-Language Detect(std::string_view text, const Model& model,
-                const Options& options) {
+std::string_view CandidateCode(const Model& model, std::size_t i) {
+  const std::size_t n = model.languages().size();
+  if (i < n) return model.languages()[i].code;
+  return i - n < kDirect.size() ? kDirect[i - n] : std::string_view();
+}
+
+Evidence Collect(std::string_view text, const Model& model) {
   std::string mapped;
   if (HasC1(text)) {
     mapped = MapC1Controls(text);
@@ -134,60 +144,66 @@ Language Detect(std::string_view text, const Model& model,
     t.pure[t.languages + DirectSlot(t.kana > 0 ? "ja" : "zh")] += t.han;
     t.n_pure += t.han;
   }
-
-  Language result;
-  result.words = t.n_pure + t.n_shared + t.n_unknown;
+  Evidence e;
+  e.pure = std::move(t.pure);
+  e.shared = std::move(t.shared);
+  e.n_pure = t.n_pure;
+  e.n_shared = t.n_shared;
+  e.n_unknown = t.n_unknown;
+  e.n_common = t.n_common;
   for (std::size_t s = 0; s < t.by_script.size(); ++s) {
     if (t.by_script[s] != 0) {
-      result.scripts.emplace_back(
+      e.scripts.emplace_back(
           std::string(internal::ScriptName(static_cast<int>(s))),
           t.by_script[s]);
     }
   }
   std::stable_sort(
-      result.scripts.begin(), result.scripts.end(),
+      e.scripts.begin(), e.scripts.end(),
       [](const auto& a, const auto& b) { return a.second > b.second; });
-  if (result.words == 0) return result;
+  return e;
+}
+
+Language Decide(const Evidence& e, const Model& model, const Options& options) {
+  Language result;
+  result.words = e.n_pure + e.n_shared + e.n_unknown + e.n_common;
+  result.scripts = e.scripts;
+  const double n_words =
+      e.n_pure + e.n_shared + e.n_unknown;  // N_w: common words excluded
+  if (n_words == 0) return result;
 
   // The decision formula of langid.h.
-  const std::size_t n = t.pure.size();
-  const double n_words = result.words;
-  std::vector<double> raw(n, 0.0);
+  const std::size_t n = std::min(e.pure.size(), e.shared.size());
   double total_shared = 0;  // T
-  for (std::size_t i = 0; i < n; ++i) {
-    if (t.pure[i] != 0) {
-      const double boost = 1.0 + options.k1 * t.pure[i] / n_words;
-      raw[i] = t.pure[i] + boost * t.shared[i];
-      total_shared += boost * t.shared[i];
-    } else {
-      raw[i] = options.k2 * t.shared[i];
-      total_shared += options.k2 * t.shared[i];
+  auto raw = [&](std::size_t i) {
+    if (e.pure[i] != 0) {
+      const double boost = 1.0 + options.k1 * e.pure[i] / n_words;
+      return e.pure[i] + boost * e.shared[i];
     }
-  }
+    return options.k2 * e.shared[i];
+  };
+  for (std::size_t i = 0; i < n; ++i) total_shared += raw(i) - e.pure[i];
   const double denominator =
-      t.n_pure + total_shared + options.k_unknown * t.n_unknown;
+      e.n_pure + total_shared + options.k_unknown * e.n_unknown;
   if (denominator <= 0) return result;
   std::size_t best = n, second = n;
+  double best_raw = 0, second_raw = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (raw[i] <= 0) continue;
-    if (best == n || raw[i] > raw[best]) {
-      second = best;
-      best = i;
-    } else if (second == n || raw[i] > raw[second]) {
-      second = i;
+    const double r = raw(i);
+    if (r <= 0) continue;
+    if (best == n || r > best_raw) {
+      second = best, second_raw = best_raw;
+      best = i, best_raw = r;
+    } else if (second == n || r > second_raw) {
+      second = i, second_raw = r;
     }
   }
-  auto code_of = [&](std::size_t i) {
-    return std::string(i < t.languages
-                           ? std::string_view(model.languages()[i].code)
-                           : kDirect[i - t.languages]);
-  };
   if (best == n) return result;
-  result.best = code_of(best);
-  result.score = 100.0 * raw[best] / denominator;
+  result.best = std::string(CandidateCode(model, best));
+  result.score = 100.0 * best_raw / denominator;
   if (second != n) {
-    result.second = code_of(second);
-    result.second_score = 100.0 * raw[second] / denominator;
+    result.second = std::string(CandidateCode(model, second));
+    result.second_score = 100.0 * second_raw / denominator;
   }
   if (result.words < options.min_words) return result;
   if (result.score >= options.min_score) {
@@ -199,6 +215,11 @@ Language Detect(std::string_view text, const Model& model,
     result.bilingual = true;
   }
   return result;
+}
+
+Language Detect(std::string_view text, const Model& model,
+                const Options& options) {
+  return Decide(Collect(text, model), model, options);
 }
 
 }  // namespace mw::langid

@@ -43,7 +43,7 @@ struct FileHeader {
   std::uint32_t max_words;      // per language; 0 = no limit
   std::uint32_t min_count;      // words seen fewer times were ignored
   std::uint32_t max_languages;  // words in more lists than this were left out
-  std::uint32_t reserved0;
+  std::uint32_t common_count;   // entries marking common cross-language words
   double pure_share;  // share at or above which a shared word counts as tier 1
   double min_share;   // postings below this share were dropped
   std::uint64_t languages_offset;
@@ -70,7 +70,8 @@ inline constexpr std::uint32_t kLanguageScriptDecided = 1;
 
 // Entry::payload: bit 31 clear: one inline posting (see Posting encoding
 // below). Bit 31 set: bits 0-23 index the first out-of-line posting, bits 24-30
-// hold their count.
+// hold their count; kCommonWord (count 0) marks a common cross-language word,
+// which has no postings.
 struct Entry {
   std::uint32_t fingerprint;
   std::uint32_t payload;
@@ -79,6 +80,7 @@ static_assert(sizeof(Entry) == 8);
 
 inline constexpr std::uint32_t kOutOfLine = 0x80000000u;
 inline constexpr std::uint32_t kMaxPostings = 127;
+inline constexpr std::uint32_t kCommonWord = 0x80000000u;
 inline constexpr std::uint32_t kMaxPostingIndex = (1u << 24) - 1;
 
 // Posting encoding (31 bits): bits 0-15 weight * 65535, bits 16-23 language

@@ -135,6 +135,7 @@ Result<Model> Model::Validate(std::unique_ptr<Storage> storage,
   };
   for (std::uint32_t i = 0; i < h.entry_count; ++i) {
     const std::uint32_t p = entries[i].payload;
+    if (p == internal::kCommonWord) continue;
     if (p & internal::kOutOfLine) {
       const std::uint64_t first = p & internal::kMaxPostingIndex;
       const std::uint64_t count = (p >> 24) & internal::kMaxPostings;
@@ -219,6 +220,7 @@ PostingList Model::Lookup(std::string_view key) const {
        ++i) {
     if (entries[i].fingerprint != fingerprint) continue;
     const std::uint32_t p = entries[i].payload;
+    if (p == internal::kCommonWord) return PostingList(nullptr, 0, 0, true);
     if (p & internal::kOutOfLine) {
       return PostingList(postings_ + (p & internal::kMaxPostingIndex),
                          (p >> 24) & internal::kMaxPostings, 0);
@@ -259,8 +261,39 @@ std::uint32_t Model::pure_count() const {
 std::uint32_t Model::shared_count() const {
   return HeaderOf(storage_->data).shared_count;
 }
+std::uint32_t Model::common_count() const {
+  return HeaderOf(storage_->data).common_count;
+}
 std::uint32_t Model::posting_count() const {
   return HeaderOf(storage_->data).posting_count;
+}
+
+std::vector<std::string> DefaultDictionaryPaths() {
+  std::vector<std::string> paths;
+  char exe[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    std::string dir(exe, static_cast<std::size_t>(n));
+    dir.erase(
+        dir.find_last_of('/') == std::string::npos ? 0 : dir.find_last_of('/'));
+    paths.push_back(dir + "/../share/mailwave/langid.dict");
+  }
+  paths.push_back("/usr/local/share/mailwave/langid.dict");
+  paths.push_back("/usr/share/mailwave/langid.dict");
+  return paths;
+}
+
+Result<Model> OpenDictionary(const std::string& configured) {
+  if (!configured.empty()) return Model::Open(configured);
+  const std::vector<std::string> paths = DefaultDictionaryPaths();
+  std::string searched;
+  for (const std::string& p : paths) {
+    if (::access(p.c_str(), F_OK) == 0) return Model::Open(p);
+    searched += (searched.empty() ? "" : ", ") + p;
+  }
+  return Fail(Error::NotFound("no langid dictionary (looked for " + searched +
+                              "); set [langid] dictionary or build one with "
+                              "mailwave dict build"));
 }
 
 }  // namespace mw::langid

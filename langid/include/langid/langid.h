@@ -13,7 +13,10 @@
 //    tier-2 words add their per-language weights to Xovp; words in no
 //    dictionary are unknown.
 // The decision formula (docs/langid.md has the derivation and the tuning):
-//    N_w     = words counted (tier-1 hits + tier-2 words + unknown words)
+//    N_w     = tier-1 hits + tier-2 words + unknown words (common
+//    cross-language words such as
+//              "a", "in" are known but count for no language and only towards
+//              min_words)
 //    B_i     = 1 + K1 * Xpure_i / N_w
 //    T       = sum_i ( Xpure_i != 0 ? B_i * Xovp_i : K2 * Xovp_i )
 //    N       = N_pure + T + K_unknown * N_unknown
@@ -68,6 +71,30 @@ struct Language {
   std::vector<std::pair<std::string, std::uint32_t>> scripts;
 };
 
+// What Detect counts before it decides: the per-language sums of the formula.
+// Collect and Decide split Detect so that the constants can be tuned without
+// segmenting text again.
+struct Evidence {
+  // Indexed by candidate: the model's languages first, then the script-decided
+  // languages (CandidateCode names them all).
+  std::vector<double> pure;     // Xpure_i
+  std::vector<double> shared;   // Xovp_i
+  std::uint32_t n_pure = 0;     // tier-1 hits (script-decided words included)
+  std::uint32_t n_shared = 0;   // words found in tier 2
+  std::uint32_t n_unknown = 0;  // words found in no dictionary
+  std::uint32_t n_common =
+      0;  // common cross-language words: counted for min_words only
+  std::vector<std::pair<std::string, std::uint32_t>>
+      scripts;  // as Language::scripts
+};
+
+Evidence Collect(std::string_view normalised_text, const Model& model);
+Language Decide(const Evidence& evidence, const Model& model,
+                const Options& options);
+// The code of candidate `i` of an Evidence built with `model`.
+std::string_view CandidateCode(const Model& model, std::size_t i);
+
+// Detect(t, m, o) is Decide(Collect(t, m), m, o).
 // REQUIRES: `normalised_text` is NFKC case-folded UTF-8 (mime::Normalise /
 // NormaliseText); invalid UTF-8 is tolerated (such bytes end a word). C1
 // control characters are read as the windows-1252 characters they usually stand

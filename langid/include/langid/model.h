@@ -59,16 +59,21 @@ class PostingList {
  public:
   PostingList() = default;
   PostingList(const std::uint32_t* data, std::uint32_t size,
-              std::uint32_t inline_value)
-      : data_(data), size_(size), inline_(inline_value) {}
+              std::uint32_t inline_value, bool common = false)
+      : data_(data), size_(size), inline_(inline_value), common_(common) {}
   std::uint32_t size() const { return size_; }
+  // True for a word in no dictionary (a common word is empty too).
   bool empty() const { return size_ == 0; }
+  // A common cross-language word ("a", "in", names found in most lists): known,
+  // but evidence for no language.
+  bool common() const { return common_; }
   Posting operator[](std::uint32_t i) const;
 
  private:
   const std::uint32_t* data_ = nullptr;  // null: the single posting is inline_
   std::uint32_t size_ = 0;
   std::uint32_t inline_ = 0;
+  bool common_ = false;
 };
 
 class Model {
@@ -104,6 +109,7 @@ class Model {
   std::uint32_t entry_count() const;
   std::uint32_t pure_count() const;
   std::uint32_t shared_count() const;
+  std::uint32_t common_count() const;
   std::uint32_t posting_count() const;
 
  private:
@@ -120,6 +126,19 @@ class Model {
   const std::uint32_t* postings_ = nullptr;
   std::uint32_t bucket_bits_ = 0;
 };
+
+// Where the programs look for the dictionary when the configuration names none,
+// in order: <directory of the running program>/../share/mailwave/langid.dict
+// (the build tree and a
+// --prefix install), then /usr/local/share/mailwave/langid.dict and
+// /usr/share/mailwave/langid.dict.
+std::vector<std::string> DefaultDictionaryPaths();
+
+// Opens `configured` when it is not empty, else the first of
+// DefaultDictionaryPaths() that exists. Errors are one line: the Open error for
+// a configured file, or kNotFound listing the places searched when there is no
+// default dictionary.
+Result<Model> OpenDictionary(const std::string& configured);
 
 }  // namespace mw::langid
 
