@@ -10,6 +10,8 @@
 #include <unicode/unistr.h>
 #include <unicode/utf8.h>
 
+#include <algorithm>
+#include <climits>
 #include <string>
 #include <string_view>
 
@@ -62,23 +64,24 @@ Break BreakOf(UChar32 c) {
 // Replaces the C1 range as windows-1252 would and turns other control
 // characters (NUL and friends) into spaces, so they separate words instead of
 // gluing or hiding them.
-icu::UnicodeString RepairControls(const icu::UnicodeString& in) {
-  icu::UnicodeString out;
-  out.getBuffer(in.length());
-  out.releaseBuffer(0);
-  for (int32_t i = 0; i < in.length(); ++i) {
-    char16_t c = in.charAt(i);
+void RepairControls(icu::UnicodeString& s) {
+  // In place: the output is never longer than the input.
+  const int32_t n = s.length();
+  char16_t* buf = s.getBuffer(-1);
+  if (buf == nullptr) return;
+  int32_t w = 0;
+  for (int32_t r = 0; r < n; ++r) {
+    const char16_t c = buf[r];
     if (c >= 0x80 && c <= 0x9F && c != 0x85) {
-      if (kCp1252C1[c - 0x80] != 0) out.append(kCp1252C1[c - 0x80]);
-    } else if (c < 0x20 && c != '\t' && BreakOf(c) == Break::kNone) {
-      out.append(u' ');
-    } else if (c == 0x7F) {
-      out.append(u' ');
+      if (kCp1252C1[c - 0x80] != 0) buf[w++] = kCp1252C1[c - 0x80];
+    } else if ((c < 0x20 && c != '\t' && BreakOf(c) == Break::kNone) ||
+               c == 0x7F) {
+      buf[w++] = u' ';
     } else {
-      out.append(c);
+      buf[w++] = c;
     }
   }
-  return out;
+  s.releaseBuffer(w);
 }
 
 void AppendUtf8(std::string& out, UChar32 c) {
@@ -94,16 +97,20 @@ void AppendUtf8(std::string& out, UChar32 c) {
 std::string NormaliseText(std::string_view utf8) {
   // fromUTF8 replaces every invalid sequence with U+FFFD, so nothing is dropped
   // silently.
-  const icu::UnicodeString raw = icu::UnicodeString::fromUTF8(
-      icu::StringPiece(utf8.data(), static_cast<int32_t>(utf8.size())));
+  // ICU strings are indexed by int32_t; no caller comes near this, since
+  // mime.max_text_bytes is at most 1 GiB.
+  const auto len =
+      static_cast<int32_t>(std::min<std::size_t>(utf8.size(), INT32_MAX / 2));
+  icu::UnicodeString raw =
+      icu::UnicodeString::fromUTF8(icu::StringPiece(utf8.data(), len));
+  RepairControls(raw);
   UErrorCode status = U_ZERO_ERROR;
   const icu::Normalizer2* nfkc_cf =
       icu::Normalizer2::getNFKCCasefoldInstance(status);
   icu::UnicodeString folded;
-  if (U_SUCCESS(status))
-    folded = nfkc_cf->normalize(RepairControls(raw), status);
+  if (U_SUCCESS(status)) folded = nfkc_cf->normalize(raw, status);
   if (U_FAILURE(status))
-    folded = RepairControls(raw).foldCase();  // ICU data missing: degrade
+    folded = raw.foldCase();  // ICU data missing: degrade, don't fail
 
   // One pass: drop invisibles, collapse whitespace inside lines, keep at most
   // one blank line between paragraphs, no blank lines at either end.
