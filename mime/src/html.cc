@@ -11,34 +11,35 @@
 // Gumbo has no limits of its own, and three of its costs are quadratic on
 // hostile input: every start tag scans the stack of open elements (100000
 // nested <div>s take about 14 s), every attribute is compared with the earlier
-// ones of its tag, and reopening formatting elements can create a node per open
-// formatting element per paragraph (a few KB of input, GBs of nodes).
-// gumbo_destroy_output also recurses once per tree level. So the input goes
-// through four guards:
-//   1. Inputs over kMaxInputBytes are cut (at a UTF-8 boundary) before anything
-//   else.
-//   2. Prepare(), our own copy of the HTML5 tokenizer's data, tag and comment
-//   states, re-emits the
-//      document for gumbo: comments and bogus comments are dropped (they are
-//      never visible), raw-text element content (script, style, textarea, ...)
-//      is escaped so gumbo cannot see markup in it, tags keep at most
-//      kMaxAttributes attributes, and a conservative estimate of gumbo's
-//      open-element depth drops start tags that would nest deeper than the
-//      nesting limit (plus slack, at most kMaxTreeDepth). Because gumbo
-//      tokenizes exactly the tokens we emit, the estimate cannot be fooled by
-//      tokenizer tricks; the estimate's rules (below) only over-count relative
-//      to the tree builder, apart from bounded factors (implied tbody/tr/td).
-//      A work counter (sum of the estimated depth over all tags) stops passing
-//      tags on once it passes kMaxTagWork; text still flows.
-//   3. Gumbo allocates from an Arena that tracks every block. Past the memory
-//   budget the
-//      allocator longjmps out of gumbo (C frames only, nothing to unwind),
-//      everything is freed and the parse is retried without formatting elements
-//      (b, i, font, ...: the tree builder reopens each open one in every new
-//      paragraph), then on the first half of the input. The arena also frees
-//      the tree without recursion, so gumbo_destroy_output is never called.
-//   4. The tree walk uses an explicit stack and skips elements deeper than the
-//   nesting limit.
+// ones of its tag, and reopening formatting elements can create a node per
+// open formatting element per paragraph (a few KB of input, GBs of nodes).
+// gumbo_destroy_output also recurses once per tree level. So:
+//
+// 1. Inputs over kMaxInputBytes are cut (at a UTF-8 boundary) first.
+//
+// 2. Preparer, our own copy of the HTML5 tokenizer's data, tag, comment and
+// script states, re-emits the document for gumbo. Comments are dropped (never
+// visible); raw-text content (script, style, textarea, ...) is escaped so
+// gumbo cannot see markup in it; a tag keeps at most kMaxAttributes
+// attributes; and DepthEstimate, a conservative model of gumbo's stack of open
+// elements, drops start tags that would nest deeper than the nesting limit
+// plus kDepthSlack (at most kMaxTreeDepth). Since gumbo tokenizes exactly the
+// tokens we emit, tokenizer tricks cannot fool the estimate, and its rules
+// err towards counting too much. A work counter (sum of the estimated depth
+// over all tags) stops passing tags on past kMaxTagWork; text still flows.
+//
+// 3. Gumbo allocates from an Arena that tracks every block, so the tree is
+// freed without recursion (gumbo_destroy_output is never called). Past the
+// memory budget or kMaxParseCpuSeconds of thread CPU time, the allocator
+// longjmps out of gumbo (only C frames lie between, nothing to unwind),
+// everything is freed, and the parse is retried in a cheaper Mode: without
+// formatting elements, then with a small depth cap, then text only. The time
+// limit is the backstop for tree-builder tricks the estimate does not model
+// (a random tag-soup search found several, since fixed); real mail never
+// comes near it.
+//
+// 4. The tree walk uses an explicit stack and skips elements deeper than the
+// nesting limit.
 //
 // What is dropped: head, title, script, style, template, iframe, noembed,
 // noframes, datalist, comments (conditional comments such as <!--[if mso]>
@@ -72,6 +73,7 @@
 #include "html.h"
 
 #include <gumbo.h>
+#include <time.h>
 
 #include <algorithm>
 #include <csetjmp>
@@ -105,18 +107,19 @@ constexpr std::uint32_t kDepthSlack = 16;
 // (quadratic).
 constexpr std::size_t kMaxAttributes = 256;
 // Sum of the estimated depth over all tags passed to gumbo; past it only text
-// is passed on. Real mail is far below (a 1 MB newsletter: about 1e6); 30000
-// nested tags followed by 1 MB of
-// </p> would otherwise cost gumbo minutes.
+// is passed on. Real mail is far below (at most 2 per input byte in the
+// development corpus); 30000 nested tags followed by 1 MB of </p> would
+// otherwise cost gumbo minutes.
 constexpr std::uint64_t kMaxTagWork = 64u << 20;
 // Memory gumbo may allocate: a base plus a multiple of the input. Real mail
 // needs at most 13x, markup that is all tags ("<p><p>...") about 43x.
 constexpr std::size_t kArenaBase = 32u << 20;
 constexpr std::size_t kArenaPerInputByte = 48;
-// Over the budget, the parse is retried without formatting elements (the only
-// ones the tree builder reopens, so the only way a few bytes make many nodes),
-// then on half the input.
-constexpr int kMaxParseAttempts = 4;
+// Thread CPU time one gumbo parse may take. Real mail parses at 9-17 MB/s and
+// 2 MiB of nothing but tags in about a second; past this the depth estimate
+// was fooled, and the parse is abandoned and retried in a cheaper Mode.
+constexpr double kMaxParseCpuSeconds = 1.0;
+constexpr int kMaxParseAttempts = 6;
 // CSS read from <style> elements.
 constexpr std::size_t kMaxCssBytes = 1u << 20;
 constexpr std::size_t kMaxCssRules = 10000;
@@ -472,18 +475,16 @@ TagKind KindOf(std::string_view name) {
   static const std::unordered_map<std::string_view, TagKind> kKinds = [] {
     std::unordered_map<std::string_view, TagKind> m;
     for (auto n :
-         {"area",    "base",   "basefont", "bgsound", "br",    "col",
-          "embed",   "frame",  "hr",       "image",   "img",   "input",
-          "isindex", "keygen", "link",     "meta",    "param", "source",
-          "track",   "wbr",    "menuitem"}) {
+         {"area",  "base", "basefont", "bgsound", "br",    "col",     "embed",
+          "frame", "hr",   "image",    "img",     "input", "isindex", "keygen",
+          "link",  "meta", "param",    "source",  "track", "wbr"}) {
       m[n] = TagKind::kVoid;
     }
     // Elements the tree builder closes implicitly when a sibling starts, so
-    // they never nest in themselves without a counted element in between: the
-    // depth estimate ignores them.
-    for (auto n :
-         {"p", "li", "dt", "dd", "option", "tr", "td", "th", "tbody", "thead",
-          "tfoot", "caption", "colgroup", "html", "head", "body"}) {
+    // they never nest in themselves without a counted element in between
+    // (outside svg and math): the depth estimate ignores them.
+    for (auto n : {"p", "option", "tr", "td", "th", "tbody", "thead", "tfoot",
+                   "caption", "colgroup", "html", "head", "body"}) {
       m[n] = TagKind::kUncounted;
     }
     for (auto n : {"a", "b", "big", "code", "em", "font", "i", "nobr", "s",
@@ -497,19 +498,27 @@ TagKind KindOf(std::string_view name) {
       m[n] = TagKind::kBoundary;
     }
     for (auto n :
-         {"address",  "article",  "aside",    "blockquote", "center", "dir",
-          "div",      "dl",       "fieldset", "figcaption", "figure", "footer",
-          "form",     "frameset", "h1",       "h2",         "h3",     "h4",
-          "h5",       "h6",       "header",   "hgroup",     "iframe", "listing",
-          "menu",     "nav",      "noembed",  "noframes",   "ol",     "pre",
-          "script",   "section",  "style",    "textarea",   "ul",     "xmp",
-          "plaintext"}) {
+         {"address", "article",   "aside",    "blockquote", "center",
+          "dir",     "div",       "dl",       "fieldset",   "figcaption",
+          "figure",  "footer",    "form",     "frameset",   "h1",
+          "h2",      "h3",        "h4",       "h5",         "h6",
+          "header",  "hgroup",    "iframe",   "listing",    "menu",
+          "nav",     "noembed",   "noframes", "ol",         "pre",
+          "script",  "section",   "style",    "textarea",   "ul",
+          "xmp",     "plaintext", "li",       "dd",         "dt"}) {
       m[n] = TagKind::kSpecial;
     }
     return m;
   }();
   auto it = kKinds.find(name);
   return it == kKinds.end() ? TagKind::kOrdinary : it->second;
+}
+
+// Scope boundaries that exist only in svg and MathML.
+bool IsForeignName(std::string_view name) {
+  return name == "svg" || name == "math" || name == "foreignobject" ||
+         name == "desc" || name == "mi" || name == "mo" || name == "mn" ||
+         name == "ms" || name == "mtext" || name == "annotation-xml";
 }
 
 // Elements gumbo's tree builder treats as "special" but that we still handle as
@@ -530,9 +539,10 @@ bool IsSpecialForBlocking(TagKind kind, std::string_view name) {
 // across any special element (HTML5 "any other end tag"), and a formatting
 // element with a special element above it is not popped at all (the adoption
 // agency keeps the depth). </form> removes only the form. Formatting elements
-// popped implicitly stay counted as "latent": the tree builder reopens them at
-// the next text, at most three per tag-and-attributes (the "Noah's Ark"
-// clause), until their own end tag.
+// popped implicitly stay counted as "latent" until their own end tag: the tree
+// builder reopens them at the next text, and a reopened element stays open
+// ("Noah's Ark" limits the list of formatting elements to three alike, not
+// the stack: <div><i></div>x repeated nests one more <i> each time).
 class DepthEstimate {
  public:
   explicit DepthEstimate(std::uint32_t cap) : cap_(cap) {}
@@ -540,39 +550,50 @@ class DepthEstimate {
   std::size_t Depth() const { return stack_.size() + latent_.size(); }
 
   // Returns false when the start tag would nest too deep and must be dropped.
-  bool Start(const std::string& name, std::string_view attributes) {
+  bool Start(const std::string& name) {
     TagKind kind = KindOf(name);
-    if (kind == TagKind::kVoid || kind == TagKind::kUncounted) return true;
+    if (kind == TagKind::kVoid || kind == TagKind::kUncounted) {
+      // Inside svg or math, <td>, <caption>, <col>, ... are foreign elements
+      // that nest freely.
+      if (!InForeign()) return true;
+      kind = TagKind::kOrdinary;
+    }
+    if (name == "li" || name == "dd" || name == "dt") CloseListItem(name);
     if (Depth() >= cap_) return false;
-    Entry e{name, kind, {}};
-    if (kind == TagKind::kFormatting)
-      e.key = name + std::string(Trim(attributes));
-    stack_.push_back(std::move(e));
+    stack_.push_back(Entry{name, kind});
     ++open_count_[name];
     return true;
   }
 
   void End(const std::string& name) {
-    TagKind kind = KindOf(name);
-    if (kind == TagKind::kVoid || kind == TagKind::kUncounted) return;
     auto count = open_count_.find(name);
     if (count == open_count_.end() || count->second == 0) {
       // Not open: an end tag of a latent formatting element removes it from the
       // list.
-      if (kind == TagKind::kFormatting) RemoveLatent(name);
+      if (KindOf(name) == TagKind::kFormatting) RemoveLatent(name);
       return;
     }
     std::size_t j = stack_.size();
     while (stack_[j - 1].name != name) --j;
     std::size_t target = j - 1;
+    TagKind kind = stack_[target].kind;
     bool special_above = false;
     bool boundary_above = false;
     for (std::size_t k = target + 1; k < stack_.size(); ++k) {
-      special_above |= IsSpecialForBlocking(stack_[k].kind, stack_[k].name);
-      boundary_above |= stack_[k].kind == TagKind::kBoundary;
+      const Entry& e = stack_[k];
+      special_above |= IsSpecialForBlocking(e.kind, e.name);
+      // </li> looks in "list item scope", which also stops at ul and ol, and
+      // </select> in "select scope", where only option and optgroup do not
+      // (so an estimate's select that the tree builder closed implicitly
+      // cannot pop real elements).
+      boundary_above |= e.kind == TagKind::kBoundary ||
+                        (name == "li" && (e.name == "ul" || e.name == "ol")) ||
+                        (name == "select" && e.name != "optgroup");
     }
+    // svg and MathML names are ordinary elements to the HTML end tag rules.
     bool target_special =
-        kind == TagKind::kSpecial || kind == TagKind::kBoundary;
+        (kind == TagKind::kSpecial || kind == TagKind::kBoundary) &&
+        !IsForeignName(name);
     if (boundary_above) return;  // not in scope: ignored
     if (!target_special && special_above)
       return;  // ignored, or adoption keeps depth
@@ -580,35 +601,60 @@ class DepthEstimate {
       Erase(target);
       return;
     }
+    PopTo(target);
+  }
+
+ private:
+  // <li> closes the nearest open li (<dd>/<dt> the nearest dd or dt) unless a
+  // special element other than address, div or p lies above it (HTML5 "in
+  // body"); the popped formatting elements become latent.
+  void CloseListItem(const std::string& name) {
+    for (std::size_t k = stack_.size(); k > 0; --k) {
+      const Entry& e = stack_[k - 1];
+      bool match =
+          name == "li" ? e.name == "li" : (e.name == "dd" || e.name == "dt");
+      if (match) {
+        PopTo(k - 1);
+        return;
+      }
+      if (IsSpecialForBlocking(e.kind, e.name) && e.name != "address" &&
+          e.name != "div") {
+        return;
+      }
+    }
+  }
+
+  // Pops the stack down to and including `target`.
+  void PopTo(std::size_t target) {
     while (stack_.size() > target + 1) {
-      if (stack_.back().kind == TagKind::kFormatting)
-        AddLatent(stack_.back().key);
+      if (stack_.back().kind == TagKind::kFormatting) {
+        AddLatent(stack_.back().name);
+      }
       Erase(stack_.size() - 1);
     }
     Erase(target);
   }
 
- private:
+  bool InForeign() const {
+    auto open = [this](const char* name) {
+      auto it = open_count_.find(name);
+      return it != open_count_.end() && it->second > 0;
+    };
+    return open("svg") || open("math");
+  }
+
   struct Entry {
     std::string name;
     TagKind kind;
-    std::string key;  // formatting elements: name and attributes
   };
   void Erase(std::size_t i) {
     --open_count_[stack_[i].name];
     stack_.erase(stack_.begin() + static_cast<std::ptrdiff_t>(i));
   }
-  void AddLatent(const std::string& key) {
-    if (std::count(latent_.begin(), latent_.end(), key) >= 3) {
-      latent_.erase(std::find(latent_.begin(), latent_.end(), key));
-    }
-    latent_.push_back(key);
-  }
+  void AddLatent(const std::string& name) { latent_.push_back(name); }
   void RemoveLatent(const std::string& name) {
     for (std::size_t i = latent_.size(); i > 0; --i) {
-      const std::string& key = latent_[i - 1];
-      if (key.starts_with(name) &&
-          (key.size() == name.size() || IsHtmlSpace(key[name.size()]))) {
+      if (latent_[i - 1] == name) {
         latent_.erase(latent_.begin() + static_cast<std::ptrdiff_t>(i - 1));
         return;
       }
@@ -622,6 +668,19 @@ class DepthEstimate {
       latent_;  // at most cap_ entries: pops move, never add, depth
 };
 
+// How much of the markup gumbo gets. Each failed parse (memory or time) moves
+// to a cheaper mode; the last one is linear in the input whatever it holds.
+enum class Mode {
+  kFull,
+  kNoFormatting,  // formatting elements (b, i, font, ...) dropped: the tree
+                  // builder reopens those, the only way few bytes make many
+                  // nodes
+  kShallow,       // also a depth cap of kShallowDepth
+  kTextOnly,      // no elements at all; block tags become paragraph breaks
+                  // (hidden text can no longer be recognised)
+};
+constexpr std::uint32_t kShallowDepth = 32;
+
 struct Prepared {
   std::string html;
   StyleSheet styles;
@@ -631,10 +690,13 @@ struct Prepared {
 
 class Preparer {
  public:
-  // With `drop_formatting`, formatting elements (b, i, font, ...) are not
+  // `mode` says which tags are passed on (see Mode).
   // passed on.
-  Preparer(std::string_view in, std::uint32_t depth_cap, bool drop_formatting)
-      : in_(in), depth_(depth_cap), drop_formatting_(drop_formatting) {
+  Preparer(std::string_view in, std::uint32_t depth_cap, Mode mode)
+      : in_(in),
+        depth_(mode >= Mode::kShallow ? std::min(depth_cap, kShallowDepth)
+                                      : depth_cap),
+        mode_(mode) {
     out_.html.reserve(in.size() + in.size() / 16 + 64);
   }
 
@@ -784,6 +846,10 @@ class Preparer {
   std::pair<std::size_t, bool> EndTag(std::size_t lt) {
     Tag tag = ParseTag(lt);
     if (tag.end == std::string_view::npos) return {in_.size(), false};
+    if (mode_ == Mode::kTextOnly) {
+      EmitTextOnly(tag.name);
+      return {tag.end, false};
+    }
     if (Dropped(tag.name) || !ChargeWork()) return {tag.end, false};
     depth_.End(tag.name);
     EmitTag(lt, tag, true);
@@ -795,9 +861,9 @@ class Preparer {
     if (tag.end == std::string_view::npos) return in_.size();
     const std::string& name = tag.name;
     if (Dropped(name)) return tag.end;
-    bool keep = ChargeWork();
-    if (keep && !depth_.Start(name, in_.substr(tag.name_end,
-                                               tag.attrs_end - tag.name_end))) {
+    bool keep = mode_ != Mode::kTextOnly && ChargeWork();
+    if (mode_ == Mode::kTextOnly) EmitTextOnly(name);
+    if (keep && !depth_.Start(name)) {
       keep = false;
       out_.depth_cut = true;
     }
@@ -908,23 +974,44 @@ class Preparer {
   }
 
   bool Dropped(const std::string& name) const {
-    return drop_formatting_ && KindOf(name) == TagKind::kFormatting;
+    return mode_ >= Mode::kNoFormatting && mode_ != Mode::kTextOnly &&
+           KindOf(name) == TagKind::kFormatting;
+  }
+
+  // Text-only mode: block-level tags become paragraph breaks, <br> stays.
+  void EmitTextOnly(const std::string& name) {
+    static const std::unordered_set<std::string_view> kBlocks = {
+        "address", "article", "aside",   "blockquote", "center", "dd", "div",
+        "dl",      "dt",      "footer",  "form",       "h1",     "h2", "h3",
+        "h4",      "h5",      "h6",      "header",     "hr",     "li", "ol",
+        "p",       "pre",     "section", "table",      "tr",     "ul"};
+    if (name == "br") {
+      out_.html += "<br>";
+    } else if (name == "td" || name == "th") {
+      out_.html += ' ';
+    } else if (kBlocks.contains(name)) {
+      out_.html += "<p>";
+    }
   }
 
   std::string_view in_;
   DepthEstimate depth_;
-  bool drop_formatting_;
+  Mode mode_;
   Prepared out_;
   std::uint64_t work_ = 0;
 };
 
 // ----------------------------------------------------------------------------------------------
 // Gumbo memory: every block is tracked so the whole tree is freed without
-// recursion, and a budget bounds what one parse may take.
+// recursion, and budgets bound the memory and CPU time one parse may take.
 
 class Arena {
  public:
-  explicit Arena(std::size_t budget) : budget_(budget) {
+  // Gumbo may allocate `budget` bytes and run for `cpu_seconds` of this
+  // thread's CPU time (checked every kClockEvery allocations: every tag the
+  // tree builder handles allocates, and its costly loops run per tag).
+  Arena(std::size_t budget, double cpu_seconds)
+      : budget_(budget), cpu_seconds_(cpu_seconds) {
     head_.prev = head_.next = &head_;
   }
   Arena(const Arena&) = delete;
@@ -942,9 +1029,12 @@ class Arena {
     used_ = 0;
   }
 
-  // Parses with this arena; nullptr when the budget ran out (everything
-  // allocated is freed).
+  // Parses with this arena; nullptr when the memory or time budget ran out
+  // (everything allocated is freed; timed_out() says which).
+  bool timed_out() const { return timed_out_; }
+
   GumboOutput* Parse(std::string_view html) {
+    deadline_ = ThreadCpuSeconds() + cpu_seconds_;
     GumboOptions options = kGumboDefaultOptions;
     options.allocator = &Arena::Allocate;
     options.deallocator = &Arena::Deallocate;
@@ -954,6 +1044,16 @@ class Arena {
   }
 
  private:
+  static constexpr std::uint64_t kClockEvery = 256;
+
+  // CPU time of the calling thread: unlike wall time, not stretched by load.
+  static double ThreadCpuSeconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) +
+           static_cast<double>(ts.tv_nsec) * 1e-9;
+  }
+
   struct alignas(alignof(std::max_align_t)) Header {
     Header* prev;
     Header* next;
@@ -980,6 +1080,11 @@ class Arena {
   static void* Allocate(void* userdata, std::size_t size) {
     auto* arena = static_cast<Arena*>(userdata);
     if (arena->used_ + size > arena->budget_) std::longjmp(*arena->escape_, 1);
+    if (++arena->allocations_ % kClockEvery == 0 &&
+        ThreadCpuSeconds() > arena->deadline_) {
+      arena->timed_out_ = true;
+      std::longjmp(*arena->escape_, 1);
+    }
     auto* h = static_cast<Header*>(std::malloc(sizeof(Header) + size));
     if (h == nullptr) std::longjmp(*arena->escape_, 1);
     h->size = size;
@@ -1006,6 +1111,10 @@ class Arena {
   std::size_t budget_;
   std::jmp_buf env_;
   std::jmp_buf* escape_ = nullptr;
+  double cpu_seconds_;
+  double deadline_ = 0;
+  bool timed_out_ = false;
+  std::uint64_t allocations_ = 0;
 };
 
 // ----------------------------------------------------------------------------------------------
@@ -1331,24 +1440,30 @@ HtmlText HtmlToText(std::string_view html, std::uint32_t nesting_limit) {
   }
   std::uint32_t depth_cap =
       std::min(nesting_limit, kMaxTreeDepth) + kDepthSlack;
-  bool drop_formatting = false;
+  Mode mode = Mode::kFull;
   for (int attempt = 0; attempt < kMaxParseAttempts; ++attempt) {
-    Prepared prepared = Preparer(html, depth_cap, drop_formatting).Run();
-    Arena arena(kArenaBase + kArenaPerInputByte * prepared.html.size());
+    Prepared prepared = Preparer(html, depth_cap, mode).Run();
+    result.nesting_limit_hit |= prepared.depth_cut;
+    result.input_truncated |= prepared.work_cut;
+    Arena arena(kArenaBase + kArenaPerInputByte * prepared.html.size(),
+                kMaxParseCpuSeconds);
     GumboOutput* output = arena.Parse(prepared.html);
     if (output == nullptr) {
-      // Over the memory budget: try again without formatting elements, then on
-      // half the input.
+      // Over the memory or time budget: retry in a cheaper mode, and once
+      // text-only fails too (it should not), on half the input.
       result.input_truncated = true;
-      if (drop_formatting)
+      if (mode == Mode::kTextOnly) {
         html = html.substr(0, Utf8Boundary(html, html.size() / 2));
-      drop_formatting = true;
+      } else if (arena.timed_out() && mode < Mode::kShallow) {
+        mode = Mode::kShallow;  // dropping formatting saves memory, not time
+      } else {
+        mode = static_cast<Mode>(static_cast<int>(mode) + 1);
+      }
       continue;
     }
     Walker walker(prepared.styles, nesting_limit);
     result.text = ValidUtf8(walker.Walk(output->document));
-    result.nesting_limit_hit = walker.nesting_limit_hit() || prepared.depth_cut;
-    result.input_truncated |= prepared.work_cut;
+    result.nesting_limit_hit |= walker.nesting_limit_hit();
     return result;
   }
   result.input_truncated = true;
