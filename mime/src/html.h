@@ -9,11 +9,13 @@
 namespace mw::mime {
 
 struct HtmlText {
-  std::string text;  // UTF-8; '\n' between lines, "\n\n" between paragraphs
-  bool nesting_limit_hit =
-      false;  // elements deeper than the limit were skipped
-  bool input_truncated =
-      false;  // input over 2 MiB, or a time/memory guard cut the document
+  // UTF-8; '\n' between lines, "\n\n" between paragraphs.
+  std::string text;
+  // Elements deeper than the nesting limit were skipped.
+  bool nesting_limit_hit = false;
+  // The input was over 2 MiB, or a memory, time or work guard degraded the
+  // parse (see html.cc); what could be read is still in `text`.
+  bool input_truncated = false;
 };
 
 // Converts an HTML document or fragment (UTF-8; invalid bytes become U+FFFD) to
@@ -30,9 +32,11 @@ struct HtmlText {
 //
 // Elements deeper than `nesting_limit` (html is depth 1; at most 1024 is
 // honoured) are skipped with their subtrees. Time and memory are bounded for
-// any input: no recursion, input cut at 2 MiB, gumbo's memory capped, tag work
-// capped; each cut sets a flag and keeps what was read. Thread-safe: no shared
-// state.
+// any input: no recursion, input cut at 2 MiB, gumbo's memory capped (32 MiB
+// plus 48 bytes per input byte), tag work capped, and each gumbo parse stopped
+// after 1 s of CPU time and retried in a cheaper mode (about 3 s of CPU in the
+// worst case found). Each cut sets a flag and keeps what was read.
+// Thread-safe: no shared state.
 HtmlText HtmlToText(std::string_view html, std::uint32_t nesting_limit);
 
 }  // namespace mw::mime
