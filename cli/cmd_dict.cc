@@ -44,8 +44,9 @@ Options of dict build:
   --out FILE             dictionary to write (required)
   --max-words N          keep the N most frequent words of each language (default: all)
   --min-count N          ignore words counted fewer than N times (default 1)
-  --max-languages N      leave out words found in more than N lists, as common
-                         cross-language tokens (default 8)
+  --max-languages N      a word spread over more than N languages with no dominant one
+                         (perplexity of its shares) is a common cross-language token,
+                         evidence for no language (default 5)
   --pure-share X         a shared word whose share for one language is at least X is a
                          tier-1 word of that language (default 0.9; 0.5 < X <= 1)
   --min-share X          drop tier-2 weights below X (default 0.01)

@@ -77,6 +77,17 @@ int PieceScript(std::string_view word) {
   return probe.script;
 }
 
+// exp(entropy) of the shares frequency/sum of rows [i, j).
+template <typename Rows>
+double Perplexity(const Rows& rows, std::size_t i, std::size_t j, double sum) {
+  double h = 0;
+  for (std::size_t k = i; k < j; ++k) {
+    const double p = rows[k].frequency / sum;
+    if (p > 0) h -= p * std::log(p);
+  }
+  return std::exp(h);
+}
+
 void Append(std::string& out, const void* data, std::size_t size) {
   out.append(static_cast<const char*>(data), size);
 }
@@ -272,21 +283,21 @@ Result<std::string> Build(std::vector<WordList> lists,
     double sum = 0;
     while (j < rows.size() && rows[j].word == rows[i].word)
       sum += rows[j].frequency, ++j;
-    const std::size_t n = j - i;
-    Word w{internal::Hash64(rows[i].word), rows[i].word, {}};
-    if (n > params.max_languages) {
-      ++dropped_common;  // kept as a common word: no postings
-      words.push_back(std::move(w));
-      i = j;
-      continue;
-    }
+    const std::size_t n = j - i;  // lists that carry the word
+        Word w{internal::Hash64(rows[i].word), rows[i].word, {}};
     std::size_t best = i;
     for (std::size_t k = i; k < j; ++k) {
       if (rows[k].frequency > rows[best].frequency) best = k;
     }
+        // A word one language dominates is its tier-1 word however many lists carry it (the
+    // subtitle lists of most languages contain some English). A word spread evenly over more
+    // than max_languages languages (the perplexity of its shares, exp(-sum p ln p), is the
+    // effective number of languages) is common and evidence for none: "a", "in", names.
     if (n == 1 || rows[best].frequency / sum >= params.pure_share) {
       w.postings.push_back(
-          internal::EncodePosting(rows[best].language, true, 0xffff));
+                    internal::EncodePosting(rows[best].language, true, 0xffff));
+        } else if (Perplexity(rows, i, j, sum) > params.max_languages) {
+      ++dropped_common;  // kept as a common word: no postings
     } else {
       for (std::size_t k = i; k < j; ++k) {
         const double share = rows[k].frequency / sum;

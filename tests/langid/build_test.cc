@@ -60,6 +60,8 @@ TEST(BuildTest, CommonWordsAreLeftOut) {
   auto m = Model::FromBytes(*Build(lists, p));
   ASSERT_TRUE(m.has_value());
   EXPECT_TRUE(m->Lookup("common").empty());  // in 4 lists > 3
+  EXPECT_TRUE(m->Lookup("common").common());
+  EXPECT_FALSE(m->Lookup("ownaa").common());
   EXPECT_FALSE(m->Lookup("ownaa").empty());
   p.max_languages = 4;
   m = Model::FromBytes(*Build(lists, p));

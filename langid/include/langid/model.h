@@ -25,16 +25,20 @@ namespace mw::langid {
 // How a dictionary was built; recorded in the file header and shown by
 // `mailwave dict info`.
 struct BuildParams {
-  std::uint32_t max_words =
-      0;  // words kept per language, most frequent first; 0 = all
-  std::uint32_t min_count =
-      1;  // words counted fewer times than this are ignored
-  std::uint32_t max_languages =
-      8;  // words found in more lists than this are left out as
-          // common cross-language tokens ("a", "in", names)
-  double pure_share = 0.9;  // a shared word whose share for one language is at
-                            // least this counts as that language's tier-1 word
-  double min_share = 0.01;  // tier-2 postings below this share are dropped
+  // Words kept per language, most frequent first; 0 = all.
+  std::uint32_t max_words = 0;
+  // Words counted fewer times than this are ignored.
+  std::uint32_t min_count = 1;
+  // A word no language dominates whose shares spread over more than this many
+  // languages (perplexity exp(-sum p ln p) of the shares) is a common
+  // cross-language token ("a", "in", names): stored as known, evidence for no
+  // language.
+  std::uint32_t max_languages = 5;
+  // A word whose share for one language is at least this is that language's
+  // tier-1 word.
+  double pure_share = 0.9;
+  // Tier-2 weights below this share are dropped.
+  double min_share = 0.01;
 };
 
 struct LanguageInfo {

@@ -1,0 +1,38 @@
+# `mailwave dict build` twice on the same input must give byte-identical files, and
+# `mailwave dict info` must read them; a truncated copy must be refused with exit status 1.
+# Run by ctest: cmake -DMAILWAVE=... -DLISTS=... -DWORK=... -P dict_cli_test.cmake
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+foreach(n 1 2)
+  execute_process(COMMAND ${MAILWAVE} dict build --input ${LISTS} --out ${WORK}/d${n}.dict
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "dict build failed (${rc}): ${err}")
+  endif()
+  if(NOT err MATCHES "read en.txt")
+    message(FATAL_ERROR "no progress on stderr: ${err}")
+  endif()
+endforeach()
+file(SHA256 ${WORK}/d1.dict h1)
+file(SHA256 ${WORK}/d2.dict h2)
+if(NOT h1 STREQUAL h2)
+  message(FATAL_ERROR "dict build is not deterministic: ${h1} vs ${h2}")
+endif()
+execute_process(COMMAND ${MAILWAVE} dict info ${WORK}/d1.dict RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "languages: 3" OR NOT out MATCHES "sr +Latin")
+  message(FATAL_ERROR "dict info: ${rc} ${out}")
+endif()
+execute_process(COMMAND ${MAILWAVE} dict build --input ${LISTS} --out ${WORK}/cut.dict)
+execute_process(COMMAND truncate -s 200 ${WORK}/cut.dict)
+execute_process(COMMAND ${MAILWAVE} dict info ${WORK}/cut.dict RESULT_VARIABLE rc
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "truncated")
+  message(FATAL_ERROR "truncated dictionary not refused: ${rc} ${err}")
+endif()
+execute_process(COMMAND ${MAILWAVE} langid --dict ${WORK}/cut.dict - INPUT_FILE ${LISTS}/en.txt
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 1)
+  message(FATAL_ERROR "langid with a truncated dictionary: ${rc} ${err}")
+endif()
+file(REMOVE_RECURSE ${WORK})
