@@ -1149,14 +1149,18 @@ class TextBuilder {
   // Preformatted text: spaces and line breaks are kept (trailing spaces are
   // trimmed).
   void Preformatted(std::string_view s) {
-    for (char c : s) {
-      if (c == '\n') {
-        if (out_.empty()) continue;
-        LineBreak();
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '\n') {
+        if (!out_.empty()) LineBreak();
         continue;
       }
       Flush();
-      out_ += c;
+      if (s.compare(i, 2, "\xC2\xA0") == 0) {  // &nbsp;, as in Inline
+        out_ += ' ';
+        ++i;
+        continue;
+      }
+      out_ += s[i];
     }
   }
 

@@ -218,10 +218,9 @@ TEST(HtmlToText, CollapsesWhitespaceAndTrimsLines) {
 }
 
 TEST(HtmlToText, PreKeepsWhitespace) {
-  EXPECT_EQ(
-      Text(
-          "<p>x</p><pre>\n  indented   text  \n\tcol\n\n\n\nend</pre><p>y</p>"),
-      "x\n\n  indented   text\n\tcol\n\nend\n\ny");
+  EXPECT_EQ(Text("<p>x</p><pre>\n  indented   text  \n\tcol\n\n\n\n"
+                 "end&nbsp;&nbsp;.</pre><p>y</p>"),
+            "x\n\n  indented   text\n\tcol\n\nend  .\n\ny");
 }
 
 TEST(HtmlToText, TextareaAndXmpShowTheirMarkupAsText) {
