@@ -49,7 +49,8 @@ Table MimeTable() {
       {.key = "html_nesting_limit",
        .kind = Kind::kCount,
        .min = 1,
-       .max = 10000,
+       .max =
+           1024,  // mime/src/html.cc cuts deeper trees before they reach gumbo
        .meaning = "HTML element depth walked; deeper elements are skipped",
        .field = Member<&Settings::mime, &S::html_nesting_limit>},
   };

@@ -400,6 +400,12 @@ class Walker {
                                     std::to_string(limits_.html_nesting_limit) +
                                     " skipped (mime.html_nesting_limit)");
       }
+      if (html.input_truncated) {
+        Warn("part " + path +
+             ": HTML too large or too costly to lay out in full; text of "
+             "its beginning kept");
+        truncated_ = true;
+      }
       text = std::move(html.text);
     } else {
       text = std::move(decoded.utf8);
