@@ -25,7 +25,7 @@ Table FingerprintTable() {
        .kind = Kind::kReal,
        .min = 0,
        .max = 0.9,
-       .meaning = "bodies within paragraph_threshold times (1 +/- this) keep "
+       .meaning = "bodies up to paragraph_threshold times (1 + this) keep "
                   "both block lists, so variants across the threshold still "
                   "match",
        .field = Member<&Settings::fingerprint, &S::paragraph_band>},
@@ -36,6 +36,13 @@ Table FingerprintTable() {
        .meaning = "block lists are compared only when their block counts are "
                   "within this ratio",
        .field = Member<&Settings::fingerprint, &S::block_count_ratio>},
+      {.key = "min_paragraph_blocks",
+       .kind = Kind::kCount,
+       .min = 1,
+       .max = 1000,
+       .meaning = "line lists are compared only when both have at least this "
+                  "many lines (a shared footer must not decide)",
+       .field = Member<&Settings::fingerprint, &S::min_paragraph_blocks>},
       {.key = "duplicate_threshold",
        .kind = Kind::kReal,
        .min = 0.5,
@@ -54,9 +61,16 @@ Table FingerprintTable() {
        .kind = Kind::kReal,
        .min = 0,
        .max = 0.3,
-       .meaning = "CTPH edit rate P: texts within P are near-duplicates, "
-                  "signatures within 3P are candidates",
+       .meaning = "CTPH signature edit rate P below which messages are "
+                  "near-duplicates",
        .field = Member<&Settings::fingerprint, &S::ctph_edit_rate>},
+      {.key = "ctph_min_bytes",
+       .kind = Kind::kSize,
+       .min = 0,
+       .max = kGiB,
+       .meaning = "CTPH decides only when both bodies have at least this many "
+                  "bytes",
+       .field = Member<&Settings::fingerprint, &S::ctph_min_bytes>},
       {.key = "simhash_max_distance",
        .kind = Kind::kCount,
        .min = 0,

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 
@@ -245,7 +246,9 @@ BlockList HashBlocks(const std::vector<std::string>& blocks, BlockKind kind) {
     list.hashes.push_back(h);
     std::uint64_t key = 0;
     for (int b = 0; b < 8; ++b) key = (key << 8) | h[b];
-    list.keys.push_back({key, static_cast<std::uint32_t>(i)});
+    list.keys.push_back({key, static_cast<std::uint32_t>(i),
+                         static_cast<std::uint32_t>(std::min<std::size_t>(
+                             blocks[i].size(), UINT32_MAX))});
   }
   std::sort(list.keys.begin(), list.keys.end());
   return list;

@@ -16,16 +16,24 @@ BlockList MakeBlocks(std::string_view text, BlockKind kind) {
 }
 
 // Similarity of two block lists, or nullopt when the method does not compare
-// them: different kinds, or block counts further apart than the ratio (the
-// published method's prefilter).
+// them: different kinds, block counts further apart than the ratio (the
+// published method's prefilter), or line lists too short to mean anything.
 std::optional<double> ListSimilarity(const BlockList& a, const BlockList& b,
-                                     double ratio) {
+                                     const Options& options) {
   if (a.kind != b.kind) return std::nullopt;
   const double m = static_cast<double>(a.keys.size());
   const double n = static_cast<double>(b.keys.size());
   if (m == 0 || n == 0) return std::nullopt;
-  if (std::max(m, n) > ratio * std::min(m, n)) return std::nullopt;
-  return BlockSimilarity(a.keys, b.keys);
+  if (std::max(m, n) > options.block_count_ratio * std::min(m, n)) {
+    return std::nullopt;
+  }
+  if (a.kind == BlockKind::kParagraphs &&
+      std::min(a.keys.size(), b.keys.size()) < options.min_paragraph_blocks) {
+    return std::nullopt;
+  }
+  const double counted = BlockSimilarity(a.keys, b.keys);
+  if (!options.weigh_blocks) return counted;
+  return std::min(counted, WeightedBlockSimilarity(a.keys, b.keys));
 }
 
 }  // namespace
@@ -44,8 +52,7 @@ Fingerprint Compute(std::string_view text, const Options& options) {
   const BlockKind kind =
       size > threshold ? BlockKind::kParagraphs : BlockKind::kSentences;
   fp.blocks = MakeBlocks(folded, kind);
-  if (size >= threshold * (1.0 - options.paragraph_band) &&
-      size <= threshold * (1.0 + options.paragraph_band)) {
+  if (size <= threshold * (1.0 + options.paragraph_band)) {
     fp.other_blocks = MakeBlocks(folded, kind == BlockKind::kSentences
                                              ? BlockKind::kParagraphs
                                              : BlockKind::kSentences);
@@ -78,12 +85,13 @@ Comparison Compare(const Fingerprint& a, const Fingerprint& b,
                                  a.other_blocks ? &*a.other_blocks : nullptr};
   const BlockList* lists_b[2] = {&b.blocks,
                                  b.other_blocks ? &*b.other_blocks : nullptr};
+  // The best similarity over the kinds both fingerprints have.
   for (const BlockList* la : lists_a) {
     for (const BlockList* lb : lists_b) {
       if (la == nullptr || lb == nullptr) continue;
-      const std::optional<double> s =
-          ListSimilarity(*la, *lb, options.block_count_ratio);
-      if (s && (!c.similarity || *s > *c.similarity)) {
+      const std::optional<double> s = ListSimilarity(*la, *lb, options);
+      if (!s) continue;
+      if (!c.similarity || *s > *c.similarity) {
         c.similarity = s;
         c.kind = la->kind;
       }
@@ -96,7 +104,8 @@ Comparison Compare(const Fingerprint& a, const Fingerprint& b,
     c.method = Method::kExact;
   } else if (c.similarity && *c.similarity >= options.duplicate_threshold) {
     c.method = Method::kBlocks;
-  } else if (c.edit_rate && *c.edit_rate < options.ctph_edit_rate) {
+  } else if (c.edit_rate && *c.edit_rate < options.ctph_edit_rate &&
+             std::min(a.body_bytes, b.body_bytes) >= options.ctph_min_bytes) {
     c.method = Method::kCtph;
   } else if (a.simhash != 0 && c.hamming <= options.simhash_max_distance) {
     c.method = Method::kSimHash;

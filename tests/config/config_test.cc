@@ -96,7 +96,7 @@ TEST(ParseToml, BoolAndString) {
       "[fingerprint]\nfold_urls = false\n"
       "[langid]\ndictionary = \"/var/lib/mailwave/dict \\\"x\\\".bin\"\n");
   EXPECT_FALSE(s.fingerprint.fold_urls);
-  EXPECT_TRUE(s.fingerprint.fold_numbers);
+  EXPECT_FALSE(s.fingerprint.fold_numbers);  // default off since issue 3's fold study
   EXPECT_EQ(s.langid.dictionary, "/var/lib/mailwave/dict \"x\".bin");
 }
 

@@ -35,9 +35,11 @@ TEST(SplitSentences, KeepsDottedAbbreviationsInsideSentences) {
 TEST(SplitSentences, JoinsHardWrappedLinesWithinAParagraph) {
   EXPECT_THAT(
       SplitSentences(
-          "this sentence is wrapped\nover two lines. next one.\n\nnew para"),
-      ElementsAre("this sentence is wrapped over two lines.", "next one.",
-                  "new para"));
+          "this sentence is long enough to have been wrapped\nover two lines. "
+          "next one.\n\nnew para"),
+      ElementsAre(
+          "this sentence is long enough to have been wrapped over two lines.",
+          "next one.", "new para"));
 }
 
 TEST(SplitSentences, QuestionAndExclamationMarks) {

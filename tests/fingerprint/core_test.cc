@@ -135,6 +135,60 @@ TEST(BlockSimilarity, MergeAgreesWithQuadraticFormulaOnRandomLists) {
   }
 }
 
+std::vector<BlockKey> WeightedKeys(const std::vector<std::uint64_t>& blocks,
+                                   const std::vector<std::uint32_t>& lens) {
+  std::vector<BlockKey> keys;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    keys.push_back({blocks[i], static_cast<std::uint32_t>(i), lens[i]});
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+TEST(WeightedBlockSimilarity, EqualLengthsGiveTheCountedScore) {
+  EXPECT_DOUBLE_EQ(
+      WeightedBlockSimilarity(Keys({1, 2, 3, 4}), Keys({4, 3, 2, 1})), 0.5);
+  EXPECT_DOUBLE_EQ(WeightedBlockSimilarity(Keys({1, 2, 3}), Keys({1, 2, 3})),
+                   1.0);
+  EXPECT_EQ(WeightedBlockSimilarity(Keys({}), Keys({1})), 0.0);
+}
+
+TEST(WeightedBlockSimilarity, LongBlocksCarryTheScore) {
+  // Sharing the two short blocks of a template, but not the long content block.
+  const auto a = WeightedKeys({1, 2, 3}, {300, 10, 10});
+  const auto b = WeightedKeys({9, 2, 3}, {300, 10, 10});
+  EXPECT_NEAR(BlockSimilarity(a, b), 2.0 / 3.0, 1e-12);
+  EXPECT_NEAR(WeightedBlockSimilarity(a, b), 20.0 / 320.0, 1e-12);
+  // Sharing the content block, not the short ones.
+  const auto c = WeightedKeys({1, 7, 8}, {300, 10, 10});
+  EXPECT_NEAR(WeightedBlockSimilarity(a, c), 300.0 / 320.0, 1e-12);
+}
+
+TEST(WeightedBlockSimilarity, StaysWithinUnitIntervalOnRandomLists) {
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 2000; ++round) {
+    const std::size_t m = 1 + rng() % 30;
+    const std::size_t n = 1 + rng() % 30;
+    std::vector<std::uint64_t> x(m);
+    std::vector<std::uint64_t> y(n);
+    std::vector<std::uint32_t> lx(m);
+    std::vector<std::uint32_t> ly(n);
+    for (auto& v : x) v = rng() % 6;
+    for (auto& v : y) v = rng() % 6;
+    for (auto& v : lx) v = 1 + rng() % 200;
+    for (auto& v : ly) v = 1 + rng() % 200;
+    const double s =
+        WeightedBlockSimilarity(WeightedKeys(x, lx), WeightedKeys(y, ly));
+    ASSERT_GE(s, 0.0);
+    ASSERT_LE(s, 1.0);
+  }
+  // Identical lists with any lengths score 1.
+  const std::vector<std::uint32_t> lens = {5, 50, 500, 5};
+  EXPECT_DOUBLE_EQ(WeightedBlockSimilarity(WeightedKeys({4, 4, 2, 9}, lens),
+                                           WeightedKeys({4, 4, 2, 9}, lens)),
+                   1.0);
+}
+
 // Plain O(|a|·|b|) Levenshtein DP: the oracle for Myers.
 std::uint32_t DpDistance(const std::string& a, const std::string& b) {
   std::vector<std::uint32_t> prev(b.size() + 1);

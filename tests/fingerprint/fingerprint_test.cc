@@ -46,12 +46,39 @@ std::string Body(std::size_t bytes, std::uint64_t seed) {
   return out;
 }
 
-TEST(Compute, SentencesBelowThresholdParagraphsAbove) {
+// The same text with its paragraphs wrapped again at `width` columns: every
+// line changes, no sentence does.
+std::string Rewrap(const std::string& text, std::size_t width) {
+  std::string out;
+  std::size_t col = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' && i + 1 < text.size() && text[i + 1] == '\n') {
+      out += "\n\n";
+      col = 0;
+      ++i;
+      continue;
+    }
+    const char c = text[i] == '\n' ? ' ' : text[i];
+    if (c == ' ' && col >= width) {
+      out += '\n';
+      col = 0;
+      continue;
+    }
+    out += c;
+    ++col;
+  }
+  return out;
+}
+
+TEST(Compute, BodySizePicksTheKind) {
   const Options o;
+  // Small bodies: sentences, and their lines as the other list.
   const Fingerprint small = Compute(Body(4000, 1), o);
   EXPECT_EQ(small.blocks.kind, BlockKind::kSentences);
-  EXPECT_FALSE(small.other_blocks.has_value());
+  ASSERT_TRUE(small.other_blocks.has_value());
+  EXPECT_EQ(small.other_blocks->kind, BlockKind::kParagraphs);
   EXPECT_GT(small.blocks.hashes.size(), 10u);
+  // Large bodies, beyond the band: lines only.
   const Fingerprint large = Compute(Body(40000, 2), o);
   EXPECT_EQ(large.blocks.kind, BlockKind::kParagraphs);
   EXPECT_FALSE(large.other_blocks.has_value());
@@ -62,33 +89,85 @@ TEST(Compute, SentencesBelowThresholdParagraphsAbove) {
 
 TEST(Compute, BothKindsInsideTheBand) {
   const Options o;
-  const Fingerprint below = Compute(Body(18000, 3), o);
-  EXPECT_EQ(below.blocks.kind, BlockKind::kSentences);
-  ASSERT_TRUE(below.other_blocks.has_value());
-  EXPECT_EQ(below.other_blocks->kind, BlockKind::kParagraphs);
   const Fingerprint above = Compute(Body(22000, 3), o);
   EXPECT_EQ(above.blocks.kind, BlockKind::kParagraphs);
   ASSERT_TRUE(above.other_blocks.has_value());
   EXPECT_EQ(above.other_blocks->kind, BlockKind::kSentences);
+  Options no_band = o;
+  no_band.paragraph_band = 0;
+  EXPECT_FALSE(Compute(Body(22000, 3), no_band).other_blocks.has_value());
 }
 
 TEST(Compare, VariantAcrossTheThresholdStillMatches) {
-  // Weakness (c): the original just under 20 KB, its variant just over it.
+  // Weakness (c): the original just under 20 KB, its variant just over it and
+  // wrapped again, so that no line is left as it was: only sentences can match
+  // them.
   const std::string original = Body(19500, 4);
   std::string variant = original;
   variant.insert(variant.size() / 2, "\n\n" + Body(1500, 5) + "\n\n");
+  variant = Rewrap(variant, 50);
   ASSERT_LT(original.size(), 20u << 10);
   ASSERT_GT(variant.size(), 20u << 10);
   Options o;
   const Comparison c = Compare(Compute(original, o), Compute(variant, o), o);
   ASSERT_TRUE(c.similarity.has_value());
+  EXPECT_EQ(c.kind, BlockKind::kSentences);
   EXPECT_GE(*c.similarity, o.duplicate_threshold);
   EXPECT_EQ(c.method, Method::kBlocks);
-  // Without the band the kinds differ and the block lists are not comparable.
+  // Without the band the variant has lines only, and lines no longer match.
   o.paragraph_band = 0;
   const Comparison no_band =
       Compare(Compute(original, o), Compute(variant, o), o);
-  EXPECT_FALSE(no_band.similarity.has_value());
+  EXPECT_EQ(no_band.kind, BlockKind::kParagraphs);
+  EXPECT_LT(no_band.similarity.value_or(0), o.duplicate_threshold);
+  EXPECT_FALSE(no_band.duplicate);
+}
+
+TEST(Compare, LinesCatchInsertionsInsideParagraphs) {
+  // Text inserted between two lines of a wrapped paragraph changes the sentence
+  // around it, not the lines: the line list keeps the variant a duplicate.
+  const std::string original = Body(3000, 11);
+  std::string variant;
+  int line = 0;
+  for (const char ch : original) {
+    variant += ch;
+    if (ch == '\n' && ++line % 4 == 0)
+      variant += "totally unrelated words inserted here\n";
+  }
+  const Options o;
+  const Comparison c = Compare(Compute(original, o), Compute(variant, o), o);
+  EXPECT_TRUE(c.duplicate);
+  EXPECT_EQ(c.kind, BlockKind::kParagraphs);
+}
+
+TEST(Compare, ShortLineListsAreNotCompared) {
+  // Three lines of a shared list footer under two different one-line messages.
+  const std::string footer =
+      "\n\n_______________________________________________\nexample-list "
+      "mailing list\n"
+      "example-list@lists.example.org\nhttps://lists.example.org/listinfo/"
+      "example-list\n";
+  const std::string a = "is the server down again? i cannot log in." + footer;
+  const std::string b = "the meeting moved to thursday at ten." + footer;
+  const Options o;
+  const Comparison c = Compare(Compute(a, o), Compute(b, o), o);
+  EXPECT_FALSE(c.duplicate);
+  EXPECT_NE(c.kind, BlockKind::kParagraphs);
+}
+
+TEST(Compare, ShortBodiesDoNotDecideByCtph) {
+  Options o;
+  const std::string a =
+      "url: http://news.example.com/click/1\ndate: 2002-09-27\n\n(orlando)";
+  const std::string b =
+      "url: http://news.example.com/click/2\ndate: 2002-10-01\n\n(library)";
+  const Comparison c = Compare(Compute(a, o), Compute(b, o), o);
+  EXPECT_NE(c.method, Method::kCtph);
+  // The same pair with the minimum lifted: CTPH alone would call them
+  // duplicates.
+  o.ctph_min_bytes = 0;
+  o.ctph_edit_rate = 0.5;
+  EXPECT_EQ(Compare(Compute(a, o), Compute(b, o), o).method, Method::kCtph);
 }
 
 TEST(Compare, ExactBlocksAndNone) {
@@ -134,7 +213,8 @@ TEST(Compare, EmptyBodiesAreNeverDuplicates) {
 }
 
 TEST(Compare, FoldsMakePersonalisedCopiesExact) {
-  const Options o;
+  Options o;
+  o.folds.numbers = true;
   const std::string a =
       "dear alice,\nyour order 1234 ships today.\nsee http://s.com/t?id=9";
   const std::string b =

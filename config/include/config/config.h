@@ -51,24 +51,29 @@ struct MimeSettings {
 struct FingerprintSettings {
   // Bodies larger than this use paragraphs.
   std::uint64_t paragraph_threshold = 20ull << 10;
-  // Bodies within threshold·(1 ± band) keep both block lists.
+  // Bodies up to threshold·(1 + band) keep their line list too, and those
+  // above the threshold but within the band their sentence list.
   double paragraph_band = 0.25;
   // Compare block lists only when counts are within this ratio.
   double block_count_ratio = 2.0;
+  // Compare line lists only when both have at least this many lines.
+  std::uint32_t min_paragraph_blocks = 8;
   // Block-list similarity at or above which it is a duplicate.
   double duplicate_threshold = 0.6;
   // CTPH signature length S.
   std::uint32_t ctph_max_length = 64;
-  // P: verification edit rate; candidates below 3P.
+  // P: CTPH signature edit rate below which messages are duplicates.
   double ctph_edit_rate = 0.05;
+  // CTPH decides only when both bodies have at least this many bytes.
+  std::uint64_t ctph_min_bytes = 512;
   // k: Hamming distance for near-duplicates.
   std::uint32_t simhash_max_distance = 3;
   // Fold long random tokens before hashing.
   bool fold_hash_busters = true;
-  bool fold_numbers = true;
+  bool fold_numbers = false;  // off: no gain on the evaluation, more FPs
   // Drop URL query strings and fragments.
   bool fold_urls = true;
-  bool fold_emails = true;
+  bool fold_emails = false;  // off: no gain on the evaluation, more FPs
   // "Dear John," -> "dear <name>,".
   bool fold_greetings = true;
 

@@ -25,6 +25,7 @@ namespace mw::fingerprint {
 struct BlockKey {
   std::uint64_t key = 0;
   std::uint32_t pos = 0;
+  std::uint32_t len = 1;  // the block's length in bytes (its weight)
   friend bool operator==(const BlockKey&, const BlockKey&) = default;
 };
 
@@ -81,6 +82,54 @@ inline double BlockSimilarity(std::span<const BlockKey> x,
   }
   return static_cast<double>(sum) /
          (static_cast<double>(big_m) * static_cast<double>(big_m));
+}
+
+// BlockSimilarity with each block weighted by its length in bytes:
+//
+//   Simw(X, Y) = Σ_(i,j) matched min(len_i, len_j) · (M − |i − j|) / M / L,
+//   L = max(Σ len over X, Σ len over Y)
+//
+// with the same pairing of repeated blocks. Equal to BlockSimilarity when all
+// blocks have the same length and m = n; in [0, 1]. Long blocks carry the
+// content of a message, short ones
+// ("thanks!", "-- john", a list footer line) are what unrelated messages share,
+// so this weighting keeps templated messages with different content apart.
+// REQUIRES: x and y sorted by (key, pos). Cost O(m + n).
+inline double WeightedBlockSimilarity(std::span<const BlockKey> x,
+                                      std::span<const BlockKey> y) {
+  const std::size_t m = x.size();
+  const std::size_t n = y.size();
+  if (m == 0 || n == 0) return 0.0;
+  const std::int64_t big_m = static_cast<std::int64_t>(m > n ? m : n);
+  std::uint64_t len_x = 0;
+  std::uint64_t len_y = 0;
+  for (const BlockKey& b : x) len_x += b.len;
+  for (const BlockKey& b : y) len_y += b.len;
+  const std::uint64_t big_l = len_x > len_y ? len_x : len_y;
+  if (big_l == 0) return 0.0;
+  double sum = 0;
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < m && j < n) {
+    if (x[i].key < y[j].key) {
+      ++i;
+    } else if (y[j].key < x[i].key) {
+      ++j;
+    } else {
+      const std::uint64_t k = x[i].key;
+      while (i < m && j < n && x[i].key == k && y[j].key == k) {
+        const std::int64_t d = static_cast<std::int64_t>(x[i].pos) - y[j].pos;
+        const std::uint32_t w = x[i].len < y[j].len ? x[i].len : y[j].len;
+        sum += static_cast<double>(w) *
+               static_cast<double>(big_m - (d < 0 ? -d : d));
+        ++i;
+        ++j;
+      }
+      while (i < m && x[i].key == k) ++i;
+      while (j < n && y[j].key == k) ++j;
+    }
+  }
+  return sum / (static_cast<double>(big_m) * static_cast<double>(big_l));
 }
 
 // Levenshtein distance (unit cost insert, delete, substitute) between a and b

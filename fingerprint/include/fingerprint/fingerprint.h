@@ -37,10 +37,20 @@ struct Options {
   double paragraph_band = 0.25;
   // Block lists are compared only when max(m, n) ≤ ratio · min(m, n).
   double block_count_ratio = 2.0;
+  // Line ("paragraph") block lists are compared only when both have at least
+  // this many blocks: on a few lines, a shared signature or list footer alone
+  // reaches the threshold.
+  std::size_t min_paragraph_blocks = 8;
+  // Weigh each block by its length (WeightedBlockSimilarity) instead of
+  // counting blocks (BlockSimilarity).
+  bool weigh_blocks = true;
   // Block-list similarity at or above which two messages are duplicates (t).
   double duplicate_threshold = 0.6;
   // P: CTPH signature edit rates below this are duplicates (see Compare).
   double ctph_edit_rate = 0.05;
+  // CTPH decides only when both bodies have at least this many bytes: the
+  // signature of a short text has too few pieces to tell texts apart.
+  std::size_t ctph_min_bytes = 512;
   // k: SimHashes at most this many bits apart are duplicates.
   std::uint32_t simhash_max_distance = 3;
   FoldOptions folds;

@@ -23,12 +23,12 @@ struct FoldOptions {
   bool hash_busters = true;
   // Replaces every run of digits (with inner '.', ',', ':' or '-' separators)
   // by "0".
-  bool numbers = true;
+  bool numbers = false;
   // Cuts URL query strings and fragments: "http://x.com/a?id=42#t" ->
   // "http://x.com/a".
   bool urls = true;
   // Replaces e-mail addresses by "@".
-  bool emails = true;
+  bool emails = false;
   // "dear john smith," at the start of a line -> "dear,"; also hi, hello, hey,
   // greetings, good morning/afternoon/evening, attention, attn. Up to three
   // name words are removed.

@@ -1,0 +1,141 @@
+// mailwave compare: how near two messages are, and whether they are duplicates.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/cmd_fingerprint.h"
+#include "cli/command.h"
+#include "cli/util.h"
+
+namespace mw::cli {
+namespace {
+
+constexpr std::string_view kName = "compare";
+
+constexpr std::string_view kHelp =
+    R"(Usage: mailwave [-c FILE] compare [--json] [--text] A B
+       mailwave compare --help
+
+Fingerprints messages A and B as the daemon does (see mailwave fingerprint --help) and says how
+near they are by each method, and whether they are duplicates under the configured thresholds
+([fingerprint] table). One of A and B may be - for standard input.
+
+Methods, in the order they decide (the first that holds is reported):
+  exact    the normalised bodies are identical (equal SHA-1)
+  blocks   block-list similarity >= duplicate_threshold (0.6). Similarity weighs matching
+           blocks by how far apart they are: Σ (M − |i − j|) / M², M the larger block count,
+           each repeated block paired with its own occurrence; in [0, 1]. Only block lists of
+           the same kind whose counts are within block_count_ratio (2) are compared.
+  ctph     CTPH signature edit rate < ctph_edit_rate (0.05): Levenshtein distance over the sum
+           of the two signature lengths, at a common block size (B or 2B)
+  simhash  SimHash Hamming distance <= simhash_max_distance (3)
+  none     none of these: not duplicates
+Bodies without text are never duplicates.
+
+Options:
+  --json      one JSON object instead of text
+  --text      A and B are plain UTF-8 texts, not messages
+  -h, --help  this text
+
+Output (JSON):
+  {"blocks":{"similarity":0.83|null,"kind":"sentences|paragraphs"|null},
+   "ctph":{"edit_rate":0.02|null},"simhash":{"hamming":4},
+   "duplicate":true,"method":"exact|blocks|ctph|simhash|none"}
+null means the method could not compare the two (block counts too far apart, CTPH block sizes
+more than a factor 2 apart, or an empty body).
+Output (text): the same items as "key: value" lines.
+
+Exit status:
+  0  compared (whether or not they are duplicates: read "duplicate")
+  1  A or B cannot be read
+  2  usage error or invalid configuration
+
+Examples:
+  mailwave compare a.eml b.eml
+  mailwave compare --json wave1.eml wave2.eml | jq .duplicate
+)";
+
+std::string OptionalNumber(const std::optional<double>& v) {
+  return v ? JsonNumber(*v) : std::string("null");
+}
+
+int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
+  bool json = false;
+  bool plain_text = false;
+  std::vector<std::string> paths;
+  for (const std::string& a : args) {
+    if (a == "--json") {
+      json = true;
+    } else if (a == "--text") {
+      plain_text = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      return Complain(kName,
+                      "unknown option " + a + " (try mailwave compare --help)",
+                      kExitUsage);
+    } else {
+      paths.push_back(a);
+    }
+  }
+  if (paths.size() != 2) {
+    return Complain(kName,
+                    "give two files A and B (try mailwave compare --help)",
+                    kExitUsage);
+  }
+  if (paths[0] == "-" && paths[1] == "-") {
+    return Complain(kName, "only one of A and B can be standard input",
+                    kExitUsage);
+  }
+  auto settings = LoadSettings(global);
+  if (!settings) {
+    return Complain(kName, settings.error().message(),
+                    settings.error().code() == Error::Code::kIo ? kExitFailure
+                                                                : kExitUsage);
+  }
+  const fingerprint::Options options =
+      FingerprintOptions(settings->fingerprint);
+  fingerprint::Fingerprint fps[2];
+  for (int i = 0; i < 2; ++i) {
+    auto body = ReadBody(paths[i], plain_text, *settings);
+    if (!body) return Complain(kName, body.error().message(), kExitFailure);
+    fps[i] = fingerprint::Compute(*body, options);
+  }
+  const fingerprint::Comparison c =
+      fingerprint::Compare(fps[0], fps[1], options);
+  const std::string kind =
+      c.kind ? std::string(KindName(*c.kind)) : std::string();
+  if (json) {
+    std::string out =
+        "{\"blocks\":{\"similarity\":" + OptionalNumber(c.similarity) +
+        ",\"kind\":";
+    if (c.kind) {
+      AppendJsonString(out, kind);
+    } else {
+      out += "null";
+    }
+    out += "},\"ctph\":{\"edit_rate\":" + OptionalNumber(c.edit_rate) +
+           "},\"simhash\":{\"hamming\":" + std::to_string(c.hamming) +
+           "},\"duplicate\":" + (c.duplicate ? "true" : "false") +
+           ",\"method\":";
+    AppendJsonString(out, fingerprint::MethodName(c.method));
+    out += "}\n";
+    std::cout << out;
+  } else {
+    std::cout << "blocks_similarity: " << OptionalNumber(c.similarity) << '\n'
+              << "blocks_kind: " << (c.kind ? kind : "null") << '\n'
+              << "ctph_edit_rate: " << OptionalNumber(c.edit_rate) << '\n'
+              << "simhash_hamming: " << c.hamming << '\n'
+              << "duplicate: " << (c.duplicate ? "true" : "false") << '\n'
+              << "method: " << fingerprint::MethodName(c.method) << '\n';
+  }
+  std::cout.flush();
+  if (!std::cout)
+    return Complain(kName, "cannot write standard output", kExitFailure);
+  return kExitOk;
+}
+
+const Registration kReg(
+    {kName, "compare two messages: similarity by method, duplicate or not",
+     kHelp, &Run});
+
+}  // namespace
+}  // namespace mw::cli
