@@ -50,6 +50,8 @@ Options of dict build:
   --pure-share X         a shared word whose share for one language is at least X is a
                          tier-1 word of that language (default 0.9; 0.5 < X <= 1)
   --min-share X          drop tier-2 weights below X (default 0.01)
+  --ngram-top N          keep the N most frequent character trigrams of each language for
+                         the optional n-gram tier (default 3000; 0 = no n-gram tier)
   --no-serbian-cyrillic  do not add the Cyrillic transliteration of sr.txt
   -q, --quiet            no progress messages
 
@@ -98,6 +100,10 @@ int Build(const std::vector<std::string>& args) {
     } else if (a == "--out") {
       if (!value(out))
         return Complain(kName, "--out needs a file name", kExitUsage);
+    } else if (a == "--ngram-top") {
+      if (!value(v) || !ParseUint(v, params.ngram_top)) {
+        return Complain(kName, a + " needs a non-negative integer", kExitUsage);
+      }
     } else if (a == "--max-words" || a == "--min-count" ||
                a == "--max-languages") {
       std::uint32_t n = 0;
@@ -192,8 +198,9 @@ int Info(const std::vector<std::string>& args) {
             << ", min-count " << m.params().min_count << ", max-languages "
             << m.params().max_languages << ", pure-share "
             << m.params().pure_share << ", min-share " << m.params().min_share
-            << "\n"
-            << "words: " << m.entry_count() << " (tier 1: " << m.pure_count()
+            << ", ngram-top " << m.params().ngram_top << "\n"
+            << "entries: " << m.entry_count()
+            << " (tier 1 words: " << m.pure_count()
             << ", tier 2: " << m.shared_count()
             << ", common: " << m.common_count() << "; " << m.posting_count()
             << " out-of-line tier-2 weights)\n"

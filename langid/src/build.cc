@@ -1,6 +1,7 @@
 #include "langid/build.h"
 
 #include <unicode/uscript.h>
+#include <unicode/utf8.h>
 
 #include <algorithm>
 #include <charconv>
@@ -94,6 +95,58 @@ void Append(std::string& out, const void* data, std::size_t size) {
 
 void PadTo8(std::string& out) {
   while (out.size() % 8 != 0) out.push_back('\0');
+}
+
+// Log-probability floor of the n-gram tier: what a trigram a language does not
+// have costs.
+constexpr double kNgramFloor = -12.0;
+
+struct TrigramRow {
+  std::string trigram;
+  std::uint32_t language;
+  double log_p;
+  bool operator<(const TrigramRow& o) const {
+    return trigram != o.trigram ? trigram < o.trigram : language < o.language;
+  }
+};
+
+// Counts the character trigrams of " word " over the kept words (each word
+// once: the tier is for rare words, whose spelling matters more than the
+// frequency of "the"), keeps the `top` most frequent and appends their
+// log-probabilities.
+void AddTrigrams(
+    const std::vector<std::pair<std::string, std::uint64_t>>& words,
+    const std::vector<std::size_t>& keep, std::uint32_t language,
+    std::uint32_t top, std::vector<TrigramRow>& out) {
+  std::map<std::string, std::uint64_t> counts;
+  std::uint64_t total = 0;
+  std::vector<std::size_t> starts;
+  for (std::size_t i : keep) {
+    const std::string padded = " " + words[i].first + " ";
+    starts.clear();
+    const auto* s = reinterpret_cast<const std::uint8_t*>(padded.data());
+    const std::int32_t n = static_cast<std::int32_t>(padded.size());
+    for (std::int32_t k = 0; k < n;) {
+      starts.push_back(static_cast<std::size_t>(k));
+      U8_FWD_1(s, k, n);
+    }
+    starts.push_back(padded.size());
+    for (std::size_t k = 0; k + 3 < starts.size(); ++k) {
+      ++counts[padded.substr(starts[k], starts[k + 3] - starts[k])];
+      ++total;
+    }
+  }
+  std::vector<std::pair<std::uint64_t, std::string>> ranked;
+  for (auto& [t, c] : counts) ranked.emplace_back(c, t);
+  std::stable_sort(
+      ranked.begin(), ranked.end(),
+      [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (ranked.size() > top) ranked.resize(top);
+  for (auto& [c, t] : ranked) {
+    out.push_back(
+        {std::move(t), language,
+         std::log(static_cast<double>(c) / static_cast<double>(total))});
+  }
 }
 
 }  // namespace
@@ -201,6 +254,7 @@ Result<std::string> Build(std::vector<WordList> lists,
     double frequency;
   };
   std::vector<Row> rows;
+  std::vector<TrigramRow> trigram_rows;
   std::vector<LanguageRecord> records(lists.size());
   for (std::uint32_t li = 0; li < lists.size(); ++li) {
     WordList& list = lists[li];
@@ -257,6 +311,8 @@ Result<std::string> Build(std::vector<WordList> lists,
                      });
     if (params.max_words != 0 && keep.size() > params.max_words)
       keep.resize(params.max_words);
+    if (params.ngram_top > 0)
+      AddTrigrams(merged, keep, li, params.ngram_top, trigram_rows);
     for (std::size_t i : keep) {
       rows.push_back(
           {merged[i].first, li,
@@ -264,6 +320,20 @@ Result<std::string> Build(std::vector<WordList> lists,
     }
     say(list.code + ": " + std::to_string(keep.size()) + " words (" +
         std::string(script_name) + ")");
+  }
+
+  // The n-gram tier: one word per trigram key, with (language, quantised
+  // log-probability).
+  std::vector<std::pair<std::string, std::uint32_t>>
+      ngram_words;  // key, posting
+  std::sort(trigram_rows.begin(), trigram_rows.end());
+  for (const TrigramRow& r : trigram_rows) {
+    const double q = (r.log_p - kNgramFloor) / -kNgramFloor;
+    const auto w = static_cast<std::uint32_t>(
+        std::lround(std::clamp(q, 0.0, 1.0) * 65535.0));
+    ngram_words.emplace_back(
+        std::string(1, internal::kNgramPrefix) + r.trigram,
+        internal::EncodePosting(r.language, false, std::max(1u, w)));
   }
 
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
@@ -275,6 +345,7 @@ Result<std::string> Build(std::vector<WordList> lists,
     std::uint64_t hash;
     std::string_view word;
     std::vector<std::uint32_t> postings;
+    bool ngram = false;
   };
   std::vector<Word> words;
   std::uint32_t dropped_common = 0;
@@ -284,19 +355,21 @@ Result<std::string> Build(std::vector<WordList> lists,
     while (j < rows.size() && rows[j].word == rows[i].word)
       sum += rows[j].frequency, ++j;
     const std::size_t n = j - i;  // lists that carry the word
-        Word w{internal::Hash64(rows[i].word), rows[i].word, {}};
+    Word w{internal::Hash64(rows[i].word), rows[i].word, {}, false};
     std::size_t best = i;
     for (std::size_t k = i; k < j; ++k) {
       if (rows[k].frequency > rows[best].frequency) best = k;
     }
-        // A word one language dominates is its tier-1 word however many lists carry it (the
-    // subtitle lists of most languages contain some English). A word spread evenly over more
-    // than max_languages languages (the perplexity of its shares, exp(-sum p ln p), is the
-    // effective number of languages) is common and evidence for none: "a", "in", names.
+    // A word one language dominates is its tier-1 word however many lists carry
+    // it (the
+    // subtitle lists of most languages contain some English). A word spread
+    // evenly over more than max_languages languages (the perplexity of its
+    // shares, exp(-sum p ln p), is the effective number of languages) is common
+    // and evidence for none: "a", "in", names.
     if (n == 1 || rows[best].frequency / sum >= params.pure_share) {
       w.postings.push_back(
-                    internal::EncodePosting(rows[best].language, true, 0xffff));
-        } else if (Perplexity(rows, i, j, sum) > params.max_languages) {
+          internal::EncodePosting(rows[best].language, true, 0xffff));
+    } else if (Perplexity(rows, i, j, sum) > params.max_languages) {
       ++dropped_common;  // kept as a common word: no postings
     } else {
       for (std::size_t k = i; k < j; ++k) {
@@ -308,6 +381,20 @@ Result<std::string> Build(std::vector<WordList> lists,
       }
     }
     words.push_back(std::move(w));
+    i = j;
+  }
+  std::uint32_t ngram_keys = 0;
+  for (std::size_t i = 0; i < ngram_words.size();) {
+    Word w{
+        internal::Hash64(ngram_words[i].first), ngram_words[i].first, {}, true};
+    std::size_t j = i;
+    for (;
+         j < ngram_words.size() && ngram_words[j].first == ngram_words[i].first;
+         ++j) {
+      w.postings.push_back(ngram_words[j].second);
+    }
+    words.push_back(std::move(w));
+    ++ngram_keys;
     i = j;
   }
   std::sort(words.begin(), words.end(), [](const Word& a, const Word& b) {
@@ -353,8 +440,9 @@ Result<std::string> Build(std::vector<WordList> lists,
                   (static_cast<std::uint32_t>(w.postings.size()) << 24);
       postings.insert(postings.end(), w.postings.begin(), w.postings.end());
     }
-    if (!w.postings.empty()) (is_pure ? pure : shared)++;
+    if (!w.postings.empty() && !w.ngram) (is_pure ? pure : shared)++;
     for (std::uint32_t p : w.postings) {
+      if (w.ngram) break;
       LanguageRecord& rec = records[(p >> 16) & 0xffu];
       ++rec.words;
       if (is_pure) ++rec.pure_words;
@@ -367,7 +455,8 @@ Result<std::string> Build(std::vector<WordList> lists,
   say(std::to_string(entries.size()) + " words: " + std::to_string(pure) +
       " tier 1, " + std::to_string(shared) + " tier 2, " +
       std::to_string(dropped_common) + " common words (no language), " +
-      std::to_string(collisions) + " hash collisions dropped");
+      std::to_string(collisions) + " hash collisions dropped, " +
+      std::to_string(ngram_keys) + " trigrams");
 
   FileHeader h;
   std::memset(&h, 0, sizeof h);
@@ -381,6 +470,8 @@ Result<std::string> Build(std::vector<WordList> lists,
   h.pure_count = pure;
   h.shared_count = shared;
   h.common_count = dropped_common;
+  h.ngram_top = params.ngram_top;
+  h.ngram_floor_milli = static_cast<std::uint32_t>(-kNgramFloor * 1000);
   h.max_words = params.max_words;
   h.min_count = params.min_count;
   h.max_languages = params.max_languages;

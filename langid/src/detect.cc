@@ -1,8 +1,10 @@
 #include <unicode/uchar.h>
 #include <unicode/uscript.h>
+#include <unicode/utf8.h>
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -37,21 +39,107 @@ struct Tally {
   std::uint32_t n_common = 0;
   std::uint32_t han = 0;
   std::uint32_t kana = 0;
+  // The current line: where the last word ended, its evidence per candidate,
+  // its words.
+  std::string_view text;
+  const char* last_end = nullptr;
+  std::vector<double> line;
+  std::uint32_t line_words = 0;
+  std::vector<std::uint32_t> segment_words;  // Evidence::segment_words
+  std::vector<double> ngram;                 // Evidence::ngram
+  std::uint32_t n_ngram = 0;
+  std::vector<double> delta;  // scratch of NgramShares
+  std::vector<std::size_t> touched;
 };
+
+// How sharply the n-gram tier prefers the language whose trigrams fit best:
+// shares are proportional to exp(kNgramSharpness * mean trigram
+// log-probability).
+constexpr double kNgramSharpness = 1.5;
+
+// The n-gram tier on one unknown word: adds its language shares (summing to 1)
+// to t->ngram.
+void NgramShares(Tally* t, std::string_view word) {
+  const Model& m = *t->model;
+  const double floor = m.ngram_floor();
+  if (floor >= 0) return;
+  char padded[256];
+  if (word.size() + 2 > sizeof padded) return;
+  padded[0] = ' ';
+  std::memcpy(padded + 1, word.data(), word.size());
+  padded[word.size() + 1] = ' ';
+  const auto* s = reinterpret_cast<const std::uint8_t*>(padded);
+  const std::int32_t n = static_cast<std::int32_t>(word.size() + 2);
+  std::int32_t starts[4] = {0, 0, 0, 0};
+  std::int32_t count = 0, trigrams = 0;
+  for (std::int32_t k = 0; k <= n;) {
+    starts[count % 4] = k;
+    ++count;
+    if (count >= 4) {
+      const std::int32_t a = starts[(count - 4) % 4];
+      const PostingList p = m.LookupNgram(std::string_view(padded + a, k - a));
+      ++trigrams;
+      for (std::uint32_t i = 0; i < p.size(); ++i) {
+        const Posting post = p[i];
+        if (t->delta[post.language] == 0) t->touched.push_back(post.language);
+        t->delta[post.language] += post.weight * -floor;
+      }
+    }
+    if (k == n) break;
+    U8_FWD_1(s, k, n);
+  }
+  if (trigrams == 0 || t->touched.empty()) return;
+  double best = -1e300;
+  for (std::size_t i : t->touched) best = std::max(best, t->delta[i]);
+  double sum = 0;
+  for (std::size_t i : t->touched) {
+    t->delta[i] = std::exp(kNgramSharpness * (t->delta[i] - best) / trigrams);
+    sum += t->delta[i];
+  }
+  for (std::size_t i : t->touched) {
+    t->ngram[i] += t->delta[i] / sum;
+    t->delta[i] = 0;
+  }
+  t->touched.clear();
+  ++t->n_ngram;
+}
+
+// Lines of fewer words are too short to say which language they are in.
+constexpr std::uint32_t kMinSegmentWords = 3;
+
+void FlushLine(Tally* t) {
+  if (t->line_words >= kMinSegmentWords) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < t->line.size(); ++i) {
+      if (t->line[i] > t->line[best]) best = i;
+    }
+    if (t->line[best] > 0) t->segment_words[best] += t->line_words;
+  }
+  std::fill(t->line.begin(), t->line.end(), 0.0);
+  t->line_words = 0;
+}
 
 void CountWord(void* context, std::string_view word, int script) {
   auto* t = static_cast<Tally*>(context);
+  if (t->last_end != nullptr && word.data() > t->last_end &&
+      std::memchr(t->last_end, '\n', word.data() - t->last_end) != nullptr) {
+    FlushLine(t);
+  }
+  t->last_end = word.data() + word.size();
+  ++t->line_words;
   if (script >= 0 && static_cast<std::size_t>(script) < t->by_script.size()) {
     ++t->by_script[script];
   }
   if (script == USCRIPT_HAN) {
     ++t->han;  // zh or ja: decided once the whole text is seen
+    t->line[t->languages + DirectSlot("zh")] += 1;
     return;
   }
   if (script == USCRIPT_HIRAGANA || script == USCRIPT_KATAKANA) ++t->kana;
   const std::string_view direct = internal::DirectLanguage(script);
   if (!direct.empty()) {
     t->pure[t->languages + DirectSlot(direct)] += 1;
+    t->line[t->languages + DirectSlot(direct)] += 1;
     ++t->n_pure;
     return;
   }
@@ -62,16 +150,19 @@ void CountWord(void* context, std::string_view word, int script) {
   }
   if (postings.empty()) {
     ++t->n_unknown;
+    NgramShares(t, word);
     return;
   }
   if (postings.size() == 1 && postings[0].pure) {
     t->pure[postings[0].language] += 1;
+    t->line[postings[0].language] += 1;
     ++t->n_pure;
     return;
   }
   for (std::uint32_t i = 0; i < postings.size(); ++i) {
     const Posting p = postings[i];
     t->shared[p.language] += p.weight;
+    t->line[p.language] += p.weight;
   }
   ++t->n_shared;
 }
@@ -138,15 +229,28 @@ Evidence Collect(std::string_view text, const Model& model) {
   t.pure.assign(t.languages + kDirect.size(), 0.0);
   t.shared.assign(t.languages + kDirect.size(), 0.0);
   t.by_script.assign(USCRIPT_CODE_LIMIT, 0);
+  t.line.assign(t.pure.size(), 0.0);
+  t.segment_words.assign(t.pure.size(), 0);
+  t.ngram.assign(t.pure.size(), 0.0);
+  t.delta.assign(t.pure.size(), 0.0);
   internal::SegmentWords(text, CountWord, &t);
+  FlushLine(&t);
   if (t.han > 0) {
     // Japanese writes Han with kana; Han alone is Chinese.
     t.pure[t.languages + DirectSlot(t.kana > 0 ? "ja" : "zh")] += t.han;
     t.n_pure += t.han;
+    if (t.kana > 0) {
+      const std::size_t zh = t.languages + DirectSlot("zh");
+      t.segment_words[t.languages + DirectSlot("ja")] += t.segment_words[zh];
+      t.segment_words[zh] = 0;
+    }
   }
   Evidence e;
   e.pure = std::move(t.pure);
   e.shared = std::move(t.shared);
+  e.segment_words = std::move(t.segment_words);
+  e.ngram = std::move(t.ngram);
+  e.n_ngram = t.n_ngram;
   e.n_pure = t.n_pure;
   e.n_shared = t.n_shared;
   e.n_unknown = t.n_unknown;
@@ -172,19 +276,25 @@ Language Decide(const Evidence& e, const Model& model, const Options& options) {
       e.n_pure + e.n_shared + e.n_unknown;  // N_w: common words excluded
   if (n_words == 0) return result;
 
-  // The decision formula of langid.h.
+  // The decision formula of langid.h. The n-gram tier turns a share
+  // ngram_weight of each unknown word it could score into tier-2 evidence.
   const std::size_t n = std::min(e.pure.size(), e.shared.size());
+  const double w_ngram = e.ngram.size() >= n ? options.ngram_weight : 0.0;
+  auto shared = [&](std::size_t i) {
+    return e.shared[i] + w_ngram * e.ngram[i];
+  };
+  const double n_unknown = e.n_unknown - w_ngram * e.n_ngram;
   double total_shared = 0;  // T
   auto raw = [&](std::size_t i) {
     if (e.pure[i] != 0) {
       const double boost = 1.0 + options.k1 * e.pure[i] / n_words;
-      return e.pure[i] + boost * e.shared[i];
+      return e.pure[i] + boost * shared(i);
     }
-    return options.k2 * e.shared[i];
+    return options.k2 * shared(i);
   };
   for (std::size_t i = 0; i < n; ++i) total_shared += raw(i) - e.pure[i];
   const double denominator =
-      e.n_pure + total_shared + options.k_unknown * e.n_unknown;
+      e.n_pure + total_shared + options.k_unknown * n_unknown;
   if (denominator <= 0) return result;
   std::size_t best = n, second = n;
   double best_raw = 0, second_raw = 0;
@@ -206,13 +316,29 @@ Language Decide(const Evidence& e, const Model& model, const Options& options) {
     result.second_score = 100.0 * second_raw / denominator;
   }
   if (result.words < options.min_words) return result;
-  if (result.score >= options.min_score) {
-    result.code = result.best;
-  } else if (second != n &&
-             result.score + result.second_score >= options.min_score &&
-             result.second_score >= options.bilingual_min_score) {
+  // Bilingual: the two best languages together reach min_score, the second has
+  // at least bilingual_min_score, and either each falls short of min_score (the
+  // rule of issue 4, for a text that is one block) or each wins whole lines
+  // holding at least bilingual_min_lines of the words of the text's lines (a
+  // message in two languages, a quoted reply).
+  bool bilingual = false;
+  if (second != n && result.score + result.second_score >= options.min_score &&
+      result.second_score >= options.bilingual_min_score) {
+    std::uint32_t segmented = 0;
+    for (std::uint32_t w : e.segment_words) segmented += w;
+    const double need = options.bilingual_min_lines * segmented;
+    const bool by_lines =
+        segmented > 0 && best < e.segment_words.size() &&
+        second < e.segment_words.size() && e.segment_words[best] > 0 &&
+        e.segment_words[second] > 0 && e.segment_words[best] >= need &&
+        e.segment_words[second] >= need;
+    bilingual = by_lines || result.score < options.min_score;
+  }
+  if (bilingual) {
     result.code = result.best + "+" + result.second;
     result.bilingual = true;
+  } else if (result.score >= options.min_score) {
+    result.code = result.best;
   }
   return result;
 }

@@ -50,7 +50,9 @@ struct FileHeader {
   std::uint64_t buckets_offset;
   std::uint64_t entries_offset;
   std::uint64_t postings_offset;
-  std::uint64_t reserved1;
+  std::uint32_t ngram_top;  // trigrams kept per language; 0 = no n-gram tier
+  std::uint32_t
+      ngram_floor_milli;  // -1000 * log-probability floor of the n-gram tier
 };
 static_assert(sizeof(FileHeader) == 128);
 
@@ -93,6 +95,10 @@ inline constexpr std::uint32_t EncodePosting(std::uint32_t language, bool pure,
 
 // FNV-1a over the bytes, then a murmur3 finaliser so that the top bits (the
 // bucket) are mixed. Stable across platforms: the file depends on it.
+// N-gram tier keys: a byte that no normalised word contains, then the trigram's
+// UTF-8.
+inline constexpr char kNgramPrefix = '\x01';
+
 inline std::uint64_t Hash64(std::string_view s) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (unsigned char c : s) {

@@ -168,6 +168,9 @@ Result<Model> Model::Validate(std::unique_ptr<Storage> storage,
   model.params_.max_languages = h.max_languages;
   model.params_.pure_share = h.pure_share;
   model.params_.min_share = h.min_share;
+  model.params_.ngram_top = h.ngram_top;
+  model.ngram_floor_ =
+      h.ngram_top == 0 ? 0.0 : -static_cast<double>(h.ngram_floor_milli) / 1000;
   return model;
 }
 
@@ -228,6 +231,14 @@ PostingList Model::Lookup(std::string_view key) const {
     return PostingList(nullptr, 1, p);
   }
   return {};
+}
+
+PostingList Model::LookupNgram(std::string_view trigram) const {
+  char key[32];
+  if (trigram.size() + 1 > sizeof key) return {};
+  key[0] = internal::kNgramPrefix;
+  std::memcpy(key + 1, trigram.data(), trigram.size());
+  return Lookup(std::string_view(key, trigram.size() + 1));
 }
 
 int Model::FindLanguage(std::string_view code) const {

@@ -61,6 +61,28 @@ TEST(DetectTest, SharedWordsOnlyUseK2) {
   EXPECT_NEAR(l.second_score, 40.0, 1e-3);
 }
 
+TEST(DetectTest, NgramTierScoresUnknownWords) {
+  const Model model = TinyModel();
+  Options o;
+  o.min_words = 1;
+  o.min_score = 0;
+  // "houses" is in no list; without the n-gram tier it is only an unknown word.
+  EXPECT_EQ(Detect("houses", model, o).best, "");
+  // Its trigrams " ho", "hou", "ous", "use" occur in English words only, so its
+  // n-gram shares are en 1: Xovp_en = 1, N_unknown = 1 - 1 = 0, L_en = 100*K2*1
+  // / (K2*1) = 100.
+  o.ngram_weight = 1.0;
+  const Language l = Detect("houses", model, o);
+  EXPECT_EQ(l.code, "en");
+  EXPECT_NEAR(l.score, 100.0, 1e-6);
+  // Half weight: Xovp_en = 0.5, N_unknown = 0.5: L_en = 100*0.25 / (0.25 +
+  // 0.5*0.5) = 50.
+  o.ngram_weight = 0.5;
+  o.k2 = 0.5;
+  o.k_unknown = 0.5;
+  EXPECT_NEAR(Detect("houses", model, o).score, 50.0, 1e-6);
+}
+
 TEST(DetectTest, FewerThanMinWordsIsUnd) {
   const Model model = TinyModel();
   Options o;  // min_words 5

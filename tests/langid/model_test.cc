@@ -30,7 +30,8 @@ void ExpectTinyContent(const Model& m) {
   EXPECT_EQ(m.languages()[1].script, "Latin");
   EXPECT_EQ(m.FindLanguage("en"), 1);
   EXPECT_EQ(m.FindLanguage("fr"), -1);
-  EXPECT_EQ(m.entry_count(), 3u);
+  // 3 words and the 13 distinct trigrams of " house ", " bank ", " haus ".
+  EXPECT_EQ(m.entry_count(), 3u + 13u);
   EXPECT_EQ(m.pure_count(), 2u);
   EXPECT_EQ(m.shared_count(), 1u);
 
@@ -49,6 +50,14 @@ void ExpectTinyContent(const Model& m) {
   EXPECT_NEAR(bank[1].weight, 0.6, 1e-4);
 
   EXPECT_TRUE(m.Lookup("maison").empty());
+  const PostingList ho = m.LookupNgram(" ho");
+  ASSERT_EQ(ho.size(), 1u);
+  EXPECT_EQ(ho[0].language, 1u);
+  EXPECT_FALSE(ho[0].pure);
+  EXPECT_EQ(m.LookupNgram("ank").size(), 2u);
+  EXPECT_TRUE(m.LookupNgram("xyz").empty());
+  EXPECT_TRUE(m.Lookup("ank").empty());  // trigrams are not words
+  EXPECT_LT(m.ngram_floor(), 0);
   EXPECT_TRUE(m.Lookup("").empty());
 }
 

@@ -12,20 +12,22 @@
 //  their language,
 //    tier-2 words add their per-language weights to Xovp; words in no
 //    dictionary are unknown.
+// clang-format off
 // The decision formula (docs/langid.md has the derivation and the tuning):
-//    N_w     = tier-1 hits + tier-2 words + unknown words (common
-//    cross-language words such as
-//              "a", "in" are known but count for no language and only towards
-//              min_words)
-//    B_i     = 1 + K1 * Xpure_i / N_w
-//    T       = sum_i ( Xpure_i != 0 ? B_i * Xovp_i : K2 * Xovp_i )
-//    N       = N_pure + T + K_unknown * N_unknown
-//    L_i     = 100 * ( Xpure_i != 0 ? Xpure_i + B_i * Xovp_i : K2 * Xovp_i ) /
-//    N
-// The best L_i wins when it reaches min_score and there are at least min_words
-// words; when the two best each fall short but together reach it (and the
-// second has at least bilingual_min_score), the verdict is bilingual ("en+es");
-// otherwise "und".
+//    N_w = tier-1 hits + tier-2 words + unknown words (common cross-language
+//          words such as "a", "in" are known, count for no language and only
+//          towards min_words)
+//    B_i = 1 + K1 * Xpure_i / N_w
+//    T   = sum_i ( Xpure_i != 0 ? B_i * Xovp_i : K2 * Xovp_i )
+//    N   = N_pure + T + K_unknown * N_unknown
+//    L_i = 100 * ( Xpure_i != 0 ? Xpure_i + B_i * Xovp_i : K2 * Xovp_i ) / N
+// clang-format on
+// With fewer than min_words words the verdict is "und". The two best languages
+// make a bilingual verdict ("en+es") when together they reach min_score, the
+// second has at least bilingual_min_score, and either each falls short of
+// min_score (a text in one block) or, in a text of several lines, each is the
+// best language of lines holding at least bilingual_min_lines of the words.
+// Otherwise the best language wins when it reaches min_score; else "und".
 //
 // Thread-safety: Detect is reentrant; the Model is shared read-only.
 #ifndef MW_LANGID_LANGID_H_
@@ -44,14 +46,25 @@ namespace mw::langid {
 // Decision parameters. The defaults are the values tuned on the development set
 // (see docs/langid.md); the programs copy config [langid] into this struct.
 struct Options {
-  double k1 = 1.0;  // boost of a language's tier-2 words by its tier-1 share
-  double k2 =
-      0.5;  // weight of tier-2 evidence for languages without tier-1 hits
-  double k_unknown = 0.5;       // weight of unknown words in the denominator
-  std::uint32_t min_words = 5;  // fewer words: "und"
-  double min_score = 50.0;      // best score below this: bilingual or "und"
-  double bilingual_min_score =
-      20.0;  // the second language of a bilingual verdict needs this
+  // Boost of a language's tier-2 words by its tier-1 share.
+  double k1 = 1.0;
+  // Weight of tier-2 evidence for languages without tier-1 hits.
+  double k2 = 0.5;
+  // Weight of unknown words in the denominator N.
+  double k_unknown = 0.5;
+  // Fewer words: "und".
+  std::uint32_t min_words = 5;
+  // Best score below this: bilingual or "und".
+  double min_score = 50.0;
+  // The second language of a bilingual verdict needs at least this score.
+  double bilingual_min_score = 20.0;
+  // In a text of several lines, the share of the words (in lines of 3 or more
+  // words) that each language of a bilingual verdict must win line by line.
+  double bilingual_min_lines = 0.2;
+  // Optional character-trigram tier: the share (0-1) of each unknown word that
+  // its trigram language shares contribute as tier-2 evidence (Xovp_i += w *
+  // share_i, N_unknown -= w). 0 = the two-tier method alone.
+  double ngram_weight = 0.0;
 };
 
 // The verdict on one text.
@@ -86,6 +99,13 @@ struct Evidence {
       0;  // common cross-language words: counted for min_words only
   std::vector<std::pair<std::string, std::uint32_t>>
       scripts;  // as Language::scripts
+  // Per candidate: the words of the lines (of 3 or more words) on which it is
+  // the best.
+  std::vector<std::uint32_t> segment_words;
+  // Per candidate: summed n-gram shares of the unknown words the n-gram tier
+  // could score.
+  std::vector<double> ngram;
+  std::uint32_t n_ngram = 0;  // unknown words the n-gram tier scored
 };
 
 Evidence Collect(std::string_view normalised_text, const Model& model);

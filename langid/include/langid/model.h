@@ -39,6 +39,10 @@ struct BuildParams {
   double pure_share = 0.9;
   // Tier-2 weights below this share are dropped.
   double min_share = 0.01;
+  // Character-trigram tier: the most frequent trigrams of each language's words
+  // (each word counted once, with word-boundary marks) and their
+  // log-probabilities; 0 = none.
+  std::uint32_t ngram_top = 3000;
 };
 
 struct LanguageInfo {
@@ -102,6 +106,13 @@ class Model {
   // Postings of `key` (a normalised word, see langid.h); empty when the word is
   // unknown. Allocation-free.
   PostingList Lookup(std::string_view key) const;
+  // Postings of a character trigram (UTF-8, ' ' marks a word boundary) in the
+  // n-gram tier: Posting::weight is (log P - floor) / -floor for that language.
+  // Empty when absent.
+  PostingList LookupNgram(std::string_view trigram) const;
+  // The log-probability of a trigram a language's list does not have (< 0); 0 =
+  // no tier.
+  double ngram_floor() const { return ngram_floor_; }
 
   const std::vector<LanguageInfo>& languages() const { return languages_; }
   // Index of `code` in languages(), or -1.
@@ -129,6 +140,7 @@ class Model {
   const void* entries_ = nullptr;
   const std::uint32_t* postings_ = nullptr;
   std::uint32_t bucket_bits_ = 0;
+  double ngram_floor_ = 0;
 };
 
 // Where the programs look for the dictionary when the configuration names none,
