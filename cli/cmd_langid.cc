@@ -29,10 +29,14 @@ the same way (NFKC case folding; C1 control characters read as windows-1252).
 
 Scripts that identify a language alone decide it (Greek el, Georgian ka, Armenian hy,
 Hangul ko, kana ja, Han without kana zh, Thai th, Hebrew he, ...). Words in the other
-scripts are looked up in the two-tier dictionary and scored with the formula of
-docs/langid.md. The verdict is the best language when its score reaches langid.min_score
-(default 50) and the text has at least langid.min_words words (default 5); when the two best
-each fall short but together reach it, the text is bilingual ("en+es"); otherwise "und".
+scripts are looked up in the two-tier dictionary (words in no dictionary are scored by
+their character trigrams, langid.ngram_weight) and scored with the formula of
+docs/langid.md. Scores are 0-100. A text with fewer than langid.min_words words (default 5)
+is "und". The two best languages make a bilingual verdict ("en+es") when together they reach
+langid.min_score (default 40), the second reaches langid.bilingual_min_score (default 5) and
+either each falls short of min_score or, in a text of several lines, each is the best
+language of lines holding langid.bilingual_min_lines (default 0.2) of the words. Otherwise
+the best language wins when its score reaches min_score, else the verdict is "und".
 
 The dictionary is [langid] dictionary from the configuration; when that is empty, the first
 of <program dir>/../share/mailwave/langid.dict, /usr/local/share/mailwave/langid.dict and
@@ -177,6 +181,9 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   options.k1 = ls.k1;
   options.k2 = ls.k2;
   options.k_unknown = ls.k_unknown;
+  options.bilingual_min_score = ls.bilingual_min_score;
+  options.bilingual_min_lines = ls.bilingual_min_lines;
+  options.ngram_weight = ls.ngram_weight;
   options.min_words = min_words.value_or(ls.min_words);
   options.min_score = min_score.value_or(ls.min_score);
   auto model = langid::OpenDictionary(dict.empty() ? ls.dictionary : dict);

@@ -1,10 +1,11 @@
 // [langid]: language identification (issue 4; defaults in LangidSettings,
 // config.h).
 //
-// K1, K2 and K_unknown are weights in the score L_i = 100*(...) of issue 4;
-// their tuning is left to the dev set, so the bounds only exclude negative
-// weights and absurd ones. Scores can exceed 100 (the issue shows 312.5),
-// hence the wide bound on min_score.
+// K1, K2 and K_unknown are weights in the score L_i = 100*(...) of issue 4,
+// tuned on the dev set (docs/langid.md); the bounds only exclude negative
+// weights and absurd ones. Scores are at most 100 as mailwave normalises them,
+// but min_score keeps a wide bound so that a file written for another
+// normalisation still loads.
 #include "params.h"
 
 namespace mw::config {
@@ -14,8 +15,10 @@ Table LangidTable() {
   static const Param kParams[] = {
       {.key = "dictionary",
        .kind = Kind::kString,
-       .meaning = "language dictionary file; empty means the dictionary built "
-                  "into the program",
+       .meaning = "language dictionary file; empty: <program "
+                  "dir>/../share/mailwave/langid.dict, else "
+                  "/usr/local/share/mailwave/langid.dict, else "
+                  "/usr/share/mailwave/langid.dict",
        .field = Member<&Settings::langid, &S::dictionary>},
       {.key = "k1",
        .kind = Kind::kReal,
@@ -52,6 +55,27 @@ Table LangidTable() {
        .meaning = "a best score below this gives \"und\", or bilingual when "
                   "two together pass it",
        .field = Member<&Settings::langid, &S::min_score>},
+      {.key = "bilingual_min_score",
+       .kind = Kind::kReal,
+       .min = 0,
+       .max = 10000,
+       .meaning = "the second language of a bilingual verdict needs at least "
+                  "this score",
+       .field = Member<&Settings::langid, &S::bilingual_min_score>},
+      {.key = "bilingual_min_lines",
+       .kind = Kind::kReal,
+       .min = 0,
+       .max = 1,
+       .meaning = "in a text of several lines, each language of a bilingual "
+                  "verdict must win lines holding this share of the words",
+       .field = Member<&Settings::langid, &S::bilingual_min_lines>},
+      {.key = "ngram_weight",
+       .kind = Kind::kReal,
+       .min = 0,
+       .max = 1,
+       .meaning = "share of each unknown word that the character-trigram tier "
+                  "turns into evidence; 0 = dictionaries alone",
+       .field = Member<&Settings::langid, &S::ngram_weight>},
   };
   return {.name = "langid",
           .meaning = "language identification",

@@ -10,18 +10,27 @@ namespace {
 
 using testing::TinyModel;
 
-TEST(DetectTest, HandComputedScores) {
-  const Model model = TinyModel();
-  // house: tier 1 en (x2); haus: tier 1 de; bank: tier 2 en 0.6 / de 0.4;
-  // xyzzy: unknown. N_w = 5; B_en = 1 + 1*2/5 = 1.4; B_de = 1 + 1*1/5 = 1.2 T
-  // = 1.4*0.6 + 1.2*0.4 = 1.32; N = 3 + 1.32 + 0.5*1 = 4.82 L_en = 100*(2 +
-  // 0.84)/4.82 = 58.921..; L_de = 100*(1 + 0.48)/4.82 = 30.705..
+// The constants the hand computations below use (not the tuned defaults),
+// two-tier only.
+Options Formula() {
   Options o;
   o.k1 = 1.0;
   o.k2 = 0.5;
   o.k_unknown = 0.5;
   o.min_words = 5;
   o.min_score = 50;
+  o.bilingual_min_score = 20;
+  o.ngram_weight = 0;
+  return o;
+}
+
+TEST(DetectTest, HandComputedScores) {
+  const Model model = TinyModel();
+  // house: tier 1 en (x2); haus: tier 1 de; bank: tier 2 en 0.6 / de 0.4;
+  // xyzzy: unknown. N_w = 5; B_en = 1 + 1*2/5 = 1.4; B_de = 1 + 1*1/5 = 1.2 T
+  // = 1.4*0.6 + 1.2*0.4 = 1.32; N = 3 + 1.32 + 0.5*1 = 4.82 L_en = 100*(2 +
+  // 0.84)/4.82 = 58.921..; L_de = 100*(1 + 0.48)/4.82 = 30.705..
+  const Options o = Formula();
   const Language l = Detect("house bank haus xyzzy house", model, o);
   EXPECT_EQ(l.words, 5u);
   EXPECT_EQ(l.code, "en");
@@ -36,7 +45,7 @@ TEST(DetectTest, HandComputedScores) {
 
 TEST(DetectTest, OtherConstantsChangeTheScores) {
   const Model model = TinyModel();
-  Options o;
+  Options o = Formula();
   o.k1 = 2.0;
   o.k_unknown = 1.0;
   o.min_words = 1;
@@ -49,7 +58,7 @@ TEST(DetectTest, OtherConstantsChangeTheScores) {
 
 TEST(DetectTest, SharedWordsOnlyUseK2) {
   const Model model = TinyModel();
-  Options o;
+  Options o = Formula();
   o.k2 = 0.5;
   o.min_words = 1;
   o.min_score = 0;
@@ -63,7 +72,7 @@ TEST(DetectTest, SharedWordsOnlyUseK2) {
 
 TEST(DetectTest, NgramTierScoresUnknownWords) {
   const Model model = TinyModel();
-  Options o;
+  Options o = Formula();
   o.min_words = 1;
   o.min_score = 0;
   // "houses" is in no list; without the n-gram tier it is only an unknown word.
@@ -85,7 +94,7 @@ TEST(DetectTest, NgramTierScoresUnknownWords) {
 
 TEST(DetectTest, FewerThanMinWordsIsUnd) {
   const Model model = TinyModel();
-  Options o;  // min_words 5
+  Options o = Formula();  // min_words 5
   const Language l = Detect("house house house house", model, o);
   EXPECT_EQ(l.words, 4u);
   EXPECT_EQ(l.code, "und");
@@ -97,7 +106,7 @@ TEST(DetectTest, FewerThanMinWordsIsUnd) {
 
 TEST(DetectTest, LowScoreIsUnd) {
   const Model model = TinyModel();
-  Options o;
+  Options o = Formula();
   // 1 en hit among 5 unknown: L_en = 100*1/(1 + 0.5*5) = 28.6, no second
   // language.
   const Language l = Detect("house aaa bbb ccc ddd eee", model, o);
@@ -107,7 +116,7 @@ TEST(DetectTest, LowScoreIsUnd) {
 
 TEST(DetectTest, Bilingual) {
   const Model model = TinyModel();
-  Options o;
+  Options o = Formula();
   o.k_unknown = 1.0;
   // 3 en, 3 de tier-1 hits, 1 unknown: N = 6 + 1 = 7, L = 42.86 each,
   // together 85.7.
@@ -123,15 +132,15 @@ TEST(DetectTest, Bilingual) {
 
 TEST(DetectTest, EmptyAndSymbolOnlyText) {
   const Model model = TinyModel();
-  const Language l = Detect("", model, Options{});
+  const Language l = Detect("", model, Formula());
   EXPECT_EQ(l.code, "und");
   EXPECT_EQ(l.words, 0u);
-  EXPECT_EQ(Detect("12345 !!! ... 42", model, Options{}).words, 0u);
+  EXPECT_EQ(Detect("12345 !!! ... 42", model, Formula()).words, 0u);
 }
 
 TEST(DetectTest, C1ApostropheJoinsNothingAndSplitsLikeTheLists) {
   const Model model = TinyModel();
-  Options o;
+  Options o = Formula();
   o.min_words = 1;
   // U+0092 (a mis-decoded windows-1252 apostrophe) is read as U+2019:
   // "house\u2019s" gives the pieces "house" and "s", as the word lists are

@@ -82,15 +82,27 @@ struct FingerprintSettings {
 
 // [langid]: language identification (issue 4).
 struct LangidSettings {
-  // Empty: the dictionary built into the program.
+  // Empty: <program dir>/../share/mailwave/langid.dict, then
+  // /usr/local/share/mailwave/langid.dict, then
+  // /usr/share/mailwave/langid.dict.
   std::string dictionary;
-  double k1 = 1.0;
+  // K1, K2, K_unknown and the thresholds were tuned on the development set
+  // (docs/langid.md, "Tuning").
+  double k1 = 4.0;
   double k2 = 0.5;
-  double k_unknown = 0.5;
+  double k_unknown = 2.0;
   // Fewer words than this: "und".
   std::uint32_t min_words = 5;
   // Best score below this: "und" (or bilingual).
-  double min_score = 50.0;
+  double min_score = 40.0;
+  // The second language of a bilingual verdict needs at least this score.
+  double bilingual_min_score = 5.0;
+  // In a text of several lines, each language of a bilingual verdict must win
+  // lines holding at least this share of the words.
+  double bilingual_min_lines = 0.2;
+  // Share of each unknown word that the character-trigram tier turns into
+  // tier-2 evidence; 0 = the two-tier dictionaries alone.
+  double ngram_weight = 0.5;
 
   bool operator==(const LangidSettings&) const = default;
 };

@@ -47,24 +47,24 @@ namespace mw::langid {
 // (see docs/langid.md); the programs copy config [langid] into this struct.
 struct Options {
   // Boost of a language's tier-2 words by its tier-1 share.
-  double k1 = 1.0;
+  double k1 = 4.0;
   // Weight of tier-2 evidence for languages without tier-1 hits.
   double k2 = 0.5;
   // Weight of unknown words in the denominator N.
-  double k_unknown = 0.5;
+  double k_unknown = 2.0;
   // Fewer words: "und".
   std::uint32_t min_words = 5;
   // Best score below this: bilingual or "und".
-  double min_score = 50.0;
+  double min_score = 40.0;
   // The second language of a bilingual verdict needs at least this score.
-  double bilingual_min_score = 20.0;
+  double bilingual_min_score = 5.0;
   // In a text of several lines, the share of the words (in lines of 3 or more
   // words) that each language of a bilingual verdict must win line by line.
   double bilingual_min_lines = 0.2;
   // Optional character-trigram tier: the share (0-1) of each unknown word that
   // its trigram language shares contribute as tier-2 evidence (Xovp_i += w *
   // share_i, N_unknown -= w). 0 = the two-tier method alone.
-  double ngram_weight = 0.0;
+  double ngram_weight = 0.5;
 };
 
 // The verdict on one text.
