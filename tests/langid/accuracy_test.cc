@@ -67,11 +67,12 @@ TEST(AccuracyTest, EverydaySentences) {
   }
 }
 
+// A message with an English and a German paragraph, as normalised text.
 TEST(AccuracyTest, BilingualSample) {
   const Model* model = DefaultModel();
   ASSERT_NE(model, nullptr);
   const Language l = Detect(
-      "thank you for your order, we will send the parcel tomorrow. "
+      "thank you for your order, we will send the parcel tomorrow.\n\n"
       "vielen dank für ihre bestellung, wir schicken das paket morgen",
       *model, Options{});
   EXPECT_TRUE(l.code == "en+de" || l.code == "de+en")
