@@ -22,12 +22,16 @@ near they are by each method, and whether they are duplicates under the configur
 
 Methods, in the order they decide (the first that holds is reported):
   exact    the normalised bodies are identical (equal SHA-1)
-  blocks   block-list similarity >= duplicate_threshold (0.6). Similarity weighs matching
-           blocks by how far apart they are: Σ (M − |i − j|) / M², M the larger block count,
-           each repeated block paired with its own occurrence; in [0, 1]. Only block lists of
-           the same kind whose counts are within block_count_ratio (2) are compared.
+  blocks   block-list similarity >= duplicate_threshold (0.6). Matching blocks (sentences,
+           or lines) are weighed by how far apart they are: Σ (M − |i − j|) / M², M the
+           larger block count, each repeated block paired with its own occurrence; the
+           score is the smaller of that and the same sum weighted by block length, so a
+           shared template of short lines does not decide; in [0, 1]. Lists of one kind
+           are compared when their counts are within block_count_ratio (2), line lists
+           only when both have min_paragraph_blocks (8) lines; the best kind counts.
   ctph     CTPH signature edit rate < ctph_edit_rate (0.05): Levenshtein distance over the sum
-           of the two signature lengths, at a common block size (B or 2B)
+           of the two signature lengths, at a common block size (B or 2B); only when both
+           bodies have ctph_min_bytes (512)
   simhash  SimHash Hamming distance <= simhash_max_distance (3)
   none     none of these: not duplicates
 Bodies without text are never duplicates.

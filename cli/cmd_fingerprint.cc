@@ -67,8 +67,10 @@ fingerprint. Settings come from the [fingerprint] and [mime] tables of the confi
 Fingerprints:
   body SHA-1   SHA-1 of the whole normalised body, for exact duplicates
   blocks       the body split into sentences (bodies up to paragraph_threshold, 20 KiB by
-               default) or lines (larger bodies), each block's SHA-1 in message order; inside
-               the band around the threshold both kinds are given
+               default) or lines (larger bodies), each block's SHA-1 in message order
+  other blocks the other kind, for bodies up to paragraph_threshold·(1 + paragraph_band)
+               (25 KiB): small bodies also keep their lines, bodies just over the threshold
+               their sentences, so that variants on both sides of it still compare
   CTPH         the ssdeep-style signature "B:sig:sig2" (block size B, signatures at B and 2B)
   SimHash      64 bits over 3-word shingles, in hexadecimal, with its bucket keys
 CTPH, SimHash and the blocks are computed on the folded body (see the fold_* settings).

@@ -172,12 +172,24 @@ std::unique_ptr<icu::BreakIterator> NewSentenceIterator() {
 
 }  // namespace
 
+// SHA-1 fetched once: with OpenSSL 3, passing EVP_sha1() to EVP_Digest looks
+// the algorithm up in the provider on every call, which cost more than hashing
+// a sentence. The fetched EVP_MD is immutable and safe to share between
+// threads; it lives as long as the process.
+const EVP_MD* Sha1Md() {
+  static const EVP_MD* const md = [] {
+    const EVP_MD* fetched = EVP_MD_fetch(nullptr, "SHA1", nullptr);
+    return fetched != nullptr ? fetched : EVP_sha1();
+  }();
+  return md;
+}
+
 Sha1 Sha1Of(std::string_view bytes) {
   Sha1 out{};
   unsigned int len = 0;
   // EVP_Digest only fails on allocation failure inside OpenSSL; the zero digest
   // that would leave is harmless (it matches nothing but other such failures).
-  EVP_Digest(bytes.data(), bytes.size(), out.data(), &len, EVP_sha1(), nullptr);
+  EVP_Digest(bytes.data(), bytes.size(), out.data(), &len, Sha1Md(), nullptr);
   return out;
 }
 

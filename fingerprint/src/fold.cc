@@ -217,8 +217,14 @@ std::string Fold(std::string_view text, const FoldOptions& options) {
       token.assign(raw);
       if (options.emails && token.find('@') != std::string::npos)
         token = FoldEmails(token);
-      if (options.urls) token = FoldUrl(token);
-      if (options.numbers) token = FoldNumbers(token);
+      if (options.urls && (token.find("://") != std::string::npos ||
+                           token.find("www.") != std::string::npos)) {
+        token = FoldUrl(token);
+      }
+      if (options.numbers &&
+          token.find_first_of("0123456789") != std::string::npos) {
+        token = FoldNumbers(token);
+      }
       if (!first) out.push_back(' ');
       first = false;
       out.append(token);

@@ -237,6 +237,26 @@ TEST(MyersDistance, AgreesWithDpOnRandomStrings) {
   }
 }
 
+TEST(MyersDistances, BatchAgreesWithSingleAndDp) {
+  std::mt19937_64 rng(8);
+  for (int round = 0; round < 300; ++round) {
+    std::string pattern(rng() % 65, 'x');
+    for (char& c : pattern) c = static_cast<char>('a' + rng() % 5);
+    std::vector<std::string> texts(rng() % 11);
+    for (auto& t : texts) {
+      t.assign(rng() % 70, 'x');
+      for (char& c : t) c = static_cast<char>('a' + rng() % 5);
+    }
+    std::vector<std::string_view> views(texts.begin(), texts.end());
+    std::vector<std::uint32_t> out(texts.size(), 12345);
+    MyersDistances(pattern, views, out);
+    for (std::size_t k = 0; k < texts.size(); ++k) {
+      ASSERT_EQ(out[k], DpDistance(pattern, texts[k])) << round << "/" << k;
+      ASSERT_EQ(out[k], MyersDistance(pattern, texts[k]));
+    }
+  }
+}
+
 TEST(MyersDistance, FullWordPattern) {
   const std::string a(64, 'a');
   std::string b = a;
