@@ -183,6 +183,36 @@ double BilingualAccuracy(const std::vector<Bilingual>& samples,
   return 100.0 * ok / samples.size();
 }
 
+// Monolingual texts of four lines (four consecutive sentences of one covered
+// language, from the 21st on): the share given a bilingual verdict (false
+// bilingual).
+std::vector<Bilingual> MakeMonolingual(const Corpus& c,
+                                       const std::vector<std::string>& covered,
+                                       const Model& model) {
+  std::vector<Bilingual> out;
+  for (const std::string& lang : covered) {
+    auto it = c.by_lang[2].find(lang);
+    if (it == c.by_lang[2].end()) continue;
+    for (std::size_t k = 0; k < 10; ++k) {
+      const std::size_t j = 20 + 4 * k;
+      if (j + 3 >= it->second.size()) break;
+      std::string text;
+      for (std::size_t m = j; m < j + 4; ++m) text += it->second[m].text + "\n";
+      out.push_back({lang, lang, mw::langid::Collect(text, model)});
+    }
+  }
+  return out;
+}
+
+double FalseBilingual(const std::vector<Bilingual>& samples, const Model& model,
+                      const Options& o) {
+  if (samples.empty()) return 0;
+  std::size_t bad = 0;
+  for (const Bilingual& s : samples)
+    bad += mw::langid::Decide(s.evidence, model, o).bilingual;
+  return 100.0 * bad / samples.size();
+}
+
 // Share of the sentences of uncovered languages answered "und" (the right
 // answer there).
 double UncoveredUnd(const Corpus& c, const std::vector<std::string>& uncovered,
@@ -513,13 +543,35 @@ int main(int argc, char** argv) {
       unc_total ? 100.0 * unc_und[1] / unc_total : 0.0);
 
   const std::vector<Bilingual> bi = MakeBilingual(corpus, covered, *model);
+  const std::vector<Bilingual> mono = MakeMonolingual(corpus, covered, *model);
   std::printf(
       "\nbilingual: %zu samples (2 sentences of A then 2 of B, one per line; "
-      "%zu language "
-      "pairs):\n  both languages named: %.1f%% (two-tier), %.1f%% (with "
+      "%zu "
+      "language pairs):\n  both languages named: %.1f%% (two-tier), %.1f%% "
+      "(with "
       "n-grams)\n",
       bi.size(), covered.size(), BilingualAccuracy(bi, *model, two_tier),
       BilingualAccuracy(bi, *model, with_ngram));
+  std::printf(
+      "  false bilingual on %zu monolingual 4-line samples: %.1f%% (two-tier), "
+      "%.1f%% "
+      "(with n-grams)\n",
+      mono.size(), FalseBilingual(mono, *model, two_tier),
+      FalseBilingual(mono, *model, with_ngram));
+  // The trade-off of the two bilingual knobs (named vs false bilingual), with
+  // n-grams.
+  for (double bml : {0.1, 0.2, 0.3}) {
+    std::printf(
+        "  bilingual_min_lines %.2f, bilingual_min_score 5/10/20: named", bml);
+    for (double bms : {5.0, 10.0, 20.0}) {
+      Options o = with_ngram;
+      o.bilingual_min_lines = bml;
+      o.bilingual_min_score = bms;
+      std::printf(" %.1f%% (false %.1f%%)", BilingualAccuracy(bi, *model, o),
+                  FalseBilingual(mono, *model, o));
+    }
+    std::printf("\n");
+  }
 
   const double mb = corpus.bytes / 1e6;
   std::printf(
