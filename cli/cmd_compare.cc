@@ -31,7 +31,9 @@ Methods, in the order they decide (the first that holds is reported):
            only when both have min_paragraph_blocks (8) lines; the best kind counts.
   ctph     CTPH signature edit rate < ctph_edit_rate (0.05): Levenshtein distance over the sum
            of the two signature lengths, at a common block size (B or 2B); only when both
-           bodies have ctph_min_bytes (512)
+           bodies have ctph_min_bytes (512). Also a candidate below 3 × ctph_edit_rate
+           when the block similarity is at least confirm_similarity (0.4) and the
+           SimHashes are at most confirm_hamming (12) bits apart
   simhash  SimHash Hamming distance <= simhash_max_distance (3)
   none     none of these: not duplicates
 Bodies without text are never duplicates.

@@ -23,6 +23,8 @@ fingerprint::Options FingerprintOptions(const config::FingerprintSettings& s) {
   o.duplicate_threshold = s.duplicate_threshold;
   o.ctph_edit_rate = s.ctph_edit_rate;
   o.ctph_min_bytes = static_cast<std::size_t>(s.ctph_min_bytes);
+  o.confirm_similarity = s.confirm_similarity;
+  o.confirm_hamming = s.confirm_hamming;
   o.simhash_max_distance = s.simhash_max_distance;
   o.folds.hash_busters = s.fold_hash_busters;
   o.folds.numbers = s.fold_numbers;

@@ -821,6 +821,10 @@ int main(int argc, char** argv) {
       options.paragraph_band = std::stod(next());
     else if (a == "--unweighted")
       options.weigh_blocks = false;
+    else if (a == "--confirm-similarity")
+      options.confirm_similarity = std::stod(next());
+    else if (a == "--confirm-hamming")
+      options.confirm_hamming = static_cast<std::uint32_t>(std::stoul(next()));
     else if (a == "--ctph-min")
       options.ctph_min_bytes = std::stoul(next());
     else if (a == "--min-lines")

@@ -71,6 +71,21 @@ Table FingerprintTable() {
        .meaning = "CTPH decides only when both bodies have at least this many "
                   "bytes",
        .field = Member<&Settings::fingerprint, &S::ctph_min_bytes>},
+      {.key = "confirm_similarity",
+       .kind = Kind::kReal,
+       .min = 0,
+       .max = 1,
+       .meaning = "a CTPH candidate (edit rate below 3 times ctph_edit_rate) "
+                  "is a duplicate when the block similarity is at least this "
+                  "and the SimHashes are within confirm_hamming; 1 disables",
+       .field = Member<&Settings::fingerprint, &S::confirm_similarity>},
+      {.key = "confirm_hamming",
+       .kind = Kind::kCount,
+       .min = 0,
+       .max = 64,
+       .meaning = "SimHash distance that confirms a CTPH candidate (see "
+                  "confirm_similarity)",
+       .field = Member<&Settings::fingerprint, &S::confirm_hamming>},
       {.key = "simhash_max_distance",
        .kind = Kind::kCount,
        .min = 0,

@@ -107,6 +107,15 @@ Comparison Compare(const Fingerprint& a, const Fingerprint& b,
   } else if (c.edit_rate && *c.edit_rate < options.ctph_edit_rate &&
              std::min(a.body_bytes, b.body_bytes) >= options.ctph_min_bytes) {
     c.method = Method::kCtph;
+  } else if (c.edit_rate && *c.edit_rate < 3 * options.ctph_edit_rate &&
+             c.similarity && *c.similarity >= options.confirm_similarity &&
+             c.hamming <= options.confirm_hamming) {
+    // A CTPH candidate (signature edit rate below 3P), confirmed by the two
+    // other fingerprints agreeing more loosely than they would alone: the
+    // variants that split sentences and lines (scattered insertions) keep
+    // their CTPH pieces, and unrelated templated messages do not agree on all
+    // three.
+    c.method = Method::kCtph;
   } else if (a.simhash != 0 && c.hamming <= options.simhash_max_distance) {
     c.method = Method::kSimHash;
   }

@@ -230,6 +230,59 @@ TEST(Compare, FoldsMakePersonalisedCopiesExact) {
   EXPECT_LT(*raw.similarity, 1.0);
 }
 
+// Two fingerprints built by hand: 10 sentence blocks of which `shared` agree,
+// CTPH signatures `edits` substitutions apart (of 40 symbols each), SimHashes
+// `bits` apart.
+std::pair<Fingerprint, Fingerprint> Pair(int shared, int edits, int bits) {
+  Fingerprint a;
+  Fingerprint b;
+  a.body_bytes = b.body_bytes = 4000;
+  a.body_sha1[0] = 1;
+  std::vector<std::string> ba;
+  std::vector<std::string> bb;
+  for (int i = 0; i < 10; ++i) {
+    ba.push_back("block " + std::to_string(i));
+    bb.push_back(i < shared ? ba.back() : "other " + std::to_string(i));
+  }
+  a.blocks = HashBlocks(ba, BlockKind::kSentences);
+  b.blocks = HashBlocks(bb, BlockKind::kSentences);
+  a.ctph = {.block_size = 96, .sig = std::string(40, 'A'), .sig2 = "x"};
+  b.ctph = a.ctph;
+  for (int e = 0; e < edits; ++e)
+    b.ctph.sig[static_cast<std::size_t>(2 * e)] = 'B';
+  b.ctph.sig2 = "y";
+  a.simhash = 0x5555555555555555ULL;
+  b.simhash = a.simhash ^ ((std::uint64_t{1} << bits) - 1);
+  return {a, b};
+}
+
+TEST(Compare, CtphCandidateConfirmedByTheOtherTwo) {
+  const Options o;
+  // 5 of 10 blocks, CTPH rate 8/80 = 0.1 (a candidate: below 3P but not P), 8
+  // bits apart.
+  auto [a, b] = Pair(5, 8, 8);
+  const Comparison c = Compare(a, b, o);
+  ASSERT_TRUE(c.similarity && c.edit_rate);
+  EXPECT_LT(*c.similarity, o.duplicate_threshold);
+  EXPECT_GE(*c.similarity, o.confirm_similarity);
+  EXPECT_DOUBLE_EQ(*c.edit_rate, 0.1);
+  EXPECT_EQ(c.hamming, 8u);
+  EXPECT_TRUE(c.duplicate);
+  EXPECT_EQ(c.method, Method::kCtph);
+  // Each confirmation is needed: too few shared blocks, too far in CTPH,
+  // SimHash too far.
+  auto [a1, b1] = Pair(3, 8, 8);
+  EXPECT_FALSE(Compare(a1, b1, o).duplicate);
+  auto [a2, b2] = Pair(5, 13, 8);
+  EXPECT_FALSE(Compare(a2, b2, o).duplicate);
+  auto [a3, b3] = Pair(5, 8, 13);
+  EXPECT_FALSE(Compare(a3, b3, o).duplicate);
+  // And the path can be switched off.
+  Options off = o;
+  off.confirm_similarity = 1.1;
+  EXPECT_FALSE(Compare(a, b, off).duplicate);
+}
+
 TEST(MethodName, Names) {
   EXPECT_EQ(MethodName(Method::kExact), "exact");
   EXPECT_EQ(MethodName(Method::kBlocks), "blocks");

@@ -66,6 +66,11 @@ struct FingerprintSettings {
   double ctph_edit_rate = 0.05;
   // CTPH decides only when both bodies have at least this many bytes.
   std::uint64_t ctph_min_bytes = 512;
+  // A CTPH candidate (edit rate below 3P) is a duplicate when the block
+  // similarity is at least this and the SimHashes at most confirm_hamming
+  // bits apart.
+  double confirm_similarity = 0.4;
+  std::uint32_t confirm_hamming = 12;
   // k: Hamming distance for near-duplicates.
   std::uint32_t simhash_max_distance = 3;
   // Fold long random tokens before hashing.

@@ -51,6 +51,11 @@ struct Options {
   // CTPH decides only when both bodies have at least this many bytes: the
   // signature of a short text has too few pieces to tell texts apart.
   std::size_t ctph_min_bytes = 512;
+  // A CTPH candidate (signature edit rate below 3P) is a duplicate when the
+  // block similarity is at least confirm_similarity and the SimHashes are at
+  // most confirm_hamming bits apart.
+  double confirm_similarity = 0.4;
+  std::uint32_t confirm_hamming = 12;
   // k: SimHashes at most this many bits apart are duplicates.
   std::uint32_t simhash_max_distance = 3;
   FoldOptions folds;
@@ -93,7 +98,9 @@ struct Comparison {
 // Compares two fingerprints. Decision, in order (the first that holds decides):
 //   exact   - equal body SHA-1 (and a non-empty body);
 //   blocks  - similarity ≥ duplicate_threshold;
-//   ctph    - signature edit rate < ctph_edit_rate;
+//   ctph    - signature edit rate < ctph_edit_rate (both bodies at least
+//             ctph_min_bytes), or < 3·ctph_edit_rate with similarity ≥
+//             confirm_similarity and Hamming ≤ confirm_hamming;
 //   simhash - Hamming distance ≤ simhash_max_distance.
 // Empty bodies are never duplicates of anything.
 Comparison Compare(const Fingerprint& a, const Fingerprint& b,
