@@ -5,13 +5,13 @@
 // (which handles Chinese, Japanese and Thai), classifies each word by Unicode
 // script and
 //  - counts a word of a script that identifies a language alone (Greek -> el,
-//  Hangul -> ko,
-//    Hiragana/Katakana -> ja, Han -> zh unless the text has kana, ...) as a
-//    tier-1 hit for it;
+//    Hangul -> ko, Hiragana/Katakana -> ja, Han -> zh unless the text has
+//    kana, ...) as a tier-1 hit for it;
 //  - looks every other word up in the Model: tier-1 words add 1 to Xpure of
-//  their language,
-//    tier-2 words add their per-language weights to Xovp; words in no
-//    dictionary are unknown.
+//    their language, tier-2 words add their per-language weights to Xovp;
+//    words in no dictionary are unknown, and the optional n-gram tier turns a
+//    share (Options::ngram_weight) of each into tier-2 evidence from its
+//    character trigrams.
 // clang-format off
 // The decision formula (docs/langid.md has the derivation and the tuning):
 //    N_w = tier-1 hits + tier-2 words + unknown words (common cross-language
