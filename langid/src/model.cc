@@ -190,7 +190,11 @@ Result<Model> Model::Open(const std::string& path) {
   auto storage = std::make_unique<Storage>();
   storage->size = static_cast<std::size_t>(st.st_size);
   if (storage->size > 0) {
-    void* m = ::mmap(nullptr, storage->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    // MAP_POPULATE: validation reads every page anyway, and faulting them in
+    // one call is several times faster than one fault per page (and the
+    // milter's first messages do not pay for it).
+    void* m = ::mmap(nullptr, storage->size, PROT_READ,
+                     MAP_PRIVATE | MAP_POPULATE, fd, 0);
     const int e = errno;
     ::close(fd);
     if (m == MAP_FAILED)
