@@ -215,6 +215,7 @@ TEST(Compare, EmptyBodiesAreNeverDuplicates) {
 TEST(Compare, FoldsMakePersonalisedCopiesExact) {
   Options o;
   o.folds.numbers = true;
+  o.folds.greetings = true;
   const std::string a =
       "dear alice,\nyour order 1234 ships today.\nsee http://s.com/t?id=9";
   const std::string b =

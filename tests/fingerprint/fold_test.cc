@@ -22,7 +22,7 @@ TEST(Fold, Defaults) {
   const FoldOptions d;
   EXPECT_TRUE(d.hash_busters);
   EXPECT_TRUE(d.urls);
-  EXPECT_TRUE(d.greetings);
+  EXPECT_FALSE(d.greetings);
   EXPECT_FALSE(d.numbers);
   EXPECT_FALSE(d.emails);
 }

@@ -80,7 +80,7 @@ struct FingerprintSettings {
   bool fold_urls = true;
   bool fold_emails = false;  // off: no gain on the evaluation, more FPs
   // "Dear John," -> "dear <name>,".
-  bool fold_greetings = true;
+  bool fold_greetings = false;  // off: no gain on the evaluation
 
   bool operator==(const FingerprintSettings&) const = default;
 };

@@ -32,7 +32,7 @@ struct FoldOptions {
   // "dear john smith," at the start of a line -> "dear,"; also hi, hello, hey,
   // greetings, good morning/afternoon/evening, attention, attn. Up to three
   // name words are removed.
-  bool greetings = true;
+  bool greetings = false;
 };
 
 // Applies the enabled folds to `text` and returns the result. Line structure
