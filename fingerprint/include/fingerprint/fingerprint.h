@@ -31,9 +31,11 @@ struct Options {
   // Bodies longer than this many bytes are split into lines ("paragraphs"),
   // shorter ones into sentences.
   std::size_t paragraph_threshold = 20u << 10;
-  // Bodies within paragraph_threshold·(1 ± paragraph_band) get both block
-  // lists, so a message just under the threshold still matches its variant just
-  // over it (weakness (c)).
+  // Bodies up to paragraph_threshold·(1 + paragraph_band) get both block lists
+  // (small bodies their lines too, bodies just over the threshold their
+  // sentences too), so a message just under the threshold still matches its
+  // variant just over it (weakness (c)), and text inserted between wrapped
+  // lines, which breaks sentences but not lines, is still matched.
   double paragraph_band = 0.25;
   // Block lists are compared only when max(m, n) ≤ ratio · min(m, n).
   double block_count_ratio = 2.0;
@@ -41,8 +43,9 @@ struct Options {
   // this many blocks: on a few lines, a shared signature or list footer alone
   // reaches the threshold.
   std::size_t min_paragraph_blocks = 8;
-  // Weigh each block by its length (WeightedBlockSimilarity) instead of
-  // counting blocks (BlockSimilarity).
+  // The similarity is the smaller of BlockSimilarity (blocks counted) and
+  // WeightedBlockSimilarity (blocks weighed by length), which keeps messages
+  // that share a template of short lines apart; false: counted only.
   bool weigh_blocks = true;
   // Block-list similarity at or above which two messages are duplicates (t).
   double duplicate_threshold = 0.6;
@@ -62,11 +65,11 @@ struct Options {
 };
 
 struct Fingerprint {
-  Sha1
-      body_sha1{};  // SHA-1 of the normalised body, unfolded (exact duplicates)
+  // SHA-1 of the normalised body, unfolded (exact duplicates).
+  Sha1 body_sha1{};
   std::size_t body_bytes = 0;
-  // The block list of the kind the body size selects, and, inside the band, the
-  // other kind.
+  // The block list of the kind the body size selects, and, for bodies up to
+  // paragraph_threshold·(1 + paragraph_band), the other kind.
   BlockList blocks;
   std::optional<BlockList> other_blocks;
   Ctph ctph;                  // of the folded text
