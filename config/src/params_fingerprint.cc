@@ -50,13 +50,6 @@ Table FingerprintTable() {
        .meaning = "block-list similarity at or above which a message is a "
                   "duplicate",
        .field = Member<&Settings::fingerprint, &S::duplicate_threshold>},
-      {.key = "ctph_max_length",
-       .kind = Kind::kCount,
-       .min = 16,
-       .max = 64,
-       .meaning = "CTPH signature length S; the block size doubles until the "
-                  "signature fits",
-       .field = Member<&Settings::fingerprint, &S::ctph_max_length>},
       {.key = "ctph_edit_rate",
        .kind = Kind::kReal,
        .min = 0,

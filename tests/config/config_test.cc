@@ -128,9 +128,9 @@ TEST(ParseToml, OutOfRange) {
   EXPECT_EQ(ErrorOf("[fingerprint]\nduplicate_threshold = 0.4\n"),
             "mailwave.toml:2: fingerprint.duplicate_threshold: must be between "
             "0.5 and 1");
-  EXPECT_EQ(ErrorOf("[fingerprint]\nctph_max_length = 65\n"),
-            "mailwave.toml:2: fingerprint.ctph_max_length: must be between 16 "
-            "and 64");
+  EXPECT_EQ(ErrorOf("[fingerprint]\nsimhash_max_distance = 17\n"),
+            "mailwave.toml:2: fingerprint.simhash_max_distance: must be between "
+            "0 and 16");
   EXPECT_EQ(ErrorOf("[fingerprint]\nduplicate_threshold = nan\n"),
             "mailwave.toml:2: fingerprint.duplicate_threshold: must be between "
             "0.5 and 1");

@@ -60,8 +60,6 @@ struct FingerprintSettings {
   std::uint32_t min_paragraph_blocks = 8;
   // Block-list similarity at or above which it is a duplicate.
   double duplicate_threshold = 0.6;
-  // CTPH signature length S.
-  std::uint32_t ctph_max_length = 64;
   // P: CTPH signature edit rate below which messages are duplicates.
   double ctph_edit_rate = 0.05;
   // CTPH decides only when both bodies have at least this many bytes.
