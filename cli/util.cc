@@ -9,6 +9,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "mw/utf8.h"
+
 namespace mw::cli {
 
 Result<std::string> ReadInput(const std::string& path) {
@@ -41,49 +43,14 @@ mime::Limits MimeLimits(const config::MimeSettings& s) {
   return l;
 }
 
-namespace {
-
-// Length of the valid UTF-8 sequence at s[i], or 0 when it is invalid.
-size_t Utf8SequenceLength(std::string_view s, size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  size_t n;
-  unsigned min;
-  unsigned cp;
-  if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0) {
-    n = 2;
-    cp = c & 0x1F;
-    min = 0x80;
-  } else if ((c & 0xF0) == 0xE0) {
-    n = 3;
-    cp = c & 0x0F;
-    min = 0x800;
-  } else if ((c & 0xF8) == 0xF0) {
-    n = 4;
-    cp = c & 0x07;
-    min = 0x10000;
-  } else
-    return 0;
-  if (i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    const auto cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (cc & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return n;
-}
-
-}  // namespace
-
 void AppendJsonString(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   out.push_back('"');
   for (size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
-      const size_t n = Utf8SequenceLength(s, i);
-      if (n == 0) {
+      size_t n = 0;
+      if (DecodeUtf8(s, i, &n) == 0xFFFD && n == 1) {
         out += "\xEF\xBF\xBD";
         ++i;
       } else {

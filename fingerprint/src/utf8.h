@@ -5,12 +5,11 @@
 #include <cstddef>
 #include <string_view>
 
+#include "mw/utf8.h"
+
 namespace mw::fingerprint::internal {
 
-// Decodes the code point at s[i] and stores its length in *len (at least 1).
-// Invalid sequences decode as U+FFFD of length 1, so callers always make
-// progress.
-char32_t DecodeUtf8(std::string_view s, std::size_t i, std::size_t* len);
+using ::mw::DecodeUtf8;
 
 // Letters and digits: ASCII alphanumerics, and any non-ASCII code point outside
 // the common punctuation, symbol and space blocks (the text is already NFKC

@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 
+#include "mw/utf8.h"
+
 namespace mw::mime {
 namespace {
 
@@ -185,23 +187,9 @@ double EightBitLetterShare(std::string_view bytes) {
 // UTF-8.
 std::size_t ValidUtf8Sequences(std::string_view bytes) {
   std::size_t count = 0;
-  for (std::size_t i = 0; i < bytes.size();) {
-    const auto c = static_cast<unsigned char>(bytes[i]);
-    std::size_t n = c < 0x80             ? 1
-                    : (c & 0xE0) == 0xC0 ? 2
-                    : (c & 0xF0) == 0xE0 ? 3
-                    : (c & 0xF8) == 0xF0 ? 4
-                                         : 0;
-    bool ok = n > 1 && i + n <= bytes.size() && c >= 0xC2 && c <= 0xF4;
-    for (std::size_t k = 1; ok && k < n; ++k) {
-      ok = (static_cast<unsigned char>(bytes[i + k]) & 0xC0) == 0x80;
-    }
-    if (ok) {
-      ++count;
-      i += n;
-    } else {
-      ++i;
-    }
+  for (std::size_t i = 0, n = 1; i < bytes.size(); i += n) {
+    DecodeUtf8(bytes, i, &n);
+    if (n > 1) ++count;
   }
   return count;
 }
