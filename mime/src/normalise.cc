@@ -92,40 +92,23 @@ void AppendUtf8(std::string& out, UChar32 c) {
   if (!error) out.append(buf, static_cast<size_t>(n));
 }
 
-}  // namespace
-
-std::string NormaliseText(std::string_view utf8) {
-  // fromUTF8 replaces every invalid sequence with U+FFFD, so nothing is dropped
-  // silently.
-  // ICU strings are indexed by int32_t; no caller comes near this, since
-  // mime.max_text_bytes is at most 1 GiB.
-  const auto len =
-      static_cast<int32_t>(std::min<std::size_t>(utf8.size(), INT32_MAX / 2));
-  icu::UnicodeString raw =
-      icu::UnicodeString::fromUTF8(icu::StringPiece(utf8.data(), len));
-  RepairControls(raw);
-  UErrorCode status = U_ZERO_ERROR;
-  const icu::Normalizer2* nfkc_cf =
-      icu::Normalizer2::getNFKCCasefoldInstance(status);
-  icu::UnicodeString folded;
-  if (U_SUCCESS(status)) folded = nfkc_cf->normalize(raw, status);
-  if (U_FAILURE(status))
-    folded = raw.foldCase();  // ICU data missing: degrade, don't fail
-
-  // One pass: drop invisibles, collapse whitespace inside lines, keep at most
-  // one blank line between paragraphs, no blank lines at either end.
+// The last pass, shared by the ASCII and the ICU paths: drops invisibles,
+// collapses whitespace inside lines, keeps at most one blank line between
+// paragraphs and none at either end. `next(c)` yields the folded code points
+// and returns false at the end.
+template <typename Next>
+std::string Layout(Next next, std::size_t size_hint) {
   std::string out;
-  out.reserve(utf8.size());
-  bool pending_space =
-      false;  // whitespace seen since the last visible character on this line
-  int pending_breaks =
-      0;  // 0 none, 1 line, 2 paragraph, since the last visible character
+  out.reserve(size_hint);
+  bool pending_space = false;  // whitespace since the last visible character
+  int pending_breaks = 0;      // 0 none, 1 line, 2 paragraph, likewise
   bool line_has_text = false;
-  for (int32_t i = 0; i < folded.length();) {
-    const UChar32 c = folded.char32At(i);
-    i += U16_LENGTH(c);
-    if (c == '\r' && i < folded.length() && folded.charAt(i) == '\n')
-      continue;  // CRLF once
+  bool after_cr = false;
+  UChar32 c;
+  while (next(c)) {
+    const bool crlf = after_cr && c == '\n';
+    after_cr = c == '\r';
+    if (crlf) continue;  // CRLF is one line break
     const Break b = BreakOf(c);
     if (b != Break::kNone) {
       if (b == Break::kParagraph || !line_has_text) {
@@ -138,21 +121,85 @@ std::string NormaliseText(std::string_view utf8) {
       pending_space = false;
       continue;
     }
-    if (u_isUWhiteSpace(c) || c == '\t') {
+    // ASCII needs no property lookup: only space and tab are whitespace there
+    // (controls were already turned into spaces) and nothing is invisible.
+    const bool space = c < 0x80 ? (c == ' ' || c == '\t')
+                                : static_cast<bool>(u_isUWhiteSpace(c));
+    if (space) {
       pending_space = line_has_text;
       continue;
     }
-    if (IsInvisible(c)) continue;
-    if (pending_breaks > 0 && !out.empty())
+    if (c >= 0x80 && IsInvisible(c)) continue;
+    if (pending_breaks > 0 && !out.empty()) {
       out.append(static_cast<size_t>(pending_breaks), '\n');
-    else if (pending_space)
+    } else if (pending_space) {
       out.push_back(' ');
+    }
     pending_breaks = 0;
     pending_space = false;
     line_has_text = true;
-    AppendUtf8(out, c);
+    if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      AppendUtf8(out, c);
+    }
   }
   return out;
+}
+
+bool IsAscii(std::string_view s) {
+  for (const char ch : s) {
+    if (static_cast<unsigned char>(ch) >= 0x80) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string NormaliseText(std::string_view utf8) {
+  if (IsAscii(utf8)) {
+    // Most mail is ASCII, where NFKC case folding is exactly A-Z -> a-z: skip
+    // the round trip through UTF-16 and ICU. Controls become spaces as in
+    // RepairControls (the C1 range cannot occur in ASCII).
+    std::size_t i = 0;
+    return Layout(
+        [&](UChar32& c) {
+          if (i == utf8.size()) return false;
+          c = static_cast<unsigned char>(utf8[i++]);
+          if (c >= 'A' && c <= 'Z') {
+            c += 'a' - 'A';
+          } else if ((c < 0x20 && c != '\t' && BreakOf(c) == Break::kNone) ||
+                     c == 0x7F) {
+            c = ' ';
+          }
+          return true;
+        },
+        utf8.size());
+  }
+  // ICU strings are indexed by int32_t; no caller comes near this, since
+  // mime.max_text_bytes is at most 1 GiB. fromUTF8 replaces every invalid
+  // sequence with U+FFFD, so nothing is dropped silently.
+  const auto len =
+      static_cast<int32_t>(std::min<std::size_t>(utf8.size(), INT32_MAX / 2));
+  icu::UnicodeString raw =
+      icu::UnicodeString::fromUTF8(icu::StringPiece(utf8.data(), len));
+  RepairControls(raw);
+  UErrorCode status = U_ZERO_ERROR;
+  const icu::Normalizer2* nfkc_cf =
+      icu::Normalizer2::getNFKCCasefoldInstance(status);
+  icu::UnicodeString folded;
+  if (U_SUCCESS(status)) folded = nfkc_cf->normalize(raw, status);
+  if (U_FAILURE(status))
+    folded = raw.foldCase();  // ICU data missing: degrade, don't fail
+  int32_t i = 0;
+  return Layout(
+      [&](UChar32& c) {
+        if (i >= folded.length()) return false;
+        c = folded.char32At(i);
+        i += U16_LENGTH(c);
+        return true;
+      },
+      utf8.size());
 }
 
 Text Normalise(const Message& message) {
