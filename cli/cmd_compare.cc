@@ -29,6 +29,11 @@ Methods, in the order they decide (the first that holds is reported):
            shared template of short lines does not decide; in [0, 1]. Lists of one kind
            are compared when their counts are within block_count_ratio (2), line lists
            only when both have min_paragraph_blocks (8) lines; the best kind counts.
+  containment
+           the share of the smaller block list found in the other in any order, counted
+           and by bytes (the smaller of the two) >= containment_threshold (0.9), the two
+           lists' total lengths within containment_length_ratio (1.3), and the SimHashes
+           at most containment_hamming (16) bits apart: text inserted between many lines
   ctph     CTPH signature edit rate < ctph_edit_rate (0.05): Levenshtein distance over the sum
            of the two signature lengths, at a common block size (B or 2B); only when both
            bodies have ctph_min_bytes (512). Also a candidate below 3 × ctph_edit_rate
@@ -44,9 +49,9 @@ Options:
   -h, --help  this text
 
 Output (JSON):
-  {"blocks":{"similarity":0.83|null,"kind":"sentences|paragraphs"|null},
-   "ctph":{"edit_rate":0.02|null},"simhash":{"hamming":4},
-   "duplicate":true,"method":"exact|blocks|ctph|simhash|none"}
+  {"blocks":{"similarity":0.83|null,"kind":"sentences|paragraphs"|null,
+   "containment":0.9|null},"ctph":{"edit_rate":0.02|null},"simhash":{"hamming":4},
+   "duplicate":true,"method":"exact|blocks|containment|ctph|simhash|none"}
 null means the method could not compare the two (block counts too far apart, CTPH block sizes
 more than a factor 2 apart, or an empty body).
 Output (text): the same items as "key: value" lines.
@@ -118,6 +123,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
     } else {
       out += "null";
     }
+    out += ",\"containment\":" + OptionalNumber(c.containment);
     out += "},\"ctph\":{\"edit_rate\":" + OptionalNumber(c.edit_rate) +
            "},\"simhash\":{\"hamming\":" + std::to_string(c.hamming) +
            "},\"duplicate\":" + (c.duplicate ? "true" : "false") +
@@ -128,6 +134,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   } else {
     std::cout << "blocks_similarity: " << OptionalNumber(c.similarity) << '\n'
               << "blocks_kind: " << (c.kind ? kind : "null") << '\n'
+              << "blocks_containment: " << OptionalNumber(c.containment) << '\n'
               << "ctph_edit_rate: " << OptionalNumber(c.edit_rate) << '\n'
               << "simhash_hamming: " << c.hamming << '\n'
               << "duplicate: " << (c.duplicate ? "true" : "false") << '\n'

@@ -25,6 +25,9 @@ fingerprint::Options FingerprintOptions(const config::FingerprintSettings& s) {
   o.ctph_min_bytes = static_cast<std::size_t>(s.ctph_min_bytes);
   o.confirm_similarity = s.confirm_similarity;
   o.confirm_hamming = s.confirm_hamming;
+  o.containment_threshold = s.containment_threshold;
+  o.containment_length_ratio = s.containment_length_ratio;
+  o.containment_hamming = s.containment_hamming;
   o.simhash_max_distance = s.simhash_max_distance;
   o.folds.hash_busters = s.fold_hash_busters;
   o.folds.numbers = s.fold_numbers;

@@ -100,7 +100,8 @@ std::array<bool, kMethods> Verdicts(const Item& a, const Item& b,
   const fp::Comparison c = fp::Compare(a.print, b.print, o);
   std::array<bool, kMethods> v{};
   const bool exact = c.method == fp::Method::kExact;
-  v[kBlocks] = exact || c.method == fp::Method::kBlocks;
+  v[kBlocks] = exact || c.method == fp::Method::kBlocks ||
+               c.method == fp::Method::kContainment;
   v[kCtph] = exact || (c.edit_rate && *c.edit_rate < o.ctph_edit_rate &&
                        std::min(a.print.body_bytes, b.print.body_bytes) >=
                            o.ctph_min_bytes);
@@ -594,7 +595,7 @@ struct Summary {
 // --dump: one line per pair that any plausible rule could call a duplicate, for
 // threshold studies: label (1 positive, 0 negative within a class, 2 distinct
 // ham), class, similarity, CTPH edit rate, Hamming distance, the two block
-// counts and body sizes.
+// counts and body sizes, containment.
 std::FILE* g_dump = nullptr;
 
 void Dump(int label, const std::string& cls, const Item& a, const Item& b,
@@ -603,12 +604,14 @@ void Dump(int label, const std::string& cls, const Item& a, const Item& b,
   const fp::Comparison c = fp::Compare(a.print, b.print, o);
   const double sim = c.similarity.value_or(-1);
   const double edit = c.edit_rate.value_or(-1);
-  if (label != 1 && sim < 0.3 && (edit < 0 || edit > 0.3) && c.hamming > 16)
+  if (label != 1 && sim < 0.3 && (edit < 0 || edit > 0.3) && c.hamming > 16 &&
+      c.containment.value_or(0) < 0.5)
     return;
-  std::fprintf(g_dump, "%d\t%s\t%.4f\t%.4f\t%u\t%zu\t%zu\t%zu\t%zu\n", label,
-               cls.c_str(), sim, edit, c.hamming, a.print.blocks.hashes.size(),
-               b.print.blocks.hashes.size(), a.print.body_bytes,
-               b.print.body_bytes);
+  std::fprintf(g_dump, "%d\t%s\t%.4f\t%.4f\t%u\t%zu\t%zu\t%zu\t%zu\t%.4f\n",
+               label, cls.c_str(), sim, edit, c.hamming,
+               a.print.blocks.hashes.size(), b.print.blocks.hashes.size(),
+               a.print.body_bytes, b.print.body_bytes,
+               c.containment.value_or(-1));
 }
 
 struct Setup {
@@ -839,6 +842,13 @@ int main(int argc, char** argv) {
       options.confirm_similarity = std::stod(next());
     else if (a == "--confirm-hamming")
       options.confirm_hamming = static_cast<std::uint32_t>(std::stoul(next()));
+    else if (a == "--containment")
+      options.containment_threshold = std::stod(next());
+    else if (a == "--containment-ratio")
+      options.containment_length_ratio = std::stod(next());
+    else if (a == "--containment-hamming")
+      options.containment_hamming =
+          static_cast<std::uint32_t>(std::stoul(next()));
     else if (a == "--ctph-min")
       options.ctph_min_bytes = std::stoul(next());
     else if (a == "--min-lines")

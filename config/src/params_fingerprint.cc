@@ -79,6 +79,29 @@ Table FingerprintTable() {
        .meaning = "SimHash distance that confirms a CTPH candidate (see "
                   "confirm_similarity)",
        .field = Member<&Settings::fingerprint, &S::confirm_hamming>},
+      {.key = "containment_threshold",
+       .kind = Kind::kReal,
+       .min = 0,
+       .max = 2,
+       .meaning = "share of one message's blocks (counted and by bytes, any "
+                  "order) found in the other at which they are duplicates, "
+                  "when their lengths are within containment_length_ratio and "
+                  "the SimHashes within containment_hamming; above 1 disables",
+       .field = Member<&Settings::fingerprint, &S::containment_threshold>},
+      {.key = "containment_length_ratio",
+       .kind = Kind::kReal,
+       .min = 1,
+       .max = 100,
+       .meaning = "the containment path compares block lists whose total "
+                  "lengths are at most this factor apart",
+       .field = Member<&Settings::fingerprint, &S::containment_length_ratio>},
+      {.key = "containment_hamming",
+       .kind = Kind::kCount,
+       .min = 0,
+       .max = 64,
+       .meaning = "SimHash distance that confirms a containment (see "
+                  "containment_threshold)",
+       .field = Member<&Settings::fingerprint, &S::containment_hamming>},
       {.key = "simhash_max_distance",
        .kind = Kind::kCount,
        .min = 0,

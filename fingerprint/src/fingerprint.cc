@@ -15,22 +15,25 @@ BlockList MakeBlocks(std::string_view text, BlockKind kind) {
                     kind);
 }
 
-// Similarity of two block lists, or nullopt when the method does not compare
-// them: different kinds, block counts further apart than the ratio (the
-// published method's prefilter), or line lists too short to mean anything.
-std::optional<double> ListSimilarity(const BlockList& a, const BlockList& b,
-                                     const Options& options) {
-  if (a.kind != b.kind) return std::nullopt;
+// Whether the method compares two block lists: same kind, block counts within
+// the ratio (the published method's prefilter), and line lists long enough to
+// mean anything.
+bool Comparable(const BlockList& a, const BlockList& b,
+                const Options& options) {
+  if (a.kind != b.kind) return false;
   const double m = static_cast<double>(a.keys.size());
   const double n = static_cast<double>(b.keys.size());
-  if (m == 0 || n == 0) return std::nullopt;
+  if (m == 0 || n == 0) return false;
   if (std::max(m, n) > options.block_count_ratio * std::min(m, n)) {
-    return std::nullopt;
+    return false;
   }
-  if (a.kind == BlockKind::kParagraphs &&
-      std::min(a.keys.size(), b.keys.size()) < options.min_paragraph_blocks) {
-    return std::nullopt;
-  }
+  return a.kind != BlockKind::kParagraphs ||
+         std::min(a.keys.size(), b.keys.size()) >= options.min_paragraph_blocks;
+}
+
+// Similarity of two comparable block lists.
+double ListSimilarity(const BlockList& a, const BlockList& b,
+                      const Options& options) {
   const double counted = BlockSimilarity(a.keys, b.keys);
   if (!options.weigh_blocks) return counted;
   return std::min(counted, WeightedBlockSimilarity(a.keys, b.keys));
@@ -68,6 +71,8 @@ std::string_view MethodName(Method method) {
       return "exact";
     case Method::kBlocks:
       return "blocks";
+    case Method::kContainment:
+      return "containment";
     case Method::kCtph:
       return "ctph";
     case Method::kSimHash:
@@ -85,16 +90,20 @@ Comparison Compare(const Fingerprint& a, const Fingerprint& b,
                                  a.other_blocks ? &*a.other_blocks : nullptr};
   const BlockList* lists_b[2] = {&b.blocks,
                                  b.other_blocks ? &*b.other_blocks : nullptr};
-  // The best similarity over the kinds both fingerprints have.
+  // The best similarity and containment over the kinds both fingerprints
+  // have.
   for (const BlockList* la : lists_a) {
     for (const BlockList* lb : lists_b) {
       if (la == nullptr || lb == nullptr) continue;
-      const std::optional<double> s = ListSimilarity(*la, *lb, options);
-      if (!s) continue;
-      if (!c.similarity || *s > *c.similarity) {
+      if (!Comparable(*la, *lb, options)) continue;
+      const double s = ListSimilarity(*la, *lb, options);
+      if (!c.similarity || s > *c.similarity) {
         c.similarity = s;
         c.kind = la->kind;
       }
+      const double k = BlockContainment(la->keys, lb->keys,
+                                        options.containment_length_ratio);
+      if (!c.containment || k > *c.containment) c.containment = k;
     }
   }
   c.edit_rate = CtphEditRate(a.ctph, b.ctph);
@@ -104,6 +113,12 @@ Comparison Compare(const Fingerprint& a, const Fingerprint& b,
     c.method = Method::kExact;
   } else if (c.similarity && *c.similarity >= options.duplicate_threshold) {
     c.method = Method::kBlocks;
+  } else if (c.containment && *c.containment >= options.containment_threshold &&
+             c.hamming <= options.containment_hamming) {
+    // All or nearly all blocks of one message in the other, which is at most
+    // a little longer: text inserted between lines shifts every position and
+    // splits sentences, but leaves the lines alone.
+    c.method = Method::kContainment;
   } else if (c.edit_rate && *c.edit_rate < options.ctph_edit_rate &&
              std::min(a.body_bytes, b.body_bytes) >= options.ctph_min_bytes) {
     c.method = Method::kCtph;

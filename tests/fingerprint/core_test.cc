@@ -189,6 +189,107 @@ TEST(WeightedBlockSimilarity, StaysWithinUnitIntervalOnRandomLists) {
                    1.0);
 }
 
+// BlockContainment written as the O(m·n) double loop: x_i and y_j match when
+// equal and x_i is the k-th occurrence of its value in X while y_j is the k-th
+// in Y.
+double OracleContainment(const std::vector<std::uint64_t>& x,
+                         const std::vector<std::uint32_t>& lx,
+                         const std::vector<std::uint64_t>& y,
+                         const std::vector<std::uint32_t>& ly, double ratio) {
+  if (x.empty() || y.empty()) return 0;
+  double len_x = 0;
+  double len_y = 0;
+  for (const std::uint32_t l : lx) len_x += l;
+  for (const std::uint32_t l : ly) len_y += l;
+  if (std::max(len_x, len_y) > ratio * std::min(len_x, len_y)) return 0;
+  const auto rank = [](const std::vector<std::uint64_t>& v, std::size_t i) {
+    return std::count(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i),
+                      v[i]);
+  };
+  double count = 0;
+  double bytes = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    for (std::size_t j = 0; j < y.size(); ++j) {
+      if (x[i] == y[j] && rank(x, i) == rank(y, j)) {
+        count += 1;
+        bytes += std::min(lx[i], ly[j]);
+      }
+    }
+  }
+  return std::min(count / static_cast<double>(std::min(x.size(), y.size())),
+                  bytes / std::min(len_x, len_y));
+}
+
+TEST(BlockContainment, IgnoresOrderAndPosition) {
+  EXPECT_DOUBLE_EQ(BlockContainment(Keys({1, 2, 3, 4}), Keys({4, 3, 2, 1}), 2),
+                   1.0);
+  EXPECT_DOUBLE_EQ(BlockContainment(Keys({1, 2, 3, 4}), Keys({4, 9, 2, 1}), 2),
+                   0.75);
+  EXPECT_EQ(BlockContainment(Keys({}), Keys({1}), 2), 0.0);
+  EXPECT_EQ(BlockContainment(Keys({1, 2}), Keys({3, 4}), 2), 0.0);
+}
+
+TEST(BlockContainment, LinesInsertedInManyPlacesKeepItWhole) {
+  // Ten lines with two inserted in different places: every line of the
+  // original is in the variant, which the positional similarity punishes.
+  const auto a = Keys({1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  const auto b = Keys({1, 2, 90, 3, 4, 5, 6, 91, 7, 8, 9, 10});
+  EXPECT_DOUBLE_EQ(BlockContainment(a, b, 1.3), 1.0);
+  EXPECT_DOUBLE_EQ(BlockContainment(b, a, 1.3), 1.0);
+  EXPECT_LT(BlockSimilarity(a, b), 0.8);
+  // A short message inside a much longer one is not a copy of it.
+  EXPECT_EQ(BlockContainment(Keys({1, 2, 3}), a, 1.3), 0.0);
+  EXPECT_DOUBLE_EQ(BlockContainment(Keys({1, 2, 3}), a, 4), 1.0);
+}
+
+TEST(BlockContainment, NeedsBothTheCountAndTheBytes) {
+  // A template of short lines shared, the long content block not.
+  const auto a = WeightedKeys({1, 2, 3, 4}, {300, 10, 10, 10});
+  const auto b = WeightedKeys({9, 2, 3, 4}, {300, 10, 10, 10});
+  EXPECT_NEAR(BlockContainment(a, b, 2), 30.0 / 330.0, 1e-12);
+  // One long block shared (a disclaimer), the short ones not.
+  const auto c = WeightedKeys({1, 7, 8, 5}, {300, 10, 10, 10});
+  EXPECT_NEAR(BlockContainment(a, c, 2), 0.25, 1e-12);
+}
+
+TEST(BlockContainment, MergeAgreesWithBruteForceOnRandomLists) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 3000; ++round) {
+    const std::size_t m = 1 + rng() % 40;
+    const std::size_t n = 1 + rng() % 40;
+    // Small alphabets force repeated blocks, with lengths that differ between
+    // occurrences; large ones give the no-repeat case.
+    const std::uint64_t alphabet = round % 2 ? 6 : std::uint64_t{1} << 40;
+    std::vector<std::uint64_t> x(m);
+    std::vector<std::uint64_t> y(n);
+    std::vector<std::uint32_t> lx(m);
+    std::vector<std::uint32_t> ly(n);
+    for (auto& v : x) v = rng() % alphabet;
+    for (auto& v : y) v = rng() % alphabet;
+    for (auto& v : lx) v = 1 + rng() % 200;
+    for (auto& v : ly) v = 1 + rng() % 200;
+    // Half the rounds without the length guard, half with a tight one.
+    const double ratio = round % 4 < 2 ? 1e9 : 1.5;
+    const double fast =
+        BlockContainment(WeightedKeys(x, lx), WeightedKeys(y, ly), ratio);
+    ASSERT_NEAR(fast, OracleContainment(x, lx, y, ly, ratio), 1e-12)
+        << "round " << round;
+    ASSERT_GE(fast, 0.0);
+    ASSERT_LE(fast, 1.0);
+    // Symmetric, and without repeats order never matters.
+    ASSERT_NEAR(
+        BlockContainment(WeightedKeys(y, ly), WeightedKeys(x, lx), ratio), fast,
+        1e-12);
+    if (alphabet > 6) {
+      const std::vector<std::uint64_t> ry(y.rbegin(), y.rend());
+      const std::vector<std::uint32_t> rly(ly.rbegin(), ly.rend());
+      ASSERT_NEAR(
+          BlockContainment(WeightedKeys(x, lx), WeightedKeys(ry, rly), ratio),
+          fast, 1e-12);
+    }
+  }
+}
+
 // Plain O(|a|·|b|) Levenshtein DP: the oracle for Myers.
 std::uint32_t DpDistance(const std::string& a, const std::string& b) {
   std::vector<std::uint32_t> prev(b.size() + 1);

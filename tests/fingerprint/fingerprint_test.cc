@@ -284,9 +284,47 @@ TEST(Compare, CtphCandidateConfirmedByTheOtherTwo) {
   EXPECT_FALSE(Compare(a, b, off).duplicate);
 }
 
+TEST(Compare, LinesInsertedInManyPlacesAreContained) {
+  // A wrapped body of some twenty lines, and a copy with an unrelated line
+  // inserted after every fifth line: every original line is still there.
+  const std::string base = Body(1500, 17);
+  std::string variant;
+  std::size_t line = 0;
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    variant += base[i];
+    if (base[i] == '\n' && ++line % 5 == 0) {
+      variant += "zebra quokka " + std::to_string(line) + " narwhal ibex\n";
+    }
+  }
+  // Only the containment path may decide.
+  Options o;
+  o.duplicate_threshold = 1.1;
+  o.confirm_similarity = 1.1;
+  o.ctph_edit_rate = 0;
+  o.simhash_max_distance = 0;
+  const Fingerprint a = Compute(base, o);
+  const Fingerprint b = Compute(variant, o);
+  const Comparison c = Compare(a, b, o);
+  ASSERT_TRUE(c.containment);
+  EXPECT_DOUBLE_EQ(*c.containment, 1.0);
+  EXPECT_LE(c.hamming, o.containment_hamming);
+  EXPECT_TRUE(c.duplicate);
+  EXPECT_EQ(c.method, Method::kContainment);
+  EXPECT_EQ(Compare(b, a, o).method, Method::kContainment);
+  // The length guard: the base inside a text twice its size is not a copy.
+  const Fingerprint doubled = Compute(base + "\n\n" + Body(1500, 18), o);
+  const Comparison d = Compare(a, doubled, o);
+  EXPECT_FALSE(d.containment.value_or(0) >= o.containment_threshold);
+  // And the path can be switched off.
+  Options off = o;
+  off.containment_threshold = 1.1;
+  EXPECT_FALSE(Compare(a, b, off).duplicate);
+}
+
 TEST(MethodName, Names) {
   EXPECT_EQ(MethodName(Method::kExact), "exact");
   EXPECT_EQ(MethodName(Method::kBlocks), "blocks");
+  EXPECT_EQ(MethodName(Method::kContainment), "containment");
   EXPECT_EQ(MethodName(Method::kCtph), "ctph");
   EXPECT_EQ(MethodName(Method::kSimHash), "simhash");
 }

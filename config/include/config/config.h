@@ -69,6 +69,13 @@ struct FingerprintSettings {
   // bits apart.
   double confirm_similarity = 0.4;
   std::uint32_t confirm_hamming = 12;
+  // Containment path: duplicates when one block list contains at least this
+  // share of the other's blocks in any order (counted and by bytes), their
+  // total lengths are within containment_length_ratio, and the SimHashes are
+  // at most containment_hamming bits apart; above 1 disables.
+  double containment_threshold = 0.9;
+  double containment_length_ratio = 1.3;
+  std::uint32_t containment_hamming = 16;
   // k: Hamming distance for near-duplicates.
   std::uint32_t simhash_max_distance = 3;
   // Fold long random tokens before hashing.

@@ -132,6 +132,68 @@ inline double WeightedBlockSimilarity(std::span<const BlockKey> x,
   return sum / (static_cast<double>(big_m) * static_cast<double>(big_l));
 }
 
+// Order-insensitive containment of the smaller message in the larger one: the
+// share of the smaller message's blocks that the larger one also has, in any
+// order and at any distance,
+//
+//   Cont(X, Y) = min( |X ∩ Y| / min(m, n),  Σ_(i,j) matched min(len_i, len_j)
+//                     / min(L_x, L_y) ),   L = Σ len over a list,
+//
+// with X ∩ Y the multiset intersection (a block that occurs p times in X and q
+// times in Y counts min(p, q) times, paired k-th with k-th as in
+// BlockSimilarity). Both shares must be high: the counted share alone lets a
+// few long blocks go missing, the byte share alone a template of short lines
+// decide. 0 when max(L_x, L_y) > max_length_ratio · min(L_x, L_y): a short
+// message quoted in a long reply or digest is contained in it but is not a
+// copy of it. This is what survives text inserted between many lines (every
+// line of the original is still there, but the position weighting of
+// BlockSimilarity and its division by the larger count punish the shifts); in
+// [0, 1], 1 when one multiset contains the other.
+// REQUIRES: x and y sorted by (key, pos). Cost O(m + n).
+inline double BlockContainment(std::span<const BlockKey> x,
+                               std::span<const BlockKey> y,
+                               double max_length_ratio) {
+  const std::size_t m = x.size();
+  const std::size_t n = y.size();
+  if (m == 0 || n == 0) return 0.0;
+  std::uint64_t len_x = 0;
+  std::uint64_t len_y = 0;
+  for (const BlockKey& b : x) len_x += b.len;
+  for (const BlockKey& b : y) len_y += b.len;
+  const std::uint64_t small_l = len_x < len_y ? len_x : len_y;
+  const std::uint64_t big_l = len_x > len_y ? len_x : len_y;
+  if (small_l == 0 || static_cast<double>(big_l) >
+                          max_length_ratio * static_cast<double>(small_l)) {
+    return 0.0;
+  }
+  std::uint64_t count = 0;
+  std::uint64_t bytes = 0;
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < m && j < n) {
+    if (x[i].key < y[j].key) {
+      ++i;
+    } else if (y[j].key < x[i].key) {
+      ++j;
+    } else {
+      const std::uint64_t k = x[i].key;
+      while (i < m && j < n && x[i].key == k && y[j].key == k) {
+        ++count;
+        bytes += x[i].len < y[j].len ? x[i].len : y[j].len;
+        ++i;
+        ++j;
+      }
+      while (i < m && x[i].key == k) ++i;
+      while (j < n && y[j].key == k) ++j;
+    }
+  }
+  const double counted =
+      static_cast<double>(count) / static_cast<double>(m < n ? m : n);
+  const double weighed =
+      static_cast<double>(bytes) / static_cast<double>(small_l);
+  return counted < weighed ? counted : weighed;
+}
+
 // Levenshtein distance (unit cost insert, delete, substitute) between a and b
 // with Myers' bit-parallel algorithm (Myers 1999, in Hyyrö's formulation): one
 // 64-bit word holds a whole DP column of `a`, so the cost is O(|a| + |b|) word

@@ -59,6 +59,15 @@ struct Options {
   // most confirm_hamming bits apart.
   double confirm_similarity = 0.4;
   std::uint32_t confirm_hamming = 12;
+  // Containment path: when one message's block list (of a common kind) is
+  // contained in the other's, in any order (BlockContainment: counted and by
+  // bytes, at least containment_threshold), the two lists' total lengths are
+  // within containment_length_ratio, and the SimHashes are at most
+  // containment_hamming bits apart, they are duplicates: text inserted between
+  // many lines. containment_threshold > 1 disables.
+  double containment_threshold = 0.9;
+  double containment_length_ratio = 1.3;
+  std::uint32_t containment_hamming = 16;
   // k: SimHashes at most this many bits apart are duplicates.
   std::uint32_t simhash_max_distance = 3;
   FoldOptions folds;
@@ -79,9 +88,9 @@ struct Fingerprint {
 // Fingerprints the normalised body `text` (mime::Text::body).
 Fingerprint Compute(std::string_view text, const Options& options);
 
-enum class Method { kNone, kExact, kBlocks, kCtph, kSimHash };
+enum class Method { kNone, kExact, kBlocks, kContainment, kCtph, kSimHash };
 
-// "none", "exact", "blocks", "ctph", "simhash".
+// "none", "exact", "blocks", "containment", "ctph", "simhash".
 std::string_view MethodName(Method method);
 
 struct Comparison {
@@ -90,6 +99,10 @@ struct Comparison {
   // when none qualifies.
   std::optional<double> similarity;
   std::optional<BlockKind> kind;  // the kind `similarity` was measured on
+  // Containment of the smaller block list in the larger (BlockContainment),
+  // the best over the same pairs of lists as `similarity`; nullopt when none
+  // qualifies.
+  std::optional<double> containment;
   std::optional<double>
       edit_rate;  // CTPH signature edit rate; nullopt when not comparable
   std::uint32_t hamming = 64;  // SimHash Hamming distance
@@ -101,6 +114,8 @@ struct Comparison {
 // Compares two fingerprints. Decision, in order (the first that holds decides):
 //   exact   - equal body SHA-1 (and a non-empty body);
 //   blocks  - similarity ≥ duplicate_threshold;
+//   containment - containment ≥ containment_threshold (total lengths within
+//             containment_length_ratio) and Hamming ≤ containment_hamming;
 //   ctph    - signature edit rate < ctph_edit_rate (both bodies at least
 //             ctph_min_bytes), or < 3·ctph_edit_rate with similarity ≥
 //             confirm_similarity and Hamming ≤ confirm_hamming;
