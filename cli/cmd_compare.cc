@@ -34,6 +34,10 @@ Methods, in the order they decide (the first that holds is reported):
            and by bytes (the smaller of the two) >= containment_threshold (0.9), the two
            lists' total lengths within containment_length_ratio (1.3), and the SimHashes
            at most containment_hamming (16) bits apart: text inserted between many lines
+  reordered
+           the same words the same number of times in any order (at least
+           reorder_min_words, 16), and the SimHashes at most reorder_hamming (20) bits
+           apart: shuffled sentences, paragraphs wrapped again
   ctph     CTPH signature edit rate < ctph_edit_rate (0.05): Levenshtein distance over the sum
            of the two signature lengths, at a common block size (B or 2B); only when both
            bodies have ctph_min_bytes (512). Also a candidate below 3 × ctph_edit_rate
@@ -51,7 +55,7 @@ Options:
 Output (JSON):
   {"blocks":{"similarity":0.83|null,"kind":"sentences|paragraphs"|null,
    "containment":0.9|null},"ctph":{"edit_rate":0.02|null},"simhash":{"hamming":4},
-   "duplicate":true,"method":"exact|blocks|containment|ctph|simhash|none"}
+   "duplicate":true,"method":"exact|blocks|containment|reordered|ctph|simhash|none"}
 null means the method could not compare the two (block counts too far apart, CTPH block sizes
 more than a factor 2 apart, or an empty body).
 Output (text): the same items as "key: value" lines.

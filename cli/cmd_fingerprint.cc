@@ -28,6 +28,8 @@ fingerprint::Options FingerprintOptions(const config::FingerprintSettings& s) {
   o.containment_threshold = s.containment_threshold;
   o.containment_length_ratio = s.containment_length_ratio;
   o.containment_hamming = s.containment_hamming;
+  o.reorder_min_words = s.reorder_min_words;
+  o.reorder_hamming = s.reorder_hamming;
   o.simhash_max_distance = s.simhash_max_distance;
   o.folds.hash_busters = s.fold_hash_busters;
   o.folds.numbers = s.fold_numbers;

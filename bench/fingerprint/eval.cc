@@ -101,7 +101,8 @@ std::array<bool, kMethods> Verdicts(const Item& a, const Item& b,
   std::array<bool, kMethods> v{};
   const bool exact = c.method == fp::Method::kExact;
   v[kBlocks] = exact || c.method == fp::Method::kBlocks ||
-               c.method == fp::Method::kContainment;
+               c.method == fp::Method::kContainment ||
+               c.method == fp::Method::kReordered;
   v[kCtph] = exact || (c.edit_rate && *c.edit_rate < o.ctph_edit_rate &&
                        std::min(a.print.body_bytes, b.print.body_bytes) >=
                            o.ctph_min_bytes);
@@ -849,6 +850,11 @@ int main(int argc, char** argv) {
     else if (a == "--containment-hamming")
       options.containment_hamming =
           static_cast<std::uint32_t>(std::stoul(next()));
+    else if (a == "--reorder-min-words")
+      options.reorder_min_words =
+          static_cast<std::uint32_t>(std::stoul(next()));
+    else if (a == "--reorder-hamming")
+      options.reorder_hamming = static_cast<std::uint32_t>(std::stoul(next()));
     else if (a == "--ctph-min")
       options.ctph_min_bytes = std::stoul(next());
     else if (a == "--min-lines")

@@ -102,6 +102,21 @@ Table FingerprintTable() {
        .meaning = "SimHash distance that confirms a containment (see "
                   "containment_threshold)",
        .field = Member<&Settings::fingerprint, &S::containment_hamming>},
+      {.key = "reorder_min_words",
+       .kind = Kind::kCount,
+       .min = 0,
+       .max = 1000000,
+       .meaning = "two messages with the same words the same number of times, "
+                  "in any order, at least this many, are duplicates when the "
+                  "SimHashes are within reorder_hamming; 0 disables",
+       .field = Member<&Settings::fingerprint, &S::reorder_min_words>},
+      {.key = "reorder_hamming",
+       .kind = Kind::kCount,
+       .min = 0,
+       .max = 64,
+       .meaning = "SimHash distance that confirms equal word bags (see "
+                  "reorder_min_words)",
+       .field = Member<&Settings::fingerprint, &S::reorder_hamming>},
       {.key = "simhash_max_distance",
        .kind = Kind::kCount,
        .min = 0,

@@ -62,6 +62,7 @@ Fingerprint Compute(std::string_view text, const Options& options) {
   }
   fp.ctph = ComputeCtph(folded);
   fp.simhash = ComputeSimHash(folded);
+  fp.word_bag = ComputeWordBag(folded);
   return fp;
 }
 
@@ -73,6 +74,8 @@ std::string_view MethodName(Method method) {
       return "blocks";
     case Method::kContainment:
       return "containment";
+    case Method::kReordered:
+      return "reordered";
     case Method::kCtph:
       return "ctph";
     case Method::kSimHash:
@@ -119,6 +122,13 @@ Comparison Compare(const Fingerprint& a, const Fingerprint& b,
     // a little longer: text inserted between lines shifts every position and
     // splits sentences, but leaves the lines alone.
     c.method = Method::kContainment;
+  } else if (options.reorder_min_words > 0 &&
+             a.word_bag.words >= options.reorder_min_words &&
+             a.word_bag == b.word_bag && c.hamming <= options.reorder_hamming) {
+    // The same words the same number of times in another order: shuffled
+    // sentences break the lines, and the sentences that lose or gain an
+    // unterminated fragment, but not the bag of words.
+    c.method = Method::kReordered;
   } else if (c.edit_rate && *c.edit_rate < options.ctph_edit_rate &&
              std::min(a.body_bytes, b.body_bytes) >= options.ctph_min_bytes) {
     c.method = Method::kCtph;

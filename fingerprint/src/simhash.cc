@@ -57,6 +57,15 @@ std::vector<std::string_view> Words(std::string_view text) {
   return words;
 }
 
+WordBag ComputeWordBag(std::string_view text) {
+  WordBag bag;
+  for (const std::string_view w : Words(text)) {
+    bag.hash += XXH3_64bits(w.data(), w.size());  // commutative: order-free
+    ++bag.words;
+  }
+  return bag;
+}
+
 std::uint64_t ComputeSimHash(std::string_view text) {
   // Hash each word as it is found (the same words as Words(), without keeping
   // them).

@@ -321,10 +321,51 @@ TEST(Compare, LinesInsertedInManyPlacesAreContained) {
   EXPECT_FALSE(Compare(a, b, off).duplicate);
 }
 
+TEST(Compare, ShuffledSentencesAreReordered) {
+  // Two paragraphs of sentences, each shuffled and wrapped again: every line
+  // changes, and the last, unterminated fragment joins another sentence.
+  const std::string base =
+      "the quarterly report is attached to this message. please read it\n"
+      "before the meeting on monday. we will discuss the budget first. the\n"
+      "new project plan comes second\n\n"
+      "thanks to everyone who sent notes. the team did very good work this\n"
+      "week. see you all soon\n";
+  const std::string shuffled =
+      "the new project plan comes second we will discuss the budget\n"
+      "first. please read it before the meeting on monday. the quarterly\n"
+      "report is attached to this message.\n\n"
+      "see you all soon the team did very good work this week. thanks to\n"
+      "everyone who sent notes.\n";
+  Options o;
+  const Fingerprint a = Compute(base, o);
+  const Fingerprint b = Compute(shuffled, o);
+  EXPECT_EQ(a.word_bag, b.word_bag);
+  const Comparison c = Compare(a, b, o);
+  EXPECT_LT(c.similarity.value_or(0), o.duplicate_threshold);
+  EXPECT_TRUE(c.duplicate);
+  EXPECT_EQ(c.method, Method::kReordered);
+  // One word changed: not the same bag.
+  std::string changed = shuffled;
+  changed.replace(changed.find("budget"), 6, "salary");
+  EXPECT_NE(Compare(a, Compute(changed, o), o).method, Method::kReordered);
+  // Too few words, the Hamming guard, and the switch.
+  Options few = o;
+  few.reorder_min_words = a.word_bag.words + 1;
+  EXPECT_NE(Compare(a, b, few).method, Method::kReordered);
+  ASSERT_GT(c.hamming, 0u);
+  Options near = o;
+  near.reorder_hamming = c.hamming - 1;
+  EXPECT_NE(Compare(a, b, near).method, Method::kReordered);
+  Options off = o;
+  off.reorder_min_words = 0;
+  EXPECT_NE(Compare(a, b, off).method, Method::kReordered);
+}
+
 TEST(MethodName, Names) {
   EXPECT_EQ(MethodName(Method::kExact), "exact");
   EXPECT_EQ(MethodName(Method::kBlocks), "blocks");
   EXPECT_EQ(MethodName(Method::kContainment), "containment");
+  EXPECT_EQ(MethodName(Method::kReordered), "reordered");
   EXPECT_EQ(MethodName(Method::kCtph), "ctph");
   EXPECT_EQ(MethodName(Method::kSimHash), "simhash");
 }

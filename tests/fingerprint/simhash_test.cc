@@ -63,6 +63,45 @@ TEST(ComputeSimHash, NearTextsAreCloseDistinctTextsAreFar) {
   }
 }
 
+TEST(ComputeWordBag, SameWordsInAnyOrder) {
+  const WordBag a = ComputeWordBag("the cat sat on the mat. a dog barked.");
+  EXPECT_EQ(a.words, 9u);
+  EXPECT_NE(a.hash, 0u);
+  // Shuffled sentences, wrapped again, other punctuation: the same bag.
+  EXPECT_EQ(ComputeWordBag("a dog barked!\nthe cat sat on\nthe mat"), a);
+  // One word changed, dropped or repeated: another bag.
+  EXPECT_NE(ComputeWordBag("the cat sat on the rug. a dog barked."), a);
+  EXPECT_NE(ComputeWordBag("the cat sat on mat. a dog barked."), a);
+  EXPECT_NE(ComputeWordBag("the cat sat on the the mat. a dog barked."), a);
+  // Word boundaries count: "the cat" is not "thecat".
+  EXPECT_NE(ComputeWordBag("thecat"), ComputeWordBag("the cat"));
+  EXPECT_EQ(ComputeWordBag("").words, 0u);
+  EXPECT_EQ(ComputeWordBag(" -- !!").hash, 0u);
+}
+
+TEST(ComputeWordBag, AgreesWithTheSortedWordList) {
+  // Random texts over a small vocabulary: equal bags exactly when the sorted
+  // word lists are equal.
+  std::mt19937_64 rng(3);
+  static constexpr std::string_view kVocab[] = {"a", "b", "cc", "dd", "e"};
+  for (int round = 0; round < 2000; ++round) {
+    std::string x;
+    std::string y;
+    for (std::size_t k = 0, n = rng() % 6; k < n; ++k) {
+      x += std::string(kVocab[rng() % 5]) + " ";
+    }
+    for (std::size_t k = 0, n = rng() % 6; k < n; ++k) {
+      y += std::string(kVocab[rng() % 5]) + ". ";
+    }
+    std::vector<std::string_view> wx = Words(x);
+    std::vector<std::string_view> wy = Words(y);
+    std::sort(wx.begin(), wx.end());
+    std::sort(wy.begin(), wy.end());
+    ASSERT_EQ(ComputeWordBag(x) == ComputeWordBag(y), wx == wy)
+        << x << " | " << y;
+  }
+}
+
 TEST(SimHashKeys, BandsCoverEveryBitOnce) {
   for (std::uint32_t k = 1; k < 20; ++k) {
     const std::vector<std::uint64_t> ones = SimHashKeys(~std::uint64_t{0}, k);

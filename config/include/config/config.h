@@ -76,6 +76,11 @@ struct FingerprintSettings {
   double containment_threshold = 0.9;
   double containment_length_ratio = 1.3;
   std::uint32_t containment_hamming = 16;
+  // Reordering path: duplicates when the two have the same words the same
+  // number of times (at least reorder_min_words of them; 0 disables) and the
+  // SimHashes are at most reorder_hamming bits apart.
+  std::uint32_t reorder_min_words = 16;
+  std::uint32_t reorder_hamming = 20;
   // k: Hamming distance for near-duplicates.
   std::uint32_t simhash_max_distance = 3;
   // Fold long random tokens before hashing.

@@ -22,6 +22,7 @@
 #include "fingerprint/blocks.h"
 #include "fingerprint/ctph.h"
 #include "fingerprint/fold.h"
+#include "fingerprint/simhash.h"
 
 namespace mw::fingerprint {
 
@@ -68,6 +69,12 @@ struct Options {
   double containment_threshold = 0.9;
   double containment_length_ratio = 1.3;
   std::uint32_t containment_hamming = 16;
+  // Reordering path: two messages with the same words the same number of
+  // times (equal WordBag, at least reorder_min_words words) whose SimHashes
+  // are at most reorder_hamming bits apart are duplicates: sentences shuffled,
+  // paragraphs wrapped again. reorder_min_words = 0 disables.
+  std::uint32_t reorder_min_words = 16;
+  std::uint32_t reorder_hamming = 20;
   // k: SimHashes at most this many bits apart are duplicates.
   std::uint32_t simhash_max_distance = 3;
   FoldOptions folds;
@@ -83,14 +90,23 @@ struct Fingerprint {
   std::optional<BlockList> other_blocks;
   Ctph ctph;                  // of the folded text
   std::uint64_t simhash = 0;  // of the folded text
+  WordBag word_bag;           // of the folded text
 };
 
 // Fingerprints the normalised body `text` (mime::Text::body).
 Fingerprint Compute(std::string_view text, const Options& options);
 
-enum class Method { kNone, kExact, kBlocks, kContainment, kCtph, kSimHash };
+enum class Method {
+  kNone,
+  kExact,
+  kBlocks,
+  kContainment,
+  kReordered,
+  kCtph,
+  kSimHash
+};
 
-// "none", "exact", "blocks", "containment", "ctph", "simhash".
+// "none", "exact", "blocks", "containment", "reordered", "ctph", "simhash".
 std::string_view MethodName(Method method);
 
 struct Comparison {
@@ -116,6 +132,8 @@ struct Comparison {
 //   blocks  - similarity ≥ duplicate_threshold;
 //   containment - containment ≥ containment_threshold (total lengths within
 //             containment_length_ratio) and Hamming ≤ containment_hamming;
+//   reordered - equal word bags of at least reorder_min_words words and
+//             Hamming ≤ reorder_hamming;
 //   ctph    - signature edit rate < ctph_edit_rate (both bodies at least
 //             ctph_min_bytes), or < 3·ctph_edit_rate with similarity ≥
 //             confirm_similarity and Hamming ≤ confirm_hamming;

@@ -23,6 +23,18 @@ std::vector<std::string_view> Words(std::string_view text);
 // every bit with weight 1 + ln(count). 0 for text without words.
 std::uint64_t ComputeSimHash(std::string_view text);
 
+// The words of a text as a multiset, independent of their order: the sum
+// (mod 2^64) of the words' XXH3-64 hashes, and their number. Two texts have
+// equal bags when they have the same words the same number of times, in any
+// order (up to a 2^-64 chance); one word more, less or changed changes the
+// hash.
+struct WordBag {
+  std::uint64_t hash = 0;
+  std::uint32_t words = 0;
+  friend bool operator==(const WordBag&, const WordBag&) = default;
+};
+WordBag ComputeWordBag(std::string_view text);
+
 // Band keys for Hamming distance k (REQUIRES k < 64): the 64 bits are cut into
 // k + 1 bands of near-equal width, and key b is the band's index with its bits.
 // If two SimHashes differ in at most k bits, at least one of the k + 1 bands
