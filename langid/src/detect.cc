@@ -6,8 +6,10 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
+#include "format.h"
 #include "langid/langid.h"
 #include "text.h"
 
@@ -25,6 +27,168 @@ int DirectSlot(std::string_view code) {
     if (kDirect[i] == code) return static_cast<int>(i);
   }
   return -1;
+}
+
+// Open-addressing table (linear probing, doubled at half load) of the words or
+// trigrams of one text. Its storage is kept per thread and reused by the next
+// text: a slot is in use when its `gen` is the current text's generation, so
+// starting a text costs nothing, and the pages of a fresh allocation are not
+// faulted in on every call. `Slot` has `gen` and `hash` members.
+template <typename Slot>
+class ScratchTable {
+ public:
+  // Starts a text; `capacity` is a power of two, the first table size.
+  void Reset(std::size_t capacity) {
+    if (slots_.size() > kMaxKeptSlots) {
+      // A huge text: give its memory back.
+      std::vector<Slot>().swap(slots_);
+      std::vector<Slot>().swap(spare_);
+    }
+    if (++gen_ == 0) {
+      for (Slot& s : slots_) s.gen = 0;
+      for (Slot& s : spare_) s.gen = 0;
+      gen_ = 1;
+    }
+    used_ = 0;
+    capacity_ = capacity;
+    if (slots_.size() < capacity_) slots_.resize(capacity_);
+  }
+
+  // The slot whose hash is `hash` and for which `same(slot)` holds; else a new
+  // slot holding only `hash` (`*fresh` is then true; the caller fills it).
+  template <typename Same>
+  Slot* Find(std::uint64_t hash, Same same, bool* fresh) {
+    if (2 * (used_ + 1) > capacity_) Grow();
+    const std::size_t mask = capacity_ - 1;
+    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.gen != gen_) {
+        s = Slot();
+        s.gen = gen_;
+        s.hash = hash;
+        ++used_;
+        *fresh = true;
+        return &s;
+      }
+      if (s.hash == hash && same(s)) {
+        *fresh = false;
+        return &s;
+      }
+    }
+  }
+
+ private:
+  static constexpr std::size_t kMaxKeptSlots = std::size_t{1} << 16;
+
+  void Grow() {
+    const std::size_t capacity = 2 * capacity_;
+    if (spare_.size() < capacity) spare_.resize(capacity);
+    const std::size_t mask = capacity - 1;
+    for (std::size_t k = 0; k < capacity_; ++k) {
+      Slot& s = slots_[k];
+      if (s.gen != gen_) continue;
+      std::size_t i = s.hash & mask;
+      while (spare_[i].gen == gen_) i = (i + 1) & mask;
+      spare_[i] = s;
+      s.gen = 0;  // free again when this vector is the spare
+    }
+    slots_.swap(spare_);
+    capacity_ = capacity;
+  }
+
+  std::vector<Slot> slots_;
+  std::vector<Slot> spare_;
+  std::size_t capacity_ = 0;
+  std::size_t used_ = 0;
+  std::uint32_t gen_ = 0;
+};
+
+// What one distinct word of a text gave (a key is a view into the text).
+struct MemoSlot {
+  std::uint32_t gen = 0;
+  std::uint32_t size = 0;
+  std::uint64_t hash = 0;
+  const char* data = nullptr;
+  std::uint32_t ngram_begin = 0;  // Scratch::ngram_shares of an unknown word
+  std::uint32_t ngram_count = 0;
+  bool ngram_scored = false;  // NgramShares counted it (++n_ngram)
+  PostingList postings;
+};
+
+// A trigram of the n-gram tier (its UTF-8, at most 12 bytes, zero-padded to 16:
+// words hold no NUL) with its postings decoded once into (language,
+// weight * -floor) pairs: trigrams repeat far more than words, and each costs a
+// dictionary probe and tens of postings.
+struct TrigramSlot {
+  std::uint32_t gen = 0;
+  std::uint32_t count = 0;
+  std::uint64_t hash = 0;
+  std::uint64_t key[2] = {0, 0};
+  std::uint32_t begin = 0;  // into Scratch::contributions
+};
+
+// Per-thread memory of Collect, reused from text to text.
+struct Scratch {
+  ScratchTable<MemoSlot> words;
+  ScratchTable<TrigramSlot> trigrams;
+  std::vector<std::pair<std::uint32_t, double>> ngram_shares;   // MemoSlot
+  std::vector<std::pair<std::uint32_t, double>> contributions;  // TrigramSlot
+
+  void Reset(std::size_t text_bytes) {
+    // About one distinct word per 16 bytes of short text; fewer in long text.
+    std::size_t capacity = 64;
+    while (capacity < text_bytes / 8 && capacity < (std::size_t{1} << 14)) {
+      capacity *= 2;
+    }
+    words.Reset(capacity);
+    trigrams.Reset(capacity);
+    ngram_shares.clear();
+    contributions.clear();
+  }
+};
+
+const TrigramSlot* FindTrigram(Scratch* scratch, std::string_view trigram,
+                               const Model& model, double floor) {
+  if (trigram.size() > 16) return nullptr;
+  std::uint64_t key[2] = {0, 0};
+  std::memcpy(key, trigram.data(), trigram.size());
+  std::uint64_t h =
+      (key[0] ^ (key[1] * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+  h ^= h >> 29;
+  bool fresh = false;
+  TrigramSlot* s = scratch->trigrams.Find(
+      h,
+      [&](const TrigramSlot& t) {
+        return t.key[0] == key[0] && t.key[1] == key[1];
+      },
+      &fresh);
+  if (fresh) {
+    s->key[0] = key[0];
+    s->key[1] = key[1];
+    const PostingList p = model.LookupNgram(trigram);
+    s->begin = static_cast<std::uint32_t>(scratch->contributions.size());
+    s->count = p.size();
+    for (std::uint32_t k = 0; k < p.size(); ++k) {
+      const Posting post = p[k];
+      scratch->contributions.emplace_back(post.language, post.weight * -floor);
+    }
+  }
+  return s;
+}
+
+MemoSlot* FindWord(Scratch* scratch, std::string_view word, bool* fresh) {
+  MemoSlot* s = scratch->words.Find(
+      internal::Hash64(word),
+      [&](const MemoSlot& m) {
+        return m.size == word.size() &&
+               std::memcmp(m.data, word.data(), word.size()) == 0;
+      },
+      fresh);
+  if (*fresh) {
+    s->data = word.data();
+    s->size = static_cast<std::uint32_t>(word.size());
+  }
+  return s;
 }
 
 struct Tally {
@@ -50,6 +214,12 @@ struct Tally {
   std::uint32_t n_ngram = 0;
   std::vector<double> delta;  // scratch of NgramShares
   std::vector<std::size_t> touched;
+  // What each distinct word of the text gave (words repeat heavily in long
+  // text): the dictionary lookup and the n-gram scoring run once per distinct
+  // word, and every occurrence then adds the cached evidence in text order, so
+  // the sums are the same, to the bit, as scoring every occurrence afresh.
+  Scratch* memo = nullptr;  // null: score every occurrence afresh (reference)
+  std::vector<std::pair<std::uint32_t, double>> own_shares;  // without memo
 };
 
 // How sharply the n-gram tier prefers the language whose trigrams fit best:
@@ -57,9 +227,9 @@ struct Tally {
 // log-probability).
 constexpr double kNgramSharpness = 1.5;
 
-// The n-gram tier on one unknown word: adds its language shares (summing to 1)
-// to t->ngram.
-void NgramShares(Tally* t, std::string_view word) {
+// The n-gram tier on one unknown word: records its language shares (summing to
+// 1) in `slot`, which each occurrence then adds to t->ngram.
+void NgramShares(Tally* t, std::string_view word, MemoSlot* slot) {
   const Model& m = *t->model;
   const double floor = m.ngram_floor();
   if (floor >= 0) return;
@@ -77,12 +247,26 @@ void NgramShares(Tally* t, std::string_view word) {
     ++count;
     if (count >= 4) {
       const std::int32_t a = starts[(count - 4) % 4];
-      const PostingList p = m.LookupNgram(std::string_view(padded + a, k - a));
+      const std::string_view trigram(padded + a, k - a);
       ++trigrams;
-      for (std::uint32_t i = 0; i < p.size(); ++i) {
-        const Posting post = p[i];
-        if (t->delta[post.language] == 0) t->touched.push_back(post.language);
-        t->delta[post.language] += post.weight * -floor;
+      const TrigramSlot* cached =
+          t->memo ? FindTrigram(t->memo, trigram, m, floor) : nullptr;
+      if (cached != nullptr) {
+        for (std::uint32_t i = 0; i < cached->count; ++i) {
+          const auto& [language, weight] =
+              t->memo->contributions[cached->begin + i];
+          if (t->delta[language] == 0) t->touched.push_back(language);
+          t->delta[language] += weight;
+        }
+      } else {
+        const PostingList p = m.LookupNgram(trigram);
+        for (std::uint32_t i = 0; i < p.size(); ++i) {
+          const Posting post = p[i];
+          if (t->delta[post.language] == 0) {
+            t->touched.push_back(post.language);
+          }
+          t->delta[post.language] += post.weight * -floor;
+        }
       }
     }
     if (k == n) break;
@@ -96,12 +280,16 @@ void NgramShares(Tally* t, std::string_view word) {
     t->delta[i] = std::exp(kNgramSharpness * (t->delta[i] - best) / trigrams);
     sum += t->delta[i];
   }
+  std::vector<std::pair<std::uint32_t, double>>& shares =
+      t->memo ? t->memo->ngram_shares : t->own_shares;
+  slot->ngram_begin = static_cast<std::uint32_t>(shares.size());
   for (std::size_t i : t->touched) {
-    t->ngram[i] += t->delta[i] / sum;
+    shares.emplace_back(static_cast<std::uint32_t>(i), t->delta[i] / sum);
     t->delta[i] = 0;
   }
+  slot->ngram_count = static_cast<std::uint32_t>(t->touched.size());
   t->touched.clear();
-  ++t->n_ngram;
+  slot->ngram_scored = true;
 }
 
 // Lines of fewer words are too short to say which language they are in.
@@ -143,14 +331,33 @@ void CountWord(void* context, std::string_view word, int script) {
     ++t->n_pure;
     return;
   }
-  const PostingList postings = t->model->Lookup(word);
+  bool fresh = true;
+  MemoSlot scratch;
+  MemoSlot* slot = &scratch;
+  if (t->memo) slot = FindWord(t->memo, word, &fresh);
+  if (fresh) {
+    slot->postings = t->model->Lookup(word);
+    const PostingList& p = slot->postings;
+    if (p.empty() && !p.common()) {
+      NgramShares(t, word, slot);
+    }
+  }
+  const PostingList& postings = slot->postings;
   if (postings.common()) {
     ++t->n_common;
     return;
   }
   if (postings.empty()) {
     ++t->n_unknown;
-    NgramShares(t, word);
+    if (slot->ngram_scored) {
+      for (std::uint32_t k = 0; k < slot->ngram_count; ++k) {
+        const auto& [language, share] =
+            (t->memo ? t->memo->ngram_shares
+                     : t->own_shares)[slot->ngram_begin + k];
+        t->ngram[language] += share;
+      }
+      ++t->n_ngram;
+    }
     return;
   }
   if (postings.size() == 1 && postings[0].pure) {
@@ -217,7 +424,9 @@ std::string_view CandidateCode(const Model& model, std::size_t i) {
   return i - n < kDirect.size() ? kDirect[i - n] : std::string_view();
 }
 
-Evidence Collect(std::string_view text, const Model& model) {
+namespace {
+
+Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   std::string mapped;
   if (HasC1(text)) {
     mapped = MapC1Controls(text);
@@ -225,6 +434,11 @@ Evidence Collect(std::string_view text, const Model& model) {
   }
   Tally t;
   t.model = &model;
+  if (memoise) {
+    thread_local Scratch scratch;
+    scratch.Reset(text.size());
+    t.memo = &scratch;
+  }
   t.languages = model.languages().size();
   t.pure.assign(t.languages + kDirect.size(), 0.0);
   t.shared.assign(t.languages + kDirect.size(), 0.0);
@@ -266,6 +480,20 @@ Evidence Collect(std::string_view text, const Model& model) {
       e.scripts.begin(), e.scripts.end(),
       [](const auto& a, const auto& b) { return a.second > b.second; });
   return e;
+}
+
+}  // namespace
+
+// Below this many bytes the word memo costs more than it saves (a line has
+// few repeated words): about 15% slower per dev line, 15% faster on 60 KB.
+constexpr std::size_t kMemoMinBytes = 1024;
+
+Evidence Collect(std::string_view text, const Model& model) {
+  return CollectImpl(text, model, text.size() >= kMemoMinBytes);
+}
+
+Evidence TEST_CollectEveryWord(std::string_view text, const Model& model) {
+  return CollectImpl(text, model, false);
 }
 
 Language Decide(const Evidence& e, const Model& model, const Options& options) {

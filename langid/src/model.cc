@@ -33,14 +33,7 @@ struct Model::Storage {
   }
 };
 
-Posting PostingList::operator[](std::uint32_t i) const {
-  const std::uint32_t v = data_ ? data_[i] : inline_;
-  Posting p;
-  p.language = (v >> 16) & 0xffu;
-  p.pure = (v & internal::kPureBit) != 0;
-  p.weight = p.pure ? 1.0 : static_cast<double>(v & 0xffffu) / 65535.0;
-  return p;
-}
+static_assert(PostingList::kPureBit == internal::kPureBit);
 
 Model::Model(std::unique_ptr<Storage> storage) : storage_(std::move(storage)) {}
 Model::Model(Model&&) noexcept = default;

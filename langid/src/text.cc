@@ -22,6 +22,11 @@ bool IsWordChar(UChar32 c) {
   return (mask & (U_GC_L_MASK | U_GC_M_MASK)) != 0;
 }
 
+// ASCII letters: the only ASCII characters that are letters or marks.
+bool IsAsciiLetter(std::uint8_t b) {
+  return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z');
+}
+
 void EmitPiece(std::string_view piece, bool has_digit, UScriptCode script,
                WordSink sink, void* context) {
   if (piece.empty() || has_digit || script == USCRIPT_COMMON ||
@@ -56,6 +61,21 @@ void SplitPieces(std::string_view word, WordSink sink, void* context) {
   UScriptCode script = USCRIPT_COMMON;
   while (i < n) {
     const std::int32_t at = i;
+    if (s[i] < 0x80) {
+      // ASCII, without ICU's property lookups: letters are Latin, digits
+      // digits, and every other ASCII character ends the piece.
+      const std::uint8_t b = s[i];
+      if (IsAsciiLetter(b)) {
+        ++i;
+        if (script == USCRIPT_COMMON) script = USCRIPT_LATIN;
+        continue;
+      }
+      if (b >= '0' && b <= '9') {
+        ++i;
+        has_digit = true;
+        continue;
+      }
+    }
     UChar32 c;
     U8_NEXT(s, i, n, c);
     if (c >= 0 && IsWordChar(c)) {
@@ -111,9 +131,14 @@ void SegmentWords(std::string_view text, WordSink sink, void* context) {
     std::int32_t start = 0;
     for (std::int32_t i = 0; i < n;) {
       const std::int32_t at = i;
-      UChar32 c;
-      U8_NEXT(s, i, n, c);
-      if (c >= 0 && (IsWordChar(c) || u_isdigit(c))) continue;
+      if (s[i] < 0x80) {
+        const std::uint8_t b = s[i++];
+        if (IsAsciiLetter(b) || (b >= '0' && b <= '9')) continue;
+      } else {
+        UChar32 c;
+        U8_NEXT(s, i, n, c);
+        if (c >= 0 && (IsWordChar(c) || u_isdigit(c))) continue;
+      }
       if (at > start)
         SplitPieces(text.substr(start, at - start), sink, context);
       start = i;

@@ -79,5 +79,45 @@ TEST(AccuracyTest, BilingualSample) {
       << l.code << " " << l.score;
 }
 
+void ExpectSameEvidence(const Evidence& a, const Evidence& b) {
+  // Exact comparisons: the memo must not change a single bit of the sums.
+  EXPECT_EQ(a.pure, b.pure);
+  EXPECT_EQ(a.shared, b.shared);
+  EXPECT_EQ(a.ngram, b.ngram);
+  EXPECT_EQ(a.segment_words, b.segment_words);
+  EXPECT_EQ(a.scripts, b.scripts);
+  EXPECT_EQ(a.n_pure, b.n_pure);
+  EXPECT_EQ(a.n_shared, b.n_shared);
+  EXPECT_EQ(a.n_unknown, b.n_unknown);
+  EXPECT_EQ(a.n_common, b.n_common);
+  EXPECT_EQ(a.n_ngram, b.n_ngram);
+}
+
+// Collect looks each distinct word of a text up once and replays its evidence
+// for every occurrence; the result must equal scoring every occurrence afresh.
+// A long text of every sample, repeated with made-up words (scored by the
+// n-gram tier), one per line and as one block.
+TEST(AccuracyTest, MemoisedCollectIsExact) {
+  const Model* model = DefaultModel();
+  ASSERT_NE(model, nullptr);
+  std::string lines, block;
+  for (int round = 0; round < 5; ++round) {
+    for (const Sample& s : kSamples) {
+      lines += std::string(s.text) + " zorblat quixmo'ven\n";
+      block += std::string(s.text) + " " + std::to_string(round) + " ";
+    }
+  }
+  for (const std::string& text : {lines, block, std::string("a a a a")}) {
+    ExpectSameEvidence(Collect(text, *model),
+                       TEST_CollectEveryWord(text, *model));
+    const Language memo = Detect(text, *model, Options{});
+    const Language every =
+        Decide(TEST_CollectEveryWord(text, *model), *model, Options{});
+    EXPECT_EQ(memo.code, every.code);
+    EXPECT_EQ(memo.score, every.score);
+    EXPECT_EQ(memo.second_score, every.second_score);
+  }
+}
+
 }  // namespace
 }  // namespace mw::langid

@@ -83,5 +83,20 @@ TEST(ScriptTest, ScriptLanguage) {
   EXPECT_EQ(ScriptLanguage("NoSuchScript"), "");
 }
 
+// ASCII takes a path without ICU property lookups: letters are Latin, digits
+// drop their piece, every other character splits, as for non-ASCII text.
+TEST(ScriptTest, AsciiPiecesSplitLikeOtherText) {
+  // don + t, café, naïve, o + brien + x, über; "3rd" and "x2" are dropped.
+  const Language l = Guess("don't 3rd x2 café-naïve o'brien_x über!");
+  EXPECT_EQ(l.words, 8u);
+  EXPECT_EQ(ScriptCount(l, "Latin"), 8u);
+  // Mixed with Cyrillic in one run: the piece takes the first non-Common
+  // script.
+  const Language m = Guess("abcд дabc");
+  EXPECT_EQ(m.words, 2u);
+  EXPECT_EQ(ScriptCount(m, "Latin"), 1u);
+  EXPECT_EQ(ScriptCount(m, "Cyrillic"), 1u);
+}
+
 }  // namespace
 }  // namespace mw::langid

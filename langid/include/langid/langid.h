@@ -111,6 +111,13 @@ struct Evidence {
 Evidence Collect(std::string_view normalised_text, const Model& model);
 Language Decide(const Evidence& evidence, const Model& model,
                 const Options& options);
+// Test and benchmark hook: Collect without its per-text memo, looking up and
+// scoring every occurrence of a word afresh. Collect gives the same Evidence,
+// to the bit (the memo only replays each word's cached evidence in text
+// order); langid_accuracy_test and langid_eval check it.
+Evidence TEST_CollectEveryWord(std::string_view normalised_text,
+                               const Model& model);
+
 // The code of candidate `i` of an Evidence built with `model`.
 std::string_view CandidateCode(const Model& model, std::size_t i);
 

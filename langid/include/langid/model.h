@@ -75,7 +75,18 @@ class PostingList {
   // A common cross-language word ("a", "in", names found in most lists): known,
   // but evidence for no language.
   bool common() const { return common_; }
-  Posting operator[](std::uint32_t i) const;
+  // Inline: the n-gram tier decodes tens of postings per trigram.
+  Posting operator[](std::uint32_t i) const {
+    const std::uint32_t v = data_ ? data_[i] : inline_;
+    Posting p;
+    p.language = (v >> 16) & 0xffu;
+    p.pure = (v & kPureBit) != 0;
+    p.weight = p.pure ? 1.0 : static_cast<double>(v & 0xffffu) / 65535.0;
+    return p;
+  }
+
+  // The tier-1 flag of an encoded posting (langid/src/format.h).
+  static constexpr std::uint32_t kPureBit = 1u << 24;
 
  private:
   const std::uint32_t* data_ = nullptr;  // null: the single posting is inline_
