@@ -33,7 +33,8 @@ Methods, in the order they decide (the first that holds is reported):
            the share of the smaller block list found in the other in any order, counted
            and by bytes (the smaller of the two) >= containment_threshold (0.9), the two
            lists' total lengths within containment_length_ratio (1.3), and the SimHashes
-           at most containment_hamming (16) bits apart: text inserted between many lines
+           at most containment_hamming (16) bits apart: text inserted between many lines.
+           Line lists count here from containment_min_lines (4) lines
   reordered
            the same words the same number of times in any order (at least
            reorder_min_words, 16), and the SimHashes at most reorder_hamming (20) bits

@@ -28,6 +28,7 @@ fingerprint::Options FingerprintOptions(const config::FingerprintSettings& s) {
   o.containment_threshold = s.containment_threshold;
   o.containment_length_ratio = s.containment_length_ratio;
   o.containment_hamming = s.containment_hamming;
+  o.containment_min_lines = s.containment_min_lines;
   o.reorder_min_words = s.reorder_min_words;
   o.reorder_hamming = s.reorder_hamming;
   o.simhash_max_distance = s.simhash_max_distance;

@@ -850,6 +850,8 @@ int main(int argc, char** argv) {
     else if (a == "--containment-hamming")
       options.containment_hamming =
           static_cast<std::uint32_t>(std::stoul(next()));
+    else if (a == "--containment-min-lines")
+      options.containment_min_lines = std::stoul(next());
     else if (a == "--reorder-min-words")
       options.reorder_min_words =
           static_cast<std::uint32_t>(std::stoul(next()));

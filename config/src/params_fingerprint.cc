@@ -102,6 +102,13 @@ Table FingerprintTable() {
        .meaning = "SimHash distance that confirms a containment (see "
                   "containment_threshold)",
        .field = Member<&Settings::fingerprint, &S::containment_hamming>},
+      {.key = "containment_min_lines",
+       .kind = Kind::kCount,
+       .min = 1,
+       .max = 1000000,
+       .meaning = "line lists take part in the containment path when both "
+                  "have at least this many lines",
+       .field = Member<&Settings::fingerprint, &S::containment_min_lines>},
       {.key = "reorder_min_words",
        .kind = Kind::kCount,
        .min = 0,

@@ -16,10 +16,10 @@ BlockList MakeBlocks(std::string_view text, BlockKind kind) {
 }
 
 // Whether the method compares two block lists: same kind, block counts within
-// the ratio (the published method's prefilter), and line lists long enough to
-// mean anything.
-bool Comparable(const BlockList& a, const BlockList& b,
-                const Options& options) {
+// the ratio (the published method's prefilter), and line lists of at least
+// `min_lines` lines (shorter ones do not mean anything).
+bool Comparable(const BlockList& a, const BlockList& b, const Options& options,
+                std::size_t min_lines) {
   if (a.kind != b.kind) return false;
   const double m = static_cast<double>(a.keys.size());
   const double n = static_cast<double>(b.keys.size());
@@ -28,7 +28,7 @@ bool Comparable(const BlockList& a, const BlockList& b,
     return false;
   }
   return a.kind != BlockKind::kParagraphs ||
-         std::min(a.keys.size(), b.keys.size()) >= options.min_paragraph_blocks;
+         std::min(a.keys.size(), b.keys.size()) >= min_lines;
 }
 
 // Similarity of two comparable block lists.
@@ -98,15 +98,20 @@ Comparison Compare(const Fingerprint& a, const Fingerprint& b,
   for (const BlockList* la : lists_a) {
     for (const BlockList* lb : lists_b) {
       if (la == nullptr || lb == nullptr) continue;
-      if (!Comparable(*la, *lb, options)) continue;
-      const double s = ListSimilarity(*la, *lb, options);
-      if (!c.similarity || s > *c.similarity) {
-        c.similarity = s;
-        c.kind = la->kind;
+      if (Comparable(*la, *lb, options, options.min_paragraph_blocks)) {
+        const double s = ListSimilarity(*la, *lb, options);
+        if (!c.similarity || s > *c.similarity) {
+          c.similarity = s;
+          c.kind = la->kind;
+        }
       }
-      const double k = BlockContainment(la->keys, lb->keys,
-                                        options.containment_length_ratio);
-      if (!c.containment || k > *c.containment) c.containment = k;
+      // Containment asks more of a line list (every line, in a message at
+      // most a little longer), so it can look at shorter ones.
+      if (Comparable(*la, *lb, options, options.containment_min_lines)) {
+        const double k = BlockContainment(la->keys, lb->keys,
+                                          options.containment_length_ratio);
+        if (!c.containment || k > *c.containment) c.containment = k;
+      }
     }
   }
   c.edit_rate = CtphEditRate(a.ctph, b.ctph);

@@ -321,6 +321,36 @@ TEST(Compare, LinesInsertedInManyPlacesAreContained) {
   EXPECT_FALSE(Compare(a, b, off).duplicate);
 }
 
+TEST(Compare, ContainmentLooksAtShortLineLists) {
+  // Five lines, one more line inserted in the middle: too few lines for the
+  // similarity (min_paragraph_blocks), enough for the containment path.
+  const std::string base =
+      "the quarterly report is attached\nplease read it before monday\n"
+      "we will discuss the budget first\nthe new project plan comes second\n"
+      "see you all at the meeting\n";
+  std::string variant = base;
+  variant.insert(variant.find("we will"), "zebra quokka narwhal ibex\n");
+  Options o;
+  o.duplicate_threshold = 1.1;
+  o.confirm_similarity = 1.1;
+  o.ctph_edit_rate = 0;
+  o.simhash_max_distance = 0;
+  o.reorder_min_words = 0;
+  o.containment_length_ratio = 1.5;
+  o.containment_hamming = 64;
+  const Fingerprint a = Compute(base, o);
+  const Fingerprint b = Compute(variant, o);
+  const Comparison c = Compare(a, b, o);
+  ASSERT_TRUE(c.containment);
+  EXPECT_DOUBLE_EQ(*c.containment, 1.0);
+  EXPECT_EQ(c.method, Method::kContainment);
+  Options longer = o;
+  longer.containment_min_lines = 6;
+  const Comparison d = Compare(a, b, longer);
+  EXPECT_LT(d.containment.value_or(0), 1.0);
+  EXPECT_NE(d.method, Method::kContainment);
+}
+
 TEST(Compare, ShuffledSentencesAreReordered) {
   // Two paragraphs of sentences, each shuffled and wrapped again: every line
   // changes, and the last, unterminated fragment joins another sentence.

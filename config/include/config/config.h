@@ -76,6 +76,8 @@ struct FingerprintSettings {
   double containment_threshold = 0.9;
   double containment_length_ratio = 1.3;
   std::uint32_t containment_hamming = 16;
+  // Line lists take part in the containment path from this many lines.
+  std::uint32_t containment_min_lines = 4;
   // Reordering path: duplicates when the two have the same words the same
   // number of times (at least reorder_min_words of them; 0 disables) and the
   // SimHashes are at most reorder_hamming bits apart.

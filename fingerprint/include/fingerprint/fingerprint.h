@@ -69,6 +69,9 @@ struct Options {
   double containment_threshold = 0.9;
   double containment_length_ratio = 1.3;
   std::uint32_t containment_hamming = 16;
+  // Line lists take part in the containment path when both have at least this
+  // many lines (min_paragraph_blocks for the similarity).
+  std::size_t containment_min_lines = 4;
   // Reordering path: two messages with the same words the same number of
   // times (equal WordBag, at least reorder_min_words words) whose SimHashes
   // are at most reorder_hamming bits apart are duplicates: sentences shuffled,
@@ -116,8 +119,8 @@ struct Comparison {
   std::optional<double> similarity;
   std::optional<BlockKind> kind;  // the kind `similarity` was measured on
   // Containment of the smaller block list in the larger (BlockContainment),
-  // the best over the same pairs of lists as `similarity`; nullopt when none
-  // qualifies.
+  // the best over the same pairs of lists as `similarity` (line lists from
+  // containment_min_lines lines); nullopt when none qualifies.
   std::optional<double> containment;
   std::optional<double>
       edit_rate;  // CTPH signature edit rate; nullopt when not comparable
