@@ -210,6 +210,7 @@ struct Tally {
   std::vector<double> line;
   std::uint32_t line_words = 0;
   std::vector<std::uint32_t> segment_words;  // Evidence::segment_words
+  std::vector<std::uint32_t> segment_lines;  // Evidence::segment_lines
   std::vector<double> ngram;                 // Evidence::ngram
   std::uint32_t n_ngram = 0;
   std::vector<double> delta;  // scratch of NgramShares
@@ -301,7 +302,10 @@ void FlushLine(Tally* t) {
     for (std::size_t i = 1; i < t->line.size(); ++i) {
       if (t->line[i] > t->line[best]) best = i;
     }
-    if (t->line[best] > 0) t->segment_words[best] += t->line_words;
+    if (t->line[best] > 0) {
+      t->segment_words[best] += t->line_words;
+      ++t->segment_lines[best];
+    }
   }
   std::fill(t->line.begin(), t->line.end(), 0.0);
   t->line_words = 0;
@@ -445,6 +449,7 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   t.by_script.assign(USCRIPT_CODE_LIMIT, 0);
   t.line.assign(t.pure.size(), 0.0);
   t.segment_words.assign(t.pure.size(), 0);
+  t.segment_lines.assign(t.pure.size(), 0);
   t.ngram.assign(t.pure.size(), 0.0);
   t.delta.assign(t.pure.size(), 0.0);
   internal::SegmentWords(text, CountWord, &t);
@@ -457,12 +462,15 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
       const std::size_t zh = t.languages + DirectSlot("zh");
       t.segment_words[t.languages + DirectSlot("ja")] += t.segment_words[zh];
       t.segment_words[zh] = 0;
+      t.segment_lines[t.languages + DirectSlot("ja")] += t.segment_lines[zh];
+      t.segment_lines[zh] = 0;
     }
   }
   Evidence e;
   e.pure = std::move(t.pure);
   e.shared = std::move(t.shared);
   e.segment_words = std::move(t.segment_words);
+  e.segment_lines = std::move(t.segment_lines);
   e.ngram = std::move(t.ngram);
   e.n_ngram = t.n_ngram;
   e.n_pure = t.n_pure;
@@ -495,6 +503,10 @@ Evidence Collect(std::string_view text, const Model& model) {
 Evidence TEST_CollectEveryWord(std::string_view text, const Model& model) {
   return CollectImpl(text, model, false);
 }
+
+// Bilingual by line count: each language wins at least 1/kLineShare of the
+// lines (of kMinSegmentWords or more words).
+constexpr std::uint32_t kLineShare = 3;
 
 Language Decide(const Evidence& e, const Model& model, const Options& options) {
   Language result;
@@ -560,7 +572,40 @@ Language Decide(const Evidence& e, const Model& model, const Options& options) {
         second < e.segment_words.size() && e.segment_words[best] > 0 &&
         e.segment_words[second] > 0 && e.segment_words[best] >= need &&
         e.segment_words[second] >= need;
-    bilingual = by_lines || result.score < options.min_score;
+    // Or by line count: scripts segment into words of very different sizes
+    // (a Japanese or Vietnamese sentence has several times the words of an
+    // Indonesian one), so each language winning a third of the lines is
+    // enough.
+    std::uint32_t lines = 0;
+    for (std::uint32_t l : e.segment_lines) lines += l;
+    const bool by_line_count = lines > 0 && best < e.segment_lines.size() &&
+                               second < e.segment_lines.size() &&
+                               kLineShare * e.segment_lines[best] >= lines &&
+                               kLineShare * e.segment_lines[second] >= lines;
+    bilingual = by_lines || by_line_count || result.score < options.min_score;
+  }
+  if (!bilingual && best < e.segment_words.size()) {
+    // The second language by lines: when the overall second is a relative of
+    // the best (es and gl), the other half's language can be third overall
+    // and still win its lines.
+    std::uint32_t segmented = 0;
+    for (std::uint32_t w : e.segment_words) segmented += w;
+    const double need = options.bilingual_min_lines * segmented;
+    std::size_t other = n;
+    for (std::size_t i = 0; i < std::min(n, e.segment_words.size()); ++i) {
+      if (i == best || e.segment_words[i] == 0) continue;
+      if (other == n || e.segment_words[i] > e.segment_words[other]) other = i;
+    }
+    if (other != n && other != second && segmented > 0 &&
+        e.segment_words[best] >= need && e.segment_words[other] >= need) {
+      const double other_score = 100.0 * raw(other) / denominator;
+      if (other_score >= options.bilingual_min_score &&
+          result.score + other_score >= options.min_score) {
+        result.second = std::string(CandidateCode(model, other));
+        result.second_score = other_score;
+        bilingual = true;
+      }
+    }
   }
   if (bilingual) {
     result.code = result.best + "+" + result.second;

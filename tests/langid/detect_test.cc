@@ -2,6 +2,8 @@
 // computed by hand; the "und", forced-guess and bilingual rules.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "langid/langid.h"
 #include "tests/langid/testutil.h"
 
@@ -128,6 +130,22 @@ TEST(DetectTest, Bilingual) {
       50;  // second language too weak for a bilingual verdict
   EXPECT_EQ(Detect("house haus house haus house haus qqq", model, o).code,
             "und");
+}
+
+// A long English line and a short German one: German holds 3 of 18 words
+// (under bilingual_min_lines) and scores 16.7 (English passes min_score alone),
+// but each language wins one of the two lines, a third or more of them.
+TEST(DetectTest, BilingualByLineCount) {
+  const Model model = TinyModel();
+  std::string en;
+  for (int i = 0; i < 15; ++i) en += "house ";
+  const Language l = Detect(en + "\nhaus haus haus", model, Options{});
+  EXPECT_TRUE(l.bilingual) << l.code;
+  EXPECT_EQ(l.code, "en+de");
+  // One line: no line-count verdict.
+  EXPECT_EQ(Detect(en + "haus haus haus", model, Options{}).code, "en");
+  // Lines of fewer than 3 words do not count.
+  EXPECT_EQ(Detect(en + "\nhaus haus", model, Options{}).code, "en");
 }
 
 TEST(DetectTest, EmptyAndSymbolOnlyText) {

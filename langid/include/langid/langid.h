@@ -102,6 +102,8 @@ struct Evidence {
   // Per candidate: the words of the lines (of 3 or more words) on which it is
   // the best.
   std::vector<std::uint32_t> segment_words;
+  // Per candidate: the number of those lines.
+  std::vector<std::uint32_t> segment_lines;
   // Per candidate: summed n-gram shares of the unknown words the n-gram tier
   // could score.
   std::vector<double> ngram;
