@@ -78,7 +78,9 @@ class ScratchTable {
   }
 
  private:
-  static constexpr std::size_t kMaxKeptSlots = std::size_t{1} << 16;
+  // At most 16384 slots kept per thread (1 MiB of words, 0.6 MiB of
+  // trigrams, each twice): enough for texts of about 100 KB.
+  static constexpr std::size_t kMaxKeptSlots = std::size_t{1} << 14;
 
   void Grow() {
     const std::size_t capacity = 2 * capacity_;
