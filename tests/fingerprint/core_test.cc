@@ -358,6 +358,55 @@ TEST(MyersDistances, BatchAgreesWithSingleAndDp) {
   }
 }
 
+// Both implementations behind MyersDistances, whichever the CPU picks: any
+// byte values (NUL and >= 0x80 included), patterns of 0..64 symbols, texts of
+// 0..150 (longer than one 64-column slice), batches that do not fill the last
+// group of lanes.
+TEST(MyersDistances, BothPathsAgreeWithDp) {
+  std::mt19937_64 rng(9);
+  const bool have_avx2 = [] {
+    std::vector<std::uint32_t> out(1);
+    const std::string_view t = "a";
+    return internal::MyersDistancesAvx2("a", std::span(&t, 1), out);
+  }();
+  if (!have_avx2) GTEST_LOG_(INFO) << "no AVX2 here: portable path only";
+  for (int round = 0; round < 2000; ++round) {
+    // Small alphabets make many matches; the full byte range makes few.
+    const unsigned alphabet = round % 4 == 0 ? 256 : 2 + rng() % 6;
+    const unsigned offset = round % 4 == 1 ? 0 : (round % 4 == 2 ? 250 : 97);
+    const auto symbol = [&] {
+      return static_cast<char>((offset + rng() % alphabet) % 256);
+    };
+    std::string pattern(round % 10 == 0 ? 64 : rng() % 65, 'x');
+    for (char& c : pattern) c = symbol();
+    std::vector<std::string> texts(rng() % 20);
+    for (auto& t : texts) {
+      t.assign(rng() % 4 == 0 ? rng() % 151 : rng() % 65, 'x');
+      for (char& c : t) c = symbol();
+      if (rng() % 2 && !pattern.empty()) {  // a mutation of the pattern
+        t = pattern;
+        for (int e = static_cast<int>(rng() % 6); e > 0 && !t.empty(); --e) {
+          t[rng() % t.size()] = symbol();
+        }
+      }
+    }
+    const std::vector<std::string_view> views(texts.begin(), texts.end());
+    std::vector<std::uint32_t> portable(texts.size(), 12345);
+    std::vector<std::uint32_t> avx2(texts.size(), 12345);
+    internal::MyersDistancesPortable(pattern, views, portable);
+    if (have_avx2) {
+      ASSERT_TRUE(internal::MyersDistancesAvx2(pattern, views, avx2));
+    }
+    for (std::size_t k = 0; k < texts.size(); ++k) {
+      const std::uint32_t want = DpDistance(pattern, texts[k]);
+      ASSERT_EQ(portable[k], want) << round << "/" << k;
+      if (have_avx2) {
+        ASSERT_EQ(avx2[k], want) << round << "/" << k;
+      }
+    }
+  }
+}
+
 TEST(MyersDistance, FullWordPattern) {
   const std::string a(64, 'a');
   std::string b = a;

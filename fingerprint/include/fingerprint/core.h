@@ -3,8 +3,9 @@
 //
 // These are small inline functions over plain arrays so that the CPU comparator
 // and a later CUDA kernel share one definition (they use no allocation, no
-// exceptions and no library calls). Fingerprint-level logic (which block lists
-// to compare, thresholds) lives in fingerprint.h.
+// exceptions and no library calls); the one exception is the CPU-only batch
+// MyersDistances, defined in myers.cc. Fingerprint-level logic (which block
+// lists to compare, thresholds) lives in fingerprint.h.
 //
 // Thread-safety: pure functions.
 #ifndef MW_FINGERPRINT_CORE_H_
@@ -234,66 +235,29 @@ inline std::uint32_t MyersDistance(std::string_view a, std::string_view b) {
 }
 
 // MyersDistance(pattern, texts[k]) into out[k] for every k: the store's case,
-// one query signature against many candidates. The match masks are built once,
-// and four texts advance together, so the four independent dependency chains
-// overlap in the CPU (one chain alone is about a dozen dependent operations per
-// symbol). REQUIRES: pattern.size() <= 64; out.size() >= texts.size().
-inline void MyersDistances(std::string_view pattern,
-                           std::span<const std::string_view> texts,
-                           std::span<std::uint32_t> out) {
-  const std::size_t m = pattern.size();
-  if (m == 0) {
-    for (std::size_t k = 0; k < texts.size(); ++k) {
-      out[k] = static_cast<std::uint32_t>(texts[k].size());
-    }
-    return;
-  }
-  std::uint64_t peq[256] = {};
-  for (std::size_t i = 0; i < m; ++i) {
-    peq[static_cast<unsigned char>(pattern[i])] |= std::uint64_t{1} << i;
-  }
-  const std::uint64_t high = std::uint64_t{1} << (m - 1);
-  constexpr std::size_t kLanes = 4;
-  for (std::size_t base = 0; base < texts.size(); base += kLanes) {
-    const std::size_t lanes =
-        texts.size() - base < kLanes ? texts.size() - base : kLanes;
-    std::uint64_t pv[kLanes];
-    std::uint64_t mv[kLanes];
-    std::uint32_t score[kLanes];
-    std::size_t len[kLanes];
-    const char* txt[kLanes];
-    std::size_t longest = 0;
-    for (std::size_t l = 0; l < kLanes; ++l) {
-      pv[l] = ~std::uint64_t{0};
-      mv[l] = 0;
-      score[l] = static_cast<std::uint32_t>(m);
-      // Missing lanes repeat the last text; their results are not stored.
-      const std::string_view t = texts[base + (l < lanes ? l : lanes - 1)];
-      len[l] = t.size();
-      txt[l] = t.data();
-      if (t.size() > longest) longest = t.size();
-    }
-    for (std::size_t j = 0; j < longest; ++j) {
-      for (std::size_t l = 0; l < kLanes; ++l) {
-        // A finished lane reads no symbol and its score no longer moves.
-        const bool active = j < len[l];
-        const std::uint64_t eq =
-            active ? peq[static_cast<unsigned char>(txt[l][j])] : 0;
-        const std::uint64_t xv = eq | mv[l];
-        const std::uint64_t xh = (((eq & pv[l]) + pv[l]) ^ pv[l]) | eq;
-        std::uint64_t ph = mv[l] | ~(xh | pv[l]);
-        std::uint64_t mh = pv[l] & xh;
-        score[l] += static_cast<std::uint32_t>(active && (ph & high) != 0);
-        score[l] -= static_cast<std::uint32_t>(active && (mh & high) != 0);
-        ph = (ph << 1) | 1;
-        mh <<= 1;
-        pv[l] = mh | ~(xv | ph);
-        mv[l] = ph & xv;
-      }
-    }
-    for (std::size_t l = 0; l < lanes; ++l) out[base + l] = score[l];
-  }
-}
+// one query signature against many candidates. CPU-only (myers.cc): the match
+// masks are built once, and several texts advance together so that their
+// independent dependency chains overlap (one chain alone is about nine
+// dependent operations per symbol, which bounds a single pair to ~64 x 9
+// cycles). Where the CPU has AVX2 (checked at run time) eight texts advance per
+// step in two vectors of four; elsewhere four in scalar registers. Both give
+// exactly MyersDistance's answers. REQUIRES: pattern.size() <= 64; out.size()
+// >= texts.size(). Texts may have any length.
+void MyersDistances(std::string_view pattern,
+                    std::span<const std::string_view> texts,
+                    std::span<std::uint32_t> out);
+
+namespace internal {
+// The two implementations behind MyersDistances, for tests and benchmarks.
+// MyersDistancesAvx2 returns false, and writes nothing, where the CPU has no
+// AVX2.
+void MyersDistancesPortable(std::string_view pattern,
+                            std::span<const std::string_view> texts,
+                            std::span<std::uint32_t> out);
+bool MyersDistancesAvx2(std::string_view pattern,
+                        std::span<const std::string_view> texts,
+                        std::span<std::uint32_t> out);
+}  // namespace internal
 
 // edit_rate = d / (|a| + |b|) with d the Levenshtein distance; 0 for identical
 // strings, at most 1 (0 when both are empty). REQUIRES: a.size() <= 64.

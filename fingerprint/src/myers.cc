@@ -1,0 +1,235 @@
+// One CTPH signature against many: Myers' bit-parallel edit distance, several
+// texts at a time (see MyersDistances in core.h).
+//
+// Both paths keep, per text, the DP column of the pattern as Myers' vertical
+// delta vectors (pv: +1 steps, mv: -1 steps) and freeze it once the text has
+// ended, so the distance is read off the last column at the end:
+//   D[m][n] = n + popcount(pv & low_m) - popcount(mv & low_m)
+// (row 0 of column n is n, and each row below adds its vertical delta). Bits
+// above m - 1 hold garbage that never reaches the low bits: the addition
+// carries and the shifts only move bits upwards.
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+#include "fingerprint/core.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define MW_MYERS_X86 1
+#endif
+
+namespace mw::fingerprint {
+namespace {
+
+std::uint64_t LowMask(std::size_t m) {
+  return m >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << m) - 1;
+}
+
+std::uint32_t Distance(std::size_t n, std::uint64_t pv, std::uint64_t mv,
+                       std::uint64_t low) {
+  return static_cast<std::uint32_t>(static_cast<std::int64_t>(n) +
+                                    std::popcount(pv & low) -
+                                    std::popcount(mv & low));
+}
+
+// Match masks of `pattern` per byte value.
+void BuildPeq(std::string_view pattern, std::uint64_t (&peq)[256]) {
+  std::memset(peq, 0, sizeof peq);
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    peq[static_cast<unsigned char>(pattern[i])] |= std::uint64_t{1} << i;
+  }
+}
+
+// True when the pattern is empty: every distance is then the text's length.
+bool EmptyPattern(std::string_view pattern,
+                  std::span<const std::string_view> texts,
+                  std::span<std::uint32_t> out) {
+  if (!pattern.empty()) return false;
+  for (std::size_t k = 0; k < texts.size(); ++k) {
+    out[k] = static_cast<std::uint32_t>(texts[k].size());
+  }
+  return true;
+}
+
+#ifdef MW_MYERS_X86
+// One column of Myers' recurrence for four lanes. With kFreeze, lanes whose
+// text has ended (len <= column) keep their state; without, every lane must
+// still be inside its text.
+template <bool kFreeze>
+__attribute__((target("avx2"), always_inline)) inline void Avx2Step(
+    __m256i eq, __m256i len, __m256i column, __m256i& pv, __m256i& mv) {
+  const __m256i ones = _mm256_set1_epi64x(-1);
+  const __m256i xv = _mm256_or_si256(eq, mv);
+  const __m256i xh = _mm256_or_si256(
+      _mm256_xor_si256(_mm256_add_epi64(_mm256_and_si256(eq, pv), pv), pv), eq);
+  __m256i ph =
+      _mm256_or_si256(mv, _mm256_xor_si256(_mm256_or_si256(xh, pv), ones));
+  __m256i mh = _mm256_and_si256(pv, xh);
+  ph = _mm256_or_si256(_mm256_slli_epi64(ph, 1), _mm256_set1_epi64x(1));
+  mh = _mm256_slli_epi64(mh, 1);
+  const __m256i next_pv =
+      _mm256_or_si256(mh, _mm256_xor_si256(_mm256_or_si256(xv, ph), ones));
+  const __m256i next_mv = _mm256_and_si256(ph, xv);
+  if constexpr (kFreeze) {
+    const __m256i active = _mm256_cmpgt_epi64(len, column);
+    pv = _mm256_blendv_epi8(pv, next_pv, active);
+    mv = _mm256_blendv_epi8(mv, next_mv, active);
+  } else {
+    (void)len;
+    (void)column;
+    pv = next_pv;
+    mv = next_mv;
+  }
+}
+
+// Eight texts per step, in two vectors of four lanes: two independent
+// dependency chains in flight, held in registers.
+__attribute__((target("avx2"))) void Avx2Batch(
+    std::string_view pattern, std::span<const std::string_view> texts,
+    std::span<std::uint32_t> out) {
+  alignas(64) std::uint64_t peq[256];
+  BuildPeq(pattern, peq);
+  const std::uint64_t low = LowMask(pattern.size());
+  constexpr std::size_t kLanes = 8;
+  // The match masks of the texts' symbols, transposed: eight lanes per column,
+  // looked up in scalar code (which runs beside the vector units) so that the
+  // column loop only loads them. Columns past a text's end hold 0 and are
+  // discarded by the freeze.
+  alignas(64) std::uint64_t eqs[kLanes * 64];
+  for (std::size_t base = 0; base < texts.size(); base += kLanes) {
+    const std::size_t lanes = std::min(kLanes, texts.size() - base);
+    std::int64_t len[kLanes] = {};
+    std::size_t longest = 0;
+    // Up to the shortest text every lane is active and nothing need freeze.
+    std::size_t shortest = lanes < kLanes ? 0 : texts[base].size();
+    for (std::size_t l = 0; l < lanes; ++l) {
+      len[l] = static_cast<std::int64_t>(texts[base + l].size());
+      longest = std::max(longest, texts[base + l].size());
+      shortest = std::min(shortest, texts[base + l].size());
+    }
+    __m256i pv0 = _mm256_set1_epi64x(-1);
+    __m256i pv1 = pv0;
+    __m256i mv0 = _mm256_setzero_si256();
+    __m256i mv1 = mv0;
+    const __m256i len0 = _mm256_set_epi64x(len[3], len[2], len[1], len[0]);
+    const __m256i len1 = _mm256_set_epi64x(len[7], len[6], len[5], len[4]);
+    // Texts longer than 64 symbols (not CTPH signatures, but allowed) go
+    // through the buffer in slices of 64 columns.
+    for (std::size_t start = 0; start < longest; start += 64) {
+      const std::size_t width = std::min<std::size_t>(64, longest - start);
+      std::memset(eqs, 0, width * kLanes * sizeof eqs[0]);
+      for (std::size_t l = 0; l < lanes; ++l) {
+        const std::string_view t = texts[base + l];
+        const std::size_t end = std::min(t.size(), start + width);
+        for (std::size_t at = start; at < end; ++at) {
+          eqs[(at - start) * kLanes + l] =
+              peq[static_cast<unsigned char>(t[at])];
+        }
+      }
+      const std::size_t all_active =
+          shortest > start ? std::min(width, shortest - start) : 0;
+      for (std::size_t j = 0; j < all_active; ++j) {
+        const __m256i* eq = reinterpret_cast<const __m256i*>(&eqs[j * kLanes]);
+        Avx2Step<false>(_mm256_load_si256(eq), len0, len0, pv0, mv0);
+        Avx2Step<false>(_mm256_load_si256(eq + 1), len1, len1, pv1, mv1);
+      }
+      for (std::size_t j = all_active; j < width; ++j) {
+        const __m256i column =
+            _mm256_set1_epi64x(static_cast<std::int64_t>(start + j));
+        const __m256i* eq = reinterpret_cast<const __m256i*>(&eqs[j * kLanes]);
+        Avx2Step<true>(_mm256_load_si256(eq), len0, column, pv0, mv0);
+        Avx2Step<true>(_mm256_load_si256(eq + 1), len1, column, pv1, mv1);
+      }
+    }
+    alignas(32) std::uint64_t pvs[kLanes];
+    alignas(32) std::uint64_t mvs[kLanes];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(&pvs[0]), pv0);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(&pvs[4]), pv1);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(&mvs[0]), mv0);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(&mvs[4]), mv1);
+    for (std::size_t l = 0; l < lanes; ++l) {
+      out[base + l] = Distance(texts[base + l].size(), pvs[l], mvs[l], low);
+    }
+  }
+}
+
+bool HasAvx2() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
+  return has;
+}
+#endif
+
+}  // namespace
+
+namespace internal {
+
+void MyersDistancesPortable(std::string_view pattern,
+                            std::span<const std::string_view> texts,
+                            std::span<std::uint32_t> out) {
+  if (EmptyPattern(pattern, texts, out)) return;
+  std::uint64_t peq[256];
+  BuildPeq(pattern, peq);
+  const std::uint64_t low = LowMask(pattern.size());
+  constexpr std::size_t kLanes = 4;
+  for (std::size_t base = 0; base < texts.size(); base += kLanes) {
+    const std::size_t lanes = std::min(kLanes, texts.size() - base);
+    std::uint64_t pv[kLanes];
+    std::uint64_t mv[kLanes];
+    std::size_t longest = 0;
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      pv[l] = ~std::uint64_t{0};
+      mv[l] = 0;
+      if (l < lanes) longest = std::max(longest, texts[base + l].size());
+    }
+    for (std::size_t j = 0; j < longest; ++j) {
+      for (std::size_t l = 0; l < kLanes; ++l) {
+        if (l >= lanes || j >= texts[base + l].size()) continue;
+        const std::uint64_t eq =
+            peq[static_cast<unsigned char>(texts[base + l][j])];
+        const std::uint64_t xv = eq | mv[l];
+        const std::uint64_t xh = (((eq & pv[l]) + pv[l]) ^ pv[l]) | eq;
+        std::uint64_t ph = mv[l] | ~(xh | pv[l]);
+        std::uint64_t mh = pv[l] & xh;
+        ph = (ph << 1) | 1;
+        mh <<= 1;
+        pv[l] = mh | ~(xv | ph);
+        mv[l] = ph & xv;
+      }
+    }
+    for (std::size_t l = 0; l < lanes; ++l) {
+      out[base + l] = Distance(texts[base + l].size(), pv[l], mv[l], low);
+    }
+  }
+}
+
+bool MyersDistancesAvx2(std::string_view pattern,
+                        std::span<const std::string_view> texts,
+                        std::span<std::uint32_t> out) {
+#ifdef MW_MYERS_X86
+  if (!HasAvx2()) return false;
+  if (!EmptyPattern(pattern, texts, out)) Avx2Batch(pattern, texts, out);
+  return true;
+#else
+  (void)pattern;
+  (void)texts;
+  (void)out;
+  return false;
+#endif
+}
+
+}  // namespace internal
+
+void MyersDistances(std::string_view pattern,
+                    std::span<const std::string_view> texts,
+                    std::span<std::uint32_t> out) {
+  if (!internal::MyersDistancesAvx2(pattern, texts, out)) {
+    internal::MyersDistancesPortable(pattern, texts, out);
+  }
+}
+
+}  // namespace mw::fingerprint
