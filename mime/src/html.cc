@@ -45,13 +45,19 @@
 // noframes, datalist, comments (conditional comments such as <!--[if mso]>
 // included), and hidden elements with all their descendants: the `hidden`
 // attribute; display:none; opacity below 0.05; a zero width, height or
-// max-height together with overflow:hidden. Text is also not shown under
-// visibility:hidden/collapse, color:transparent or a font size below 1px, but
-// as in CSS those are inherited and a descendant can restore them
-// (visibility:visible, font-size:14px): email templates routinely set
-// font-size:0 on a container and a real size on its children. Declarations come
-// from the style attribute and from <style> sheets, for rules whose selectors
-// are a single tag, a single class or tag.class (conditional @media rules are
+// max-height together with overflow:hidden; off-screen boxes (positioned at a left
+// or top of -1000px or less, or a text-indent of -1000px or less). Text is also
+// not shown under visibility:hidden/collapse, color:transparent or a font size
+// below 1px, but as in CSS those are inherited and a descendant can restore
+// them (visibility:visible, font-size:14px): email templates routinely set
+// font-size:0 on a container and a real size on its children. Text whose colour
+// is within 20 per channel of its backdrop's is not shown either: the backdrop
+// is the nearest painted background (bgcolor, background-color, background),
+// white by default, and unknown under a background image or gradient or a
+// colour we cannot parse, where nothing is hidden; the text colour comes from
+// color, <font color> and <body text>, black by default. Declarations come from
+// the style attribute and from <style> sheets, for rules whose selectors are a
+// single tag, a single class or tag.class (conditional @media rules are
 // ignored). What is kept: noscript content (mail clients do not run scripts, so
 // they show it; gumbo parses it as script-enabled raw text, so Prepare renames
 // it to an unknown inline element), svg and MathML text, anchor text (hrefs are
@@ -59,7 +65,7 @@
 // alt text (shown when images are blocked, the default of many clients). Not
 // treated as hidden: aria-hidden (screen readers only; the text is on screen),
 // mso-hide:all (hidden in Outlook only), <font size=0> (browsers clamp it to
-// size 1), text coloured like its background and off-screen positioning.
+// size 1), and box-shadow, clip-path or z-index tricks.
 //
 // Layout: block elements (p, div, li, table, h1-h6, ...) are paragraphs
 // separated by exactly one blank line; <br> ends a line (two in a row make a
@@ -208,6 +214,32 @@ std::string ValidUtf8(std::string s) {
 
 enum class FontSize { kZero, kAbsolute, kRelative };
 
+struct Rgb {
+  int r = 0, g = 0, b = 0;
+  friend bool operator==(const Rgb&, const Rgb&) = default;
+};
+
+// A colour as far as the walk knows it: `known` is false for what it cannot
+// judge (a background image or gradient, a colour it cannot parse), which never
+// hides anything.
+struct Paint {
+  bool known = false;
+  Rgb rgb;
+};
+
+// Text is taken as invisible when no channel differs from the backdrop's by
+// more than this (out of 255): #fafafa or #eeeeee on white, #111111 on black.
+// A per-channel test, not a luminance contrast, so red on green of equal
+// luminance still counts as visible.
+constexpr int kInvisibleChannelDelta = 20;
+
+bool LooksTheSame(const Paint& text, const Paint& backdrop) {
+  return text.known && backdrop.known &&
+         std::abs(text.rgb.r - backdrop.rgb.r) <= kInvisibleChannelDelta &&
+         std::abs(text.rgb.g - backdrop.rgb.g) <= kInvisibleChannelDelta &&
+         std::abs(text.rgb.b - backdrop.rgb.b) <= kInvisibleChannelDelta;
+}
+
 struct StyleEffect {
   std::optional<bool> display_none;
   std::optional<bool> transparent_box;  // opacity below 0.05
@@ -216,6 +248,12 @@ struct StyleEffect {
   std::optional<bool> invisible;    // visibility (inherited)
   std::optional<bool> transparent;  // color: transparent (inherited)
   std::optional<FontSize> font_size;
+  std::optional<Paint> colour;      // color (inherited)
+  std::optional<Paint> background;  // what the box paints behind its text
+  std::optional<bool> positioned;   // position: absolute, fixed or relative
+  std::optional<bool> far_left;     // left of -1000px or less
+  std::optional<bool> far_top;      // top of -1000px or less
+  std::optional<bool> far_indent;   // text-indent of -1000px or less
 
   // Declarations of `later` override those of this one.
   void Merge(const StyleEffect& later) {
@@ -229,10 +267,25 @@ struct StyleEffect {
     take(invisible, later.invisible);
     take(transparent, later.transparent);
     take(font_size, later.font_size);
+    take(colour, later.colour);
+    take(background, later.background);
+    take(positioned, later.positioned);
+    take(far_left, later.far_left);
+    take(far_top, later.far_top);
+    take(far_indent, later.far_indent);
   }
   bool HidesSubtree() const {
     return display_none.value_or(false) || transparent_box.value_or(false) ||
-           (zero_size.value_or(false) && overflow_hidden.value_or(false));
+           (zero_size.value_or(false) && overflow_hidden.value_or(false)) ||
+           OffScreen();
+  }
+  // Moved out of the viewport: positioned at a far negative left/top, or a
+  // far negative text-indent (which moves the text of any block, positioned
+  // or not).
+  bool OffScreen() const {
+    return (positioned.value_or(false) &&
+            (far_left.value_or(false) || far_top.value_or(false))) ||
+           far_indent.value_or(false);
   }
 };
 
@@ -281,6 +334,164 @@ std::optional<FontSize> ParseFontSize(std::string_view v) {
   return std::nullopt;
 }
 
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// "fff" or "ffffff" (no '#'); "ffff"/"ffffffff" carry an alpha, which only
+// matters when it makes the colour transparent, so it is ignored.
+std::optional<Rgb> ParseHex(std::string_view h) {
+  for (char c : h) {
+    if (HexDigit(c) < 0) return std::nullopt;
+  }
+  if (h.size() == 3 || h.size() == 4) {
+    return Rgb{HexDigit(h[0]) * 17, HexDigit(h[1]) * 17, HexDigit(h[2]) * 17};
+  }
+  if (h.size() == 6 || h.size() == 8) {
+    return Rgb{HexDigit(h[0]) * 16 + HexDigit(h[1]),
+               HexDigit(h[2]) * 16 + HexDigit(h[3]),
+               HexDigit(h[4]) * 16 + HexDigit(h[5])};
+  }
+  return std::nullopt;
+}
+
+// The CSS basic colours and the near-white extended ones (what white-on-white
+// tricks use); other names are "not known", which never hides.
+std::optional<Rgb> NamedColour(std::string_view name) {
+  static const std::unordered_map<std::string_view, Rgb> kNames = {
+      {"black", {0, 0, 0}},
+      {"silver", {192, 192, 192}},
+      {"gray", {128, 128, 128}},
+      {"grey", {128, 128, 128}},
+      {"white", {255, 255, 255}},
+      {"maroon", {128, 0, 0}},
+      {"red", {255, 0, 0}},
+      {"purple", {128, 0, 128}},
+      {"fuchsia", {255, 0, 255}},
+      {"magenta", {255, 0, 255}},
+      {"green", {0, 128, 0}},
+      {"lime", {0, 255, 0}},
+      {"olive", {128, 128, 0}},
+      {"yellow", {255, 255, 0}},
+      {"navy", {0, 0, 128}},
+      {"blue", {0, 0, 255}},
+      {"teal", {0, 128, 128}},
+      {"aqua", {0, 255, 255}},
+      {"cyan", {0, 255, 255}},
+      {"snow", {255, 250, 250}},
+      {"ivory", {255, 255, 240}},
+      {"whitesmoke", {245, 245, 245}},
+      {"ghostwhite", {248, 248, 255}},
+      {"floralwhite", {255, 250, 240}},
+      {"azure", {240, 255, 255}},
+      {"mintcream", {245, 255, 250}},
+      {"aliceblue", {240, 248, 255}},
+      {"seashell", {255, 245, 238}},
+      {"honeydew", {240, 255, 240}},
+      {"lavenderblush", {255, 240, 245}},
+      {"linen", {250, 240, 230}},
+      {"oldlace", {253, 245, 230}},
+      {"lightyellow", {255, 255, 224}},
+      {"cornsilk", {255, 248, 220}},
+      {"beige", {245, 245, 220}},
+      {"gainsboro", {220, 220, 220}},
+      {"lightgray", {211, 211, 211}},
+      {"lightgrey", {211, 211, 211}},
+      {"darkgray", {169, 169, 169}},
+      {"darkgrey", {169, 169, 169}},
+      {"dimgray", {105, 105, 105}},
+      {"dimgrey", {105, 105, 105}},
+      {"orange", {255, 165, 0}}};
+  if (auto it = kNames.find(name); it != kNames.end()) return it->second;
+  return std::nullopt;
+}
+
+// rgb(…)/rgba(…) with numbers or percentages, commas or spaces; an alpha is
+// ignored (transparency is judged separately).
+std::optional<Rgb> ParseRgbFunction(std::string_view v) {
+  std::size_t open = v.find('(');
+  std::size_t close = v.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos ||
+      close < open) {
+    return std::nullopt;
+  }
+  std::string_view args = v.substr(open + 1, close - open - 1);
+  int channel[3];
+  for (int k = 0; k < 3; ++k) {
+    while (!args.empty() && (IsHtmlSpace(args.front()) || args.front() == ','))
+      args.remove_prefix(1);
+    std::size_t end = 0;
+    while (end < args.size() && !IsHtmlSpace(args[end]) && args[end] != ',' &&
+           args[end] != '/')
+      ++end;
+    auto dim = ParseDimension(args.substr(0, end));
+    if (!dim || (!dim->second.empty() && dim->second != "%"))
+      return std::nullopt;
+    double value = dim->second == "%" ? dim->first * 2.55 : dim->first;
+    channel[k] = static_cast<int>(std::clamp(value, 0.0, 255.0) + 0.5);
+    args.remove_prefix(end);
+  }
+  return Rgb{channel[0], channel[1], channel[2]};
+}
+
+// A CSS colour value, lower-cased and trimmed: #hex, rgb()/rgba(), or a name.
+Paint ParseCssColour(std::string_view v) {
+  std::optional<Rgb> rgb;
+  if (v.starts_with("#")) {
+    rgb = ParseHex(v.substr(1));
+  } else if (v.starts_with("rgb")) {
+    rgb = ParseRgbFunction(v);
+  } else {
+    rgb = NamedColour(v);
+  }
+  return rgb ? Paint{true, *rgb} : Paint{};
+}
+
+// An HTML colour attribute (bgcolor, <font color>, <body text>): as CSS, plus
+// hex digits without the '#', which browsers accept there.
+Paint ParseAttributeColour(std::string_view raw) {
+  std::string v = AsciiLower(Trim(raw));
+  Paint paint = ParseCssColour(v);
+  if (!paint.known) {
+    if (auto rgb = ParseHex(v)) paint = Paint{true, *rgb};
+  }
+  return paint;
+}
+
+// The backdrop a `background` shorthand paints: unknown under an image or a
+// gradient, the colour when one is given, nothing (nullopt) for "none" or
+// "transparent".
+std::optional<Paint> ParseBackground(std::string_view v) {
+  if (v.find("url(") != std::string_view::npos ||
+      v.find("gradient(") != std::string_view::npos ||
+      v.find("image(") != std::string_view::npos) {
+    return Paint{};
+  }
+  if (std::size_t rgb = v.find("rgb"); rgb != std::string_view::npos) {
+    return ParseCssColour(v.substr(rgb, v.find(')', rgb) - rgb + 1));
+  }
+  bool any = false;
+  std::size_t i = 0;
+  while (i < v.size()) {
+    while (i < v.size() && IsHtmlSpace(v[i])) ++i;
+    std::size_t end = i;
+    while (end < v.size() && !IsHtmlSpace(v[end])) ++end;
+    if (end == i) break;
+    std::string_view token = v.substr(i, end - i);
+    i = end;
+    if (token == "none" || token == "transparent") continue;
+    any = true;
+    Paint paint = ParseCssColour(token);
+    if (paint.known) return paint;
+  }
+  // Only keywords this parser does not know (repeat, positions, inherit):
+  // the backdrop can no longer be judged.
+  return any ? std::optional<Paint>(Paint{}) : std::nullopt;
+}
+
 // Removes /* comments */ (CSS allows them anywhere between tokens).
 std::string StripCssComments(std::string_view css) {
   std::string out;
@@ -326,6 +537,28 @@ StyleEffect ParseDeclarations(std::string_view block) {
       if (v == "visible") effect.invisible = false;
     } else if (prop == "color") {
       effect.transparent = v == "transparent";
+      if (v != "transparent" && v != "inherit")
+        effect.colour = ParseCssColour(v);
+    } else if (prop == "background-color") {
+      if (v != "transparent" && v != "inherit")
+        effect.background = ParseCssColour(v);
+    } else if (prop == "background") {
+      if (auto backdrop = ParseBackground(v)) effect.background = backdrop;
+    } else if (prop == "background-image") {
+      if (v != "none") effect.background = Paint{};
+    } else if (prop == "position") {
+      effect.positioned = v == "absolute" || v == "fixed" || v == "relative";
+    } else if (prop == "left" || prop == "top" || prop == "text-indent") {
+      // Only pixel-like units: -100em would also be far, but templates do
+      // not use it, and percentages depend on the container.
+      if (auto dim = ParseDimension(v);
+          dim &&
+          (dim->second.empty() || dim->second == "px" || dim->second == "pt")) {
+        const bool far = dim->first <= -1000;
+        (prop == "left"  ? effect.far_left
+         : prop == "top" ? effect.far_top
+                         : effect.far_indent) = far;
+      }
     } else if (prop == "font-size") {
       if (auto size = ParseFontSize(v)) effect.font_size = size;
     } else if (prop == "opacity") {
@@ -1293,7 +1526,15 @@ struct Inherited {
   bool invisible = false;    // visibility:hidden
   bool transparent = false;  // color:transparent
   bool zero_font = false;
-  bool Shows() const { return !invisible && !transparent && !zero_font; }
+  // Mail clients show black text on white unless told otherwise. The backdrop
+  // is the nearest ancestor's painted background: not inherited in CSS, but
+  // what the text is seen against (positioning aside).
+  Paint colour{true, {0, 0, 0}};
+  Paint backdrop{true, {255, 255, 255}};
+  bool Shows() const {
+    return !invisible && !transparent && !zero_font &&
+           !LooksTheSame(colour, backdrop);
+  }
 };
 
 class Walker {
@@ -1371,6 +1612,22 @@ class Walker {
     if (gumbo_get_attribute(&element.attributes, "hidden") != nullptr)
       return false;
     StyleEffect effect;
+    // Presentational attributes first: style sheets and style attributes
+    // override them.
+    if (const GumboAttribute* bg =
+            gumbo_get_attribute(&element.attributes, "bgcolor")) {
+      effect.background = ParseAttributeColour(bg->value);
+    }
+    if (gumbo_get_attribute(&element.attributes, "background") != nullptr) {
+      effect.background = Paint{};  // an image: the backdrop is unknown
+    }
+    if (element.tag == GUMBO_TAG_FONT || element.tag == GUMBO_TAG_BODY) {
+      if (const GumboAttribute* colour = gumbo_get_attribute(
+              &element.attributes,
+              element.tag == GUMBO_TAG_FONT ? "color" : "text")) {
+        effect.colour = ParseAttributeColour(colour->value);
+      }
+    }
     if (!styles_.empty()) {
       std::string_view tag = element.tag == GUMBO_TAG_UNKNOWN
                                  ? std::string_view()
@@ -1386,6 +1643,8 @@ class Walker {
     if (effect.HidesSubtree()) return false;
     if (effect.invisible) state->invisible = *effect.invisible;
     if (effect.transparent) state->transparent = *effect.transparent;
+    if (effect.colour) state->colour = *effect.colour;
+    if (effect.background) state->backdrop = *effect.background;
     if (effect.font_size) {
       switch (*effect.font_size) {
         case FontSize::kZero:

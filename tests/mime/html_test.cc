@@ -153,6 +153,51 @@ TEST(HtmlToText, TransparentColourHidesText) {
             "restored\n\nred");
 }
 
+TEST(HtmlToText, TextColouredLikeItsBackdropIsHidden) {
+  // White, or nearly white, on the default white page.
+  EXPECT_EQ(Text("<p>seen <span style=\"color:#fff\">a</span> "
+                 "<font color=\"#FAFAFA\">b</font> <font color=white>c</font>"
+                 " <span style=\"color:rgb(250, 250, 250)\">d</span></p>"),
+            "seen");
+  // Same colour on a painted box, by attribute and by style, and a style
+  // sheet rule.
+  EXPECT_EQ(Text("<style>.k{color:#000}</style>"
+                 "<table bgcolor=\"#000000\"><tr><td><font "
+                 "color=\"000000\">a</font><span class=k>b</span> "
+                 "<font color=\"#fff\">light</font></td></tr></table>"
+                 "<div style=\"background:#123456 ; color:#123457\">c</div>"),
+            "light");
+}
+
+TEST(HtmlToText, TextOnAContrastingOrUnknownBackdropStays) {
+  // White on black, light grey that is still readable, red on green, white
+  // over a background image or gradient (the image's colours are unknown), and
+  // a descendant that paints its own backdrop.
+  EXPECT_EQ(
+      Text("<body bgcolor=black text=white><p>a</p>"
+           "<div style=\"background-color:#fff\"><p style=\"color:#ccc\">b</p>"
+           "<p style=\"color:#f00;background:#0f0\">c</p>"
+           "<p style=\"color:#fff;background:url(x.png) #fff\">d</p>"
+           "<table background=\"x.jpg\"><tr><td><font color=white>e</font>"
+           "</td></tr></table>"
+           "<p style=\"color:white;background-image:linear-gradient(red,"
+           "blue)\">f</p>"
+           "<p style=\"color:#fff\"><span style=\"background:#333\">g</span>"
+           "</p><p style=\"color:var(--c)\">h</p></div></body>"),
+      "a\n\nb\n\nc\n\nd\n\ne\n\nf\n\ng\n\nh");
+}
+
+TEST(HtmlToText, OffScreenTextIsHidden) {
+  EXPECT_EQ(
+      Text("<div style=\"position:absolute;left:-9999px\">a</div>"
+           "<div style=\"position:fixed; top:-2000px\">b</div>"
+           "<p style=\"text-indent:-5000px\">c</p>"
+           "<div style=\"left:-9999px\">static</div>"
+           "<div style=\"position:absolute;left:-20px\">near</div>"
+           "<div style=\"position:absolute;left:-9999px;left:0\">back</div>"),
+      "static\n\nnear\n\nback");
+}
+
 TEST(HtmlToText, AriaHiddenFontSizeZeroAttributeAndMsoHideAreStillVisible) {
   // aria-hidden only hides from screen readers; <font size=0> is clamped to
   // size 1 by browsers; mso-hide:all hides in Outlook only.
