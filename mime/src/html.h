@@ -22,8 +22,9 @@ struct HtmlText {
 // the text a reader sees: drops head, title, script, style, template, comments
 // (conditional ones included) and elements hidden by the `hidden` attribute,
 // display:none, opacity:0 or a zero size with overflow:hidden; drops text under
-// visibility:hidden, color:transparent or a font size below 1px (inline styles
-// and simple <style> rules); keeps noscript, anchor and img alt text; decodes
+// visibility:hidden, color:transparent, a font size below 1px, a colour like
+// its backdrop's or an off-screen position (inline styles, presentational
+// attributes and simple <style> rules); keeps noscript, anchor and img alt text; decodes
 // entities; turns block elements into paragraphs separated by exactly one blank
 // line, table rows and <br> into line breaks and table cells into spaces;
 // collapses whitespace as a browser does (except inside <pre> and <textarea>).

@@ -18,6 +18,7 @@
 #include "gobject.h"
 #include "html.h"
 #include "mime/message.h"
+#include "uuencode.h"
 
 namespace mw::mime {
 namespace {
@@ -410,11 +411,44 @@ class Walker {
     } else {
       text = std::move(decoded.utf8);
     }
+    std::vector<Part> files = CutUuBlocks(text, info);
 
     TakeBudget(text);
     info.used_for_text = !text.empty();
     out.parts.push_back(std::move(info));
+    for (Part& file : files) out.parts.push_back(std::move(file));
     out.AppendText(text);
+  }
+
+  // Removes the inline uuencoded files from the plain text of part `host` and
+  // returns them as attachments, with paths "<host>.uu1", "<host>.uu2", ...
+  std::vector<Part> CutUuBlocks(std::string& text, const Part& host) {
+    std::vector<Part> files;
+    if (text.find("begin ") == std::string::npos) return files;
+    const std::vector<UuBlock> blocks = FindUuBlocks(text);
+    if (blocks.empty()) return files;
+    std::string kept;
+    std::size_t from = 0;
+    for (const UuBlock& block : blocks) {
+      kept.append(text, from, block.begin - from);
+      from = block.end;
+      Part file;
+      file.path = host.path + ".uu" + std::to_string(files.size() + 1);
+      file.depth = host.depth + 1;
+      file.content_type = "application/octet-stream";
+      file.transfer_encoding = "uuencode";
+      file.size = block.data.size();
+      file.filename = block.filename;
+      file.sha1 = Sha1Hex(block.data);
+      file.attachment = true;
+      if (!block.complete) {
+        Warn("part " + file.path + ": inline uuencoded file is truncated");
+      }
+      files.push_back(std::move(file));
+    }
+    kept.append(text, from, std::string::npos);
+    text = std::move(kept);
+    return files;
   }
 
   // Text that GMime left outside any part, decoded with charset detection.
@@ -429,9 +463,11 @@ class Walker {
     Decoded decoded = DecodeToUtf8(raw, "");
     info.charset_used = decoded.charset_used;
     std::string text = std::move(decoded.utf8);
+    std::vector<Part> files = CutUuBlocks(text, info);
     TakeBudget(text);
     info.used_for_text = !text.empty();
     out.parts.push_back(std::move(info));
+    for (Part& file : files) out.parts.push_back(std::move(file));
     out.AppendText(text);
   }
 

@@ -170,6 +170,25 @@ TEST(Parse, TwentyMegabyteAttachmentIsHashedNotRead) {
   EXPECT_LE(r->parts[1].size, payload.size() + 2);
 }
 
+TEST(Parse, InlineUuencodedFileBecomesAnAttachment) {
+  // "Cat" uuencoded inside a plain-text body, as pre-MIME mailers sent files.
+  const std::string msg =
+      Simple("Subject: oops\r\n",
+             "The trace is attached.\r\nbegin 644 oops1.dat\r\n#0V%T\r\n`\r\n"
+             "end\r\n\r\nthanks\r\n");
+  auto r = Parse(msg, Limits{});
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(Normalise(*r).body, "the trace is attached.\n\nthanks");
+  ASSERT_EQ(r->parts.size(), 2u);
+  const Part& file = r->parts[1];
+  EXPECT_EQ(file.path, "1.uu1");
+  EXPECT_TRUE(file.attachment);
+  EXPECT_EQ(file.filename, "oops1.dat");
+  EXPECT_EQ(file.transfer_encoding, "uuencode");
+  EXPECT_EQ(file.size, 3u);
+  EXPECT_EQ(file.sha1, "cebe54c7626cb1cefaca5f7f5ea6c96b4a7a2882");
+}
+
 TEST(Parse, PartSummaryDescribesEachLeaf) {
   const std::string msg =
       "From: a@example.org\r\nMIME-Version: 1.0\r\n"

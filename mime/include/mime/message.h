@@ -41,7 +41,8 @@ struct Limits {
 
 // One MIME leaf part, as the summary of `mailwave extract --json` shows it.
 struct Part {
-  std::string path;              // position in the tree: "1", "2.1", "2.1.3"
+  std::string path;  // position in the tree: "1", "2.1", "2.1.3"; a file
+                     // uuencoded inside text part P is "P.uu1", "P.uu2", ...
   std::uint32_t depth = 0;       // 0 for a single-part message's body
   std::string content_type;      // lower-case "type/subtype"
   std::string declared_charset;  // as declared, lower-case; empty when none
@@ -72,9 +73,9 @@ struct Message {
 
 // Normalised text: what langid and fingerprint read. Immutable once built.
 struct Text {
-  std::string body;  // NFKC case-folded UTF-8, invisible characters removed,
-                     // whitespace collapsed inside lines; lines kept,
-                     // paragraphs separated by "\n\n"
+  std::string body;     // NFKC case-folded UTF-8, invisible characters removed,
+                        // whitespace collapsed inside lines; lines kept,
+                        // paragraphs separated by "\n\n"
   std::string subject;  // the same normalisation, on one line
 };
 
