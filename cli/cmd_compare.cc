@@ -35,6 +35,9 @@ Methods, in the order they decide (the first that holds is reported):
            lists' total lengths within containment_length_ratio (1.3), and the SimHashes
            at most containment_hamming (16) bits apart: text inserted between many lines.
            Line lists count here from containment_min_lines (4) lines
+  trailer  both begin with the same blocks, at least trailer_min_blocks (2), and go on
+           with at most trailer_max_bytes (512) each, no more than the shared part: one
+           text with a list footer, a disclaimer or a signature added
   reordered
            the same words the same number of times in any order (at least
            reorder_min_words, 16), and the SimHashes at most reorder_hamming (20) bits
@@ -56,7 +59,7 @@ Options:
 Output (JSON):
   {"blocks":{"similarity":0.83|null,"kind":"sentences|paragraphs"|null,
    "containment":0.9|null},"ctph":{"edit_rate":0.02|null},"simhash":{"hamming":4},
-   "duplicate":true,"method":"exact|blocks|containment|reordered|ctph|simhash|none"}
+   "duplicate":true,"method":"exact|blocks|containment|trailer|reordered|ctph|simhash|none"}
 null means the method could not compare the two (block counts too far apart, CTPH block sizes
 more than a factor 2 apart, or an empty body).
 Output (text): the same items as "key: value" lines.

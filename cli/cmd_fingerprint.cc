@@ -31,6 +31,8 @@ fingerprint::Options FingerprintOptions(const config::FingerprintSettings& s) {
   o.containment_min_lines = s.containment_min_lines;
   o.reorder_min_words = s.reorder_min_words;
   o.reorder_hamming = s.reorder_hamming;
+  o.trailer_min_blocks = s.trailer_min_blocks;
+  o.trailer_max_bytes = s.trailer_max_bytes;
   o.simhash_max_distance = s.simhash_max_distance;
   o.folds.hash_busters = s.fold_hash_busters;
   o.folds.numbers = s.fold_numbers;

@@ -102,6 +102,7 @@ std::array<bool, kMethods> Verdicts(const Item& a, const Item& b,
   const bool exact = c.method == fp::Method::kExact;
   v[kBlocks] = exact || c.method == fp::Method::kBlocks ||
                c.method == fp::Method::kContainment ||
+               c.method == fp::Method::kTrailer ||
                c.method == fp::Method::kReordered;
   v[kCtph] = exact || (c.edit_rate && *c.edit_rate < o.ctph_edit_rate &&
                        std::min(a.print.body_bytes, b.print.body_bytes) >=

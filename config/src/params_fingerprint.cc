@@ -124,6 +124,22 @@ Table FingerprintTable() {
        .meaning = "SimHash distance that confirms equal word bags (see "
                   "reorder_min_words)",
        .field = Member<&Settings::fingerprint, &S::reorder_hamming>},
+      {.key = "trailer_min_blocks",
+       .kind = Kind::kCount,
+       .min = 0,
+       .max = 1000000,
+       .meaning = "two messages that begin with the same blocks, at least "
+                  "this many, and go on with at most trailer_max_bytes each "
+                  "(no more than the shared part) are duplicates: one text "
+                  "with different footers; 0 disables",
+       .field = Member<&Settings::fingerprint, &S::trailer_min_blocks>},
+      {.key = "trailer_max_bytes",
+       .kind = Kind::kSize,
+       .min = 0,
+       .max = kGiB,
+       .meaning = "the most each message may add after the shared blocks on "
+                  "the trailer path (see trailer_min_blocks)",
+       .field = Member<&Settings::fingerprint, &S::trailer_max_bytes>},
       {.key = "simhash_max_distance",
        .kind = Kind::kCount,
        .min = 0,

@@ -39,6 +39,29 @@ double ListSimilarity(const BlockList& a, const BlockList& b,
   return std::min(counted, WeightedBlockSimilarity(a.keys, b.keys));
 }
 
+// Whether `a` and `b` (of one kind) are one text with different trailers: the
+// same first blocks, at least `min_blocks` of them, and after them at most
+// `max_tail` bytes in each, never more than the shared blocks hold.
+bool SameLeadDifferentTail(const BlockList& a, const BlockList& b,
+                           std::size_t min_blocks, std::uint64_t max_tail) {
+  if (min_blocks == 0 || a.kind != b.kind) return false;
+  std::size_t lead = 0;
+  while (lead < a.hashes.size() && lead < b.hashes.size() &&
+         a.hashes[lead] == b.hashes[lead]) {
+    ++lead;
+  }
+  if (lead < min_blocks) return false;
+  std::uint64_t shared = 0;
+  std::uint64_t tail_a = 0;
+  std::uint64_t tail_b = 0;
+  for (const BlockKey& k : a.keys) (k.pos < lead ? shared : tail_a) += k.len;
+  for (const BlockKey& k : b.keys) {
+    if (k.pos >= lead) tail_b += k.len;
+  }
+  return tail_a <= max_tail && tail_b <= max_tail && tail_a <= shared &&
+         tail_b <= shared;
+}
+
 }  // namespace
 
 Fingerprint Compute(std::string_view text, const Options& options) {
@@ -74,6 +97,8 @@ std::string_view MethodName(Method method) {
       return "blocks";
     case Method::kContainment:
       return "containment";
+    case Method::kTrailer:
+      return "trailer";
     case Method::kReordered:
       return "reordered";
     case Method::kCtph:
@@ -127,6 +152,10 @@ Comparison Compare(const Fingerprint& a, const Fingerprint& b,
     // a little longer: text inserted between lines shifts every position and
     // splits sentences, but leaves the lines alone.
     c.method = Method::kContainment;
+  } else if (SameLeadDifferentTail(a.blocks, b.blocks,
+                                   options.trailer_min_blocks,
+                                   options.trailer_max_bytes)) {
+    c.method = Method::kTrailer;
   } else if (options.reorder_min_words > 0 &&
              a.word_bag.words >= options.reorder_min_words &&
              a.word_bag == b.word_bag && c.hamming <= options.reorder_hamming) {

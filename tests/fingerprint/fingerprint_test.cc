@@ -231,9 +231,10 @@ TEST(Compare, FoldsMakePersonalisedCopiesExact) {
   EXPECT_LT(*raw.similarity, 1.0);
 }
 
-// Two fingerprints built by hand: 10 sentence blocks of which `shared` agree,
-// CTPH signatures `edits` substitutions apart (of 40 symbols each), SimHashes
-// `bits` apart.
+// Two fingerprints built by hand: 10 sentence blocks of which the last
+// `shared` agree (the last, so that the trailer path, which looks at leading
+// blocks, stays out), CTPH signatures `edits` substitutions apart (of 40
+// symbols each), SimHashes `bits` apart.
 std::pair<Fingerprint, Fingerprint> Pair(int shared, int edits, int bits) {
   Fingerprint a;
   Fingerprint b;
@@ -243,7 +244,7 @@ std::pair<Fingerprint, Fingerprint> Pair(int shared, int edits, int bits) {
   std::vector<std::string> bb;
   for (int i = 0; i < 10; ++i) {
     ba.push_back("block " + std::to_string(i));
-    bb.push_back(i < shared ? ba.back() : "other " + std::to_string(i));
+    bb.push_back(i >= 10 - shared ? ba.back() : "other " + std::to_string(i));
   }
   a.blocks = HashBlocks(ba, BlockKind::kSentences);
   b.blocks = HashBlocks(bb, BlockKind::kSentences);
@@ -349,6 +350,68 @@ TEST(Compare, ContainmentLooksAtShortLineLists) {
   const Comparison d = Compare(a, b, longer);
   EXPECT_LT(d.containment.value_or(0), 1.0);
   EXPECT_NE(d.method, Method::kContainment);
+}
+
+TEST(Compare, OneTextWithDifferentFootersIsATrailerDuplicate) {
+  // A short message: a 130-byte footer takes the similarity (4 of 8 blocks),
+  // the containment length ratio and the SimHash out of range.
+  const std::string base =
+      "the quarterly report is attached. please read it before the meeting "
+      "on monday. we will discuss the budget first and the new project plan "
+      "second. bring your own numbers, and the figures from the last "
+      "quarter if you have them.\n";
+  const std::string list_footer =
+      "\n_______________________________________________\ndiscussion mailing "
+      "list\ndiscussion@lists.example.org\nhttp://lists.example.org/listinfo\n";
+  const std::string phone_footer =
+      "\nsent from my mobile device. please excuse brevity and typos.\n";
+  // Only the trailer path may decide.
+  Options o;
+  o.duplicate_threshold = 1.1;
+  o.confirm_similarity = 1.1;
+  o.ctph_edit_rate = 0;
+  o.simhash_max_distance = 0;
+  o.containment_threshold = 1.1;
+  o.reorder_min_words = 0;
+  const Fingerprint plain = Compute(base, o);
+  const Fingerprint listed = Compute(base + list_footer, o);
+  const Fingerprint phoned = Compute(base + phone_footer, o);
+  for (const auto& [a, b] :
+       {std::pair{&plain, &listed}, std::pair{&listed, &plain},
+        std::pair{&listed, &phoned}}) {
+    const Comparison c = Compare(*a, *b, o);
+    EXPECT_EQ(c.method, Method::kTrailer);
+    EXPECT_TRUE(c.duplicate);
+  }
+  // Another text under the same footer shares no leading block.
+  const Fingerprint other = Compute(
+      "the new project plan is attached. it replaces the one from last week. "
+      "comments by friday please.\n" +
+          list_footer,
+      o);
+  EXPECT_FALSE(Compare(listed, other, o).duplicate);
+  // A tail longer than the shared part is more than a footer.
+  const Fingerprint grown = Compute(
+      base +
+          "\nand here is a long second part that says more than the "
+          "first: the plan, the budget, the people, the dates, the risks, "
+          "and what we do about each of them in the next quarter. then the "
+          "second half: who writes the minutes, where we meet, and which "
+          "of last year's promises we still owe the board.\n",
+      o);
+  EXPECT_NE(Compare(plain, grown, o).method, Method::kTrailer);
+  // Fewer shared blocks (4 sentences) than trailer_min_blocks, and 0
+  // switches the path off.
+  Options strict = o;
+  strict.trailer_min_blocks = 5;
+  EXPECT_NE(Compare(plain, listed, strict).method, Method::kTrailer);
+  Options off = o;
+  off.trailer_min_blocks = 0;
+  EXPECT_NE(Compare(plain, listed, off).method, Method::kTrailer);
+  // Footers longer than trailer_max_bytes are not footers.
+  Options tight = o;
+  tight.trailer_max_bytes = 100;
+  EXPECT_NE(Compare(plain, listed, tight).method, Method::kTrailer);
 }
 
 TEST(Compare, ShuffledSentencesAreReordered) {

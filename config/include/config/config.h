@@ -83,6 +83,11 @@ struct FingerprintSettings {
   // SimHashes are at most reorder_hamming bits apart.
   std::uint32_t reorder_min_words = 16;
   std::uint32_t reorder_hamming = 20;
+  // Trailer path: duplicates when both begin with the same trailer_min_blocks
+  // or more blocks (0 disables) and go on with at most trailer_max_bytes each,
+  // no more than the shared part: one text with different footers.
+  std::uint32_t trailer_min_blocks = 2;
+  std::uint64_t trailer_max_bytes = 512;
   // k: Hamming distance for near-duplicates.
   std::uint32_t simhash_max_distance = 3;
   // Fold long random tokens before hashing.

@@ -78,6 +78,16 @@ struct Options {
   // paragraphs wrapped again. reorder_min_words = 0 disables.
   std::uint32_t reorder_min_words = 16;
   std::uint32_t reorder_hamming = 20;
+  // Trailer path: two messages whose block lists (of the kind their sizes
+  // select) begin with the same trailer_min_blocks or more blocks, and go on
+  // with at most trailer_max_bytes more in each, never more than the shared
+  // part, are duplicates: one text with a list footer, a disclaimer or a
+  // "sent from my phone" line added, or two different ones. Short texts need
+  // this: a 200-byte footer on a 300-byte message takes the similarity, the
+  // containment length ratio and the SimHash out of range.
+  // trailer_min_blocks = 0 disables.
+  std::uint32_t trailer_min_blocks = 2;
+  std::uint64_t trailer_max_bytes = 512;
   // k: SimHashes at most this many bits apart are duplicates.
   std::uint32_t simhash_max_distance = 3;
   FoldOptions folds;
@@ -104,12 +114,14 @@ enum class Method {
   kExact,
   kBlocks,
   kContainment,
+  kTrailer,
   kReordered,
   kCtph,
   kSimHash
 };
 
-// "none", "exact", "blocks", "containment", "reordered", "ctph", "simhash".
+// "none", "exact", "blocks", "containment", "trailer", "reordered", "ctph",
+// "simhash".
 std::string_view MethodName(Method method);
 
 struct Comparison {
@@ -135,6 +147,8 @@ struct Comparison {
 //   blocks  - similarity ≥ duplicate_threshold;
 //   containment - containment ≥ containment_threshold (total lengths within
 //             containment_length_ratio) and Hamming ≤ containment_hamming;
+//   trailer - the same leading blocks (at least trailer_min_blocks), then at
+//             most trailer_max_bytes in each, no more than the shared part;
 //   reordered - equal word bags of at least reorder_min_words words and
 //             Hamming ≤ reorder_hamming;
 //   ctph    - signature edit rate < ctph_edit_rate (both bodies at least
