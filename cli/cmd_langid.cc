@@ -184,6 +184,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   options.bilingual_min_score = ls.bilingual_min_score;
   options.bilingual_min_lines = ls.bilingual_min_lines;
   options.ngram_weight = ls.ngram_weight;
+  options.close_ratio = ls.close_ratio;
   options.min_words = min_words.value_or(ls.min_words);
   options.min_score = min_score.value_or(ls.min_score);
   auto model = langid::OpenDictionary(dict.empty() ? ls.dictionary : dict);

@@ -65,6 +65,11 @@ struct Options {
   // its trigram language shares contribute as tier-2 evidence (Xovp_i += w *
   // share_i, N_unknown -= w). 0 = the two-tier method alone.
   double ngram_weight = 0.5;
+  // Tie-break between close candidates (related languages such as es/gl,
+  // cs/sk, da/nb): every candidate whose L is at least close_ratio times the
+  // best's competes, and the one with the highest Evidence::affinity (plus
+  // ngram_weight times its ngram_affinity) becomes the best. 1 = off.
+  double close_ratio = 0.3;
 };
 
 // The verdict on one text.
@@ -108,6 +113,17 @@ struct Evidence {
   // could score.
   std::vector<double> ngram;
   std::uint32_t n_ngram = 0;  // unknown words the n-gram tier scored
+  // Per candidate: the tie-break evidence (Options::close_ratio), the sum over
+  // the words with a share p_i(w) > 0.002 for it of log(p_i(w) / 0.002); a
+  // tier-1 or script-decided word counts as p = 1. A word's shares are the
+  // posterior language probabilities given the word, so this sum ranks the
+  // candidates as a naive Bayes classifier over the word lists does (the
+  // per-word normaliser is the same for every language), the strength of each
+  // word included, where the formula's sums count words.
+  std::vector<double> affinity;
+  // The same over the n-gram shares of unknown words (weighted by
+  // ngram_weight in Decide).
+  std::vector<double> ngram_affinity;
 };
 
 Evidence Collect(std::string_view normalised_text, const Model& model);
