@@ -514,16 +514,19 @@ int main(int argc, char** argv) {
     forced.min_score = 0;
     std::printf(
         "\nconfusions on sentences (with n-grams, forced; languages below "
-        "99%%): wrong answers, most frequent first\n");
+        "99%%): wrong answers, most frequent first, and the lines where CLD2 "
+        "gives the same wrong answer\n(often lines in another language than "
+        "their file's, or mostly names)\n");
     for (const std::string& lang : covered) {
       const auto& lines = corpus.by_lang[2][lang];
       if (lines.empty()) continue;
       std::map<std::string, int> wrong;
       std::size_t bad = 0;
+      std::size_t cld2_same = 0;  // wrong lines where CLD2 gives our answer
       for (const Line& l : lines) {
         const std::string code =
             mw::langid::Decide(l.evidence, *model, forced).code;
-        if (code != lang) ++wrong[code], ++bad;
+        if (code != lang) ++wrong[code], ++bad, cld2_same += l.cld2 == code;
         if (code != lang && lang == show)
           std::printf("    %s: %s\n", code.c_str(), l.raw.c_str());
       }
@@ -537,7 +540,8 @@ int main(int argc, char** argv) {
         std::printf(" %s %.1f%%", top[i].second.c_str(),
                     100.0 * top[i].first / lines.size());
       }
-      std::printf("\n");
+      std::printf("; CLD2 says the same on %.1f%%\n",
+                  100.0 * cld2_same / lines.size());
     }
   }
 

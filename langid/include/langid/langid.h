@@ -22,7 +22,10 @@
 //    N   = N_pure + T + K_unknown * N_unknown
 //    L_i = 100 * ( Xpure_i != 0 ? Xpure_i + B_i * Xovp_i : K2 * Xovp_i ) / N
 // clang-format on
-// With fewer than min_words words the verdict is "und". The two best languages
+// The candidates whose L is within close_ratio of the best's then compete on
+// Evidence::affinity, a naive-Bayes ranking of the same word shares; the
+// winner becomes the best. With fewer than min_words words the verdict is
+// "und". The two best languages
 // make a bilingual verdict ("en+es") when together they reach min_score, the
 // second has at least bilingual_min_score, and either each falls short of
 // min_score (a text in one block) or, in a text of several lines, each is the
