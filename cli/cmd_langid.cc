@@ -31,8 +31,9 @@ Scripts that identify a language alone decide it (Greek el, Georgian ka, Armenia
 Hangul ko, kana ja, Han without kana zh, Thai th, Hebrew he, ...). Words in the other
 scripts are looked up in the two-tier dictionary (words in no dictionary are scored by
 their character trigrams, langid.ngram_weight) and scored with the formula of
-docs/langid.md. Scores are 0-100. A text with fewer than langid.min_words words (default 5)
-is "und". The two best languages make a bilingual verdict ("en+es") when together they reach
+docs/langid.md. Scores are 0-100. Languages scoring at least langid.close_ratio (default
+0.3) of the best's are close, and among them the one whose words lean to it most strongly
+becomes the best. A text with fewer than langid.min_words words (default 5) is "und". The two best languages make a bilingual verdict ("en+es") when together they reach
 langid.min_score (default 40), the second reaches langid.bilingual_min_score (default 5) and
 either each falls short of min_score or, in a text of several lines, each is the best
 language of lines holding langid.bilingual_min_lines (default 0.2) of the words. Otherwise
@@ -184,6 +185,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   options.bilingual_min_score = ls.bilingual_min_score;
   options.bilingual_min_lines = ls.bilingual_min_lines;
   options.ngram_weight = ls.ngram_weight;
+  options.close_ratio = ls.close_ratio;
   options.min_words = min_words.value_or(ls.min_words);
   options.min_score = min_score.value_or(ls.min_score);
   auto model = langid::OpenDictionary(dict.empty() ? ls.dictionary : dict);

@@ -251,6 +251,7 @@ int main(int argc, char** argv) {
   std::string dict = MW_BINARY_DIR "/share/mailwave/langid.dict";
   std::string split = "all";
   bool tune = false;
+  std::string show;  // --show LANG: print its wrongly guessed sentences
   Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -275,6 +276,10 @@ int main(int argc, char** argv) {
       options.bilingual_min_score = std::stod(next());
     else if (a == "--ngram")
       options.ngram_weight = std::stod(next());
+    else if (a == "--show")
+      show = next();
+    else if (a == "--close")
+      options.close_ratio = std::stod(next());
     else {
       std::fprintf(stderr,
                    "usage: langid_eval [--dev DIR] [--dict FILE] [--split "
@@ -501,6 +506,45 @@ int main(int argc, char** argv) {
   std::printf("CLD2 answers und on %.1f%% of covered-language sentences\n",
               cld2_sent ? 100.0 * cld2_und / cld2_sent : 0.0);
 
+  // Where the forced sentence guesses go wrong: the confusions that the
+  // sentence target depends on (close pairs such as bs/hr/sr, id/ms).
+  {
+    Options forced = with_ngram;
+    forced.min_words = 1;
+    forced.min_score = 0;
+    std::printf(
+        "\nconfusions on sentences (with n-grams, forced; languages below "
+        "99%%): wrong answers, most frequent first, and the lines where CLD2 "
+        "gives the same wrong answer\n(often lines in another language than "
+        "their file's, or mostly names)\n");
+    for (const std::string& lang : covered) {
+      const auto& lines = corpus.by_lang[2][lang];
+      if (lines.empty()) continue;
+      std::map<std::string, int> wrong;
+      std::size_t bad = 0;
+      std::size_t cld2_same = 0;  // wrong lines where CLD2 gives our answer
+      for (const Line& l : lines) {
+        const std::string code =
+            mw::langid::Decide(l.evidence, *model, forced).code;
+        if (code != lang) ++wrong[code], ++bad, cld2_same += l.cld2 == code;
+        if (code != lang && lang == show)
+          std::printf("    %s: %s\n", code.c_str(), l.raw.c_str());
+      }
+      if (100.0 * bad / lines.size() <= 1.0) continue;
+      std::vector<std::pair<int, std::string>> top;
+      for (const auto& [code, k] : wrong) top.emplace_back(k, code);
+      std::sort(top.rbegin(), top.rend());
+      std::printf("  %-4s %5.1f%% wrong:", lang.c_str(),
+                  100.0 * bad / lines.size());
+      for (std::size_t i = 0; i < std::min<std::size_t>(4, top.size()); ++i) {
+        std::printf(" %s %.1f%%", top[i].second.c_str(),
+                    100.0 * top[i].first / lines.size());
+      }
+      std::printf("; CLD2 says the same on %.1f%%\n",
+                  100.0 * cld2_same / lines.size());
+    }
+  }
+
   // Uncovered languages: what the detector says on their sentences.
   std::printf(
       "\nuncovered languages (%zu; \"(script)\": no list, but their script "
@@ -571,6 +615,25 @@ int main(int argc, char** argv) {
                   FalseBilingual(mono, *model, o));
     }
     std::printf("\n");
+  }
+
+  // The trade-off of the tie-break between close candidates (close_ratio;
+  // 1 = off), with n-grams: the means over the covered languages.
+  std::printf(
+      "\ntie-break close_ratio (1 = off): words / pairs / sentences / "
+      "sentences forced, bilingual named (false)\n");
+  for (double cr : {1.0, 0.7, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0}) {
+    Options o = with_ngram;
+    o.close_ratio = cr;
+    std::vector<double> cat[4];
+    for (const std::string& lang : covered) {
+      const auto a = Evaluate(corpus, lang, *model, o);
+      for (int k = 0; k < 4; ++k) cat[k].push_back(a[k]);
+    }
+    std::printf("  %.2f: %5.2f / %5.2f / %5.2f / %5.2f, %.1f%% (%.1f%%)\n", cr,
+                Mean(cat[0]), Mean(cat[1]), Mean(cat[2]), Mean(cat[3]),
+                BilingualAccuracy(bi, *model, o),
+                FalseBilingual(mono, *model, o));
   }
 
   const double mb = corpus.bytes / 1e6;

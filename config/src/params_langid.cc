@@ -76,6 +76,13 @@ Table LangidTable() {
        .meaning = "share of each unknown word that the character-trigram tier "
                   "turns into evidence; 0 = dictionaries alone",
        .field = Member<&Settings::langid, &S::ngram_weight>},
+      {.key = "close_ratio",
+       .kind = Kind::kReal,
+       .min = 0,
+       .max = 1,
+       .meaning = "languages scoring at least this share of the best's are "
+                  "close; the word evidence decides among them; 1 = off",
+       .field = Member<&Settings::langid, &S::close_ratio>},
   };
   return {.name = "langid",
           .meaning = "language identification",

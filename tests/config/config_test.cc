@@ -89,6 +89,7 @@ TEST(ParseToml, RealFromFloatOrInteger) {
                 .fingerprint.duplicate_threshold,
             1.0);
   EXPECT_EQ(Parse("[langid]\nmin_score = 1e2\n").langid.min_score, 100.0);
+  EXPECT_EQ(Parse("[langid]\nclose_ratio = 1\n").langid.close_ratio, 1.0);
 }
 
 TEST(ParseToml, BoolAndString) {
@@ -136,6 +137,8 @@ TEST(ParseToml, OutOfRange) {
             "0.5 and 1");
   EXPECT_EQ(ErrorOf("[langid]\nk1 = inf\n"),
             "mailwave.toml:2: langid.k1: must be between 0 and 100");
+  EXPECT_EQ(ErrorOf("[langid]\nclose_ratio = 1.5\n"),
+            "mailwave.toml:2: langid.close_ratio: must be between 0 and 1");
 }
 
 TEST(ParseToml, WrongType) {

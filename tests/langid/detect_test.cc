@@ -148,6 +148,34 @@ TEST(DetectTest, BilingualByLineCount) {
   EXPECT_EQ(Detect(en + "\nhaus haus", model, Options{}).code, "en");
 }
 
+// One German tier-1 word and 16 times "bank" (en 0.6 / de 0.4). The formula
+// boosts German's shared words for its tier-1 hit and halves English's (K2):
+// raw_de = 1 + (1 + 1/17) * 0.4 * 16 = 7.78, raw_en = 0.5 * 0.6 * 16 = 4.8.
+// English is within close_ratio (4.8 / 7.78 = 0.62), and its affinity is
+// higher: 16 * ln(0.6 / 0.002) = 91.3 against ln(1 / 0.002) + 16 * ln(0.4 /
+// 0.002) = 91.0, so the tie-break names English, German second.
+TEST(DetectTest, CloseCandidatesTieBreak) {
+  const Model model = TinyModel();
+  Options o = Formula();
+  o.min_words = 1;
+  o.min_score = 0;
+  std::string text = "haus";
+  for (int i = 0; i < 16; ++i) text += " bank";
+  o.close_ratio = 1.0;  // off
+  EXPECT_EQ(Detect(text, model, o).code, "de");
+  o.close_ratio = 0.5;
+  const Language l = Detect(text, model, o);
+  EXPECT_EQ(l.code, "en");
+  EXPECT_EQ(l.second, "de");
+  EXPECT_NEAR(l.score, 100.0 * 4.8 / (1 + 6.776 + 4.8), 0.1);
+  o.close_ratio = 0.7;  // English is not close enough
+  EXPECT_EQ(Detect(text, model, o).code, "de");
+  // Four "bank": English is close (1.2 / 2.92 = 0.41), but German's tier-1
+  // word outweighs the English shares (27.4 against 22.8).
+  o.close_ratio = 0.3;
+  EXPECT_EQ(Detect("haus bank bank bank bank", model, o).code, "de");
+}
+
 TEST(DetectTest, EmptyAndSymbolOnlyText) {
   const Model model = TinyModel();
   const Language l = Detect("", model, Formula());

@@ -125,6 +125,10 @@ struct LangidSettings {
   // Share of each unknown word that the character-trigram tier turns into
   // tier-2 evidence; 0 = the two-tier dictionaries alone.
   double ngram_weight = 0.5;
+  // Languages whose score is at least this share of the best's are close
+  // (relatives such as es/gl, cs/sk); the strength of their words decides
+  // between them (langid::Options::close_ratio). 1 = off.
+  double close_ratio = 0.3;
 
   bool operator==(const LangidSettings&) const = default;
 };

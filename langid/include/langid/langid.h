@@ -22,7 +22,10 @@
 //    N   = N_pure + T + K_unknown * N_unknown
 //    L_i = 100 * ( Xpure_i != 0 ? Xpure_i + B_i * Xovp_i : K2 * Xovp_i ) / N
 // clang-format on
-// With fewer than min_words words the verdict is "und". The two best languages
+// The candidates whose L is within close_ratio of the best's then compete on
+// Evidence::affinity, a naive-Bayes ranking of the same word shares; the
+// winner becomes the best. With fewer than min_words words the verdict is
+// "und". The two best languages
 // make a bilingual verdict ("en+es") when together they reach min_score, the
 // second has at least bilingual_min_score, and either each falls short of
 // min_score (a text in one block) or, in a text of several lines, each is the
@@ -65,6 +68,11 @@ struct Options {
   // its trigram language shares contribute as tier-2 evidence (Xovp_i += w *
   // share_i, N_unknown -= w). 0 = the two-tier method alone.
   double ngram_weight = 0.5;
+  // Tie-break between close candidates (related languages such as es/gl,
+  // cs/sk, da/nb): every candidate whose L is at least close_ratio times the
+  // best's competes, and the one with the highest Evidence::affinity (plus
+  // ngram_weight times its ngram_affinity) becomes the best. 1 = off.
+  double close_ratio = 0.3;
 };
 
 // The verdict on one text.
@@ -108,6 +116,17 @@ struct Evidence {
   // could score.
   std::vector<double> ngram;
   std::uint32_t n_ngram = 0;  // unknown words the n-gram tier scored
+  // Per candidate: the tie-break evidence (Options::close_ratio), the sum over
+  // the words with a share p_i(w) > 0.002 for it of log(p_i(w) / 0.002); a
+  // tier-1 or script-decided word counts as p = 1. A word's shares are the
+  // posterior language probabilities given the word, so this sum ranks the
+  // candidates as a naive Bayes classifier over the word lists does (the
+  // per-word normaliser is the same for every language), the strength of each
+  // word included, where the formula's sums count words.
+  std::vector<double> affinity;
+  // The same over the n-gram shares of unknown words (weighted by
+  // ngram_weight in Decide).
+  std::vector<double> ngram_affinity;
 };
 
 Evidence Collect(std::string_view normalised_text, const Model& model);
