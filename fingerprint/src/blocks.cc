@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 #include <unicode/brkiter.h>
 #include <unicode/locid.h>
+#include <unicode/uchar.h>
 #include <unicode/unistr.h>
 
 #include <algorithm>
@@ -20,28 +21,47 @@ bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
+bool IsBlockSpace(char c) { return IsSpace(c) || c == '\n'; }
+
+// Whether `token` (no whitespace in it) holds a letter or digit.
+bool HasWordChar(std::string_view token) {
+  for (std::size_t i = 0; i < token.size();) {
+    const auto byte = static_cast<unsigned char>(token[i]);
+    if (byte < 0x80) {
+      if (internal::IsWordChar(byte)) return true;
+      ++i;
+      continue;
+    }
+    // A multi-byte sequence holds no ASCII byte, so decoding inside the token
+    // reads what decoding inside the whole block would.
+    std::size_t len;
+    if (internal::IsWordChar(internal::DecodeUtf8(token, i, &len))) return true;
+    i += len;
+  }
+  return false;
+}
+
 // Appends `block` to `out` with runs of whitespace folded to one space and the
 // ends trimmed; drops it when it holds no letter or digit (separators such as
 // "--" or a lone "!").
 void AddBlock(std::string_view block, std::vector<std::string>& out) {
   std::string folded;
-  folded.reserve(block.size());
   bool has_word = false;
-  bool pending_space = false;
-  for (std::size_t i = 0; i < block.size();) {
-    const char c = block[i];
-    if (IsSpace(c) || c == '\n') {
-      pending_space = !folded.empty();
-      ++i;
-      continue;
+  std::size_t i = 0;
+  for (;;) {
+    while (i < block.size() && IsBlockSpace(block[i])) ++i;
+    if (i == block.size()) break;
+    std::size_t end = i + 1;
+    while (end < block.size() && !IsBlockSpace(block[end])) ++end;
+    const std::string_view token = block.substr(i, end - i);
+    if (folded.empty()) {
+      folded.reserve(block.size() - i);
+    } else {
+      folded.push_back(' ');
     }
-    if (pending_space) folded.push_back(' ');
-    pending_space = false;
-    std::size_t len;
-    const char32_t cp = internal::DecodeUtf8(block, i, &len);
-    if (!has_word && internal::IsWordChar(cp)) has_word = true;
-    folded.append(block.substr(i, len));
-    i += len;
+    folded.append(token);
+    if (!has_word) has_word = HasWordChar(token);
+    i = end;
   }
   if (has_word) out.push_back(std::move(folded));
 }
@@ -135,6 +155,16 @@ std::string PrepareForSentences(std::string_view text) {
     } else {
       if (paragraph_open) out.push_back(' ');
       paragraph_open = true;
+      if (line.find('.') == std::string_view::npos) {
+        // No dot, no abbreviation: the line as it is, spaces made ' '.
+        const std::size_t from = out.size();
+        out.append(line);
+        for (std::size_t k = from; k < out.size(); ++k) {
+          if (IsSpace(out[k])) out[k] = ' ';
+        }
+        i = eol + 1;
+        continue;
+      }
       std::size_t t = 0;
       while (t < line.size()) {
         if (IsSpace(line[t])) {
@@ -155,7 +185,8 @@ std::string PrepareForSentences(std::string_view text) {
 
 // The sentence iterator is built once (thread-safe static initialisation) and
 // cloned per call: building one from the rules costs far more than a clone.
-std::unique_ptr<icu::BreakIterator> NewSentenceIterator() {
+// nullptr when ICU's data is missing.
+const icu::BreakIterator* SentencePrototype() {
   static const icu::BreakIterator* const prototype = [] {
     UErrorCode status = U_ZERO_ERROR;
     icu::BreakIterator* it = icu::BreakIterator::createSentenceInstance(
@@ -166,8 +197,189 @@ std::unique_ptr<icu::BreakIterator> NewSentenceIterator() {
     }
     return it;
   }();
+  return prototype;
+}
+
+std::unique_ptr<icu::BreakIterator> NewSentenceIterator() {
+  const icu::BreakIterator* prototype = SentencePrototype();
   if (prototype == nullptr) return nullptr;
   return std::unique_ptr<icu::BreakIterator>(prototype->clone());
+}
+
+// ICU's sentence iterator over `text`, each sentence through AddBlock. ICU's
+// rule SB8 keeps "a. b" together when a lower-case letter follows the full
+// stop, which suits cased text ("e.g. this") but not ours: case folding made
+// every letter lower case. The abbreviations have lost their dots (see
+// PrepareForSentences), so a full stop followed by a space ends a sentence;
+// the iterator reads a copy where it is '!', which always ends one (same
+// length, so offsets stay valid for the original).
+void SplitWithIcu(std::string_view text, icu::BreakIterator& it,
+                  std::vector<std::string>& out) {
+  const icu::UnicodeString original = icu::UnicodeString::fromUTF8(
+      icu::StringPiece(text.data(), static_cast<int32_t>(text.size())));
+  icu::UnicodeString analysed = original;
+  const int32_t n = analysed.length();
+  for (int32_t k = 0; k + 1 < n; ++k) {
+    if (analysed.charAt(k) == u'.' && analysed.charAt(k + 1) == u' ')
+      analysed.setCharAt(k, u'!');
+  }
+  it.setText(analysed);
+  std::string block;
+  int32_t start = it.first();
+  for (int32_t end = it.next(); end != icu::BreakIterator::DONE;
+       start = end, end = it.next()) {
+    block.clear();
+    original.tempSubStringBetween(start, end).toUTF8String(block);
+    AddBlock(block, out);
+  }
+}
+
+// The Sentence_Break classes (UAX #29) of the ASCII characters, read from
+// ICU's own property data so that the fast path below sees what ICU's
+// iterator sees.
+struct AsciiSentenceClasses {
+  std::array<std::uint8_t, 128> of{};
+  // SATerm or ParaSep: the characters after which a break can follow.
+  std::array<bool, 128> ends{};
+  // False if some ASCII character is Extend or Format (rule SB5, which the
+  // fast path does not implement); never so in Unicode up to 15.
+  bool usable = true;
+};
+
+const AsciiSentenceClasses& AsciiClasses() {
+  static const AsciiSentenceClasses classes = [] {
+    AsciiSentenceClasses t;
+    for (UChar32 c = 0; c < 128; ++c) {
+      const int v = u_getIntPropertyValue(c, UCHAR_SENTENCE_BREAK);
+      t.of[c] = static_cast<std::uint8_t>(v);
+      t.ends[c] = v == U_SB_ATERM || v == U_SB_STERM || v == U_SB_SEP ||
+                  v == U_SB_CR || v == U_SB_LF;
+      if (v == U_SB_EXTEND || v == U_SB_FORMAT) t.usable = false;
+    }
+    return t;
+  }();
+  return classes;
+}
+
+bool IsAscii(std::string_view text) {
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  }
+  return true;
+}
+
+// The sentences of one ASCII paragraph (no '\n' in it) with the breaks ICU's
+// iterator finds in it, each through AddBlock; SplitWithIcu's '.' -> '!'
+// substitution included. The UAX #29 sentence rules, as ICU's root rules
+// (sent.txt) implement them, decided at each position p between text[p - 1]
+// and text[p] in rule order; SB1/SB2 (the ends) and SB5 (Extend, Format: none
+// in ASCII) need nothing. Linear: the look-behind "SATerm Close* Sp*" is
+// tracked as the text is read, and SB8's look-ahead is remembered up to where
+// it stopped, since it stops at the same place from any position before.
+// tests/fingerprint/blocks_test.cc and corpus_test.cc check it against ICU.
+void SplitAsciiParagraph(std::string_view text,
+                         const AsciiSentenceClasses& classes,
+                         std::vector<std::string>& out) {
+  const std::size_t n = text.size();
+  const auto cls = [&](std::size_t i) -> int {
+    const char c = text[i];
+    // The '!' that SplitWithIcu substitutes for ". ".
+    if (c == '.' && i + 1 < n && text[i + 1] == ' ')
+      return classes.of[static_cast<unsigned char>('!')];
+    return classes.of[static_cast<unsigned char>(c)];
+  };
+  const auto is_para_sep = [](int c) {
+    return c == U_SB_SEP || c == U_SB_CR || c == U_SB_LF;
+  };
+  // Look-behind state for the text before p: whether it ends in
+  // SATerm Close* Sp*, whether that SATerm is an ATerm, whether Sp* is empty.
+  bool after_term = false;
+  bool aterm = false;
+  bool spaces = false;
+  // SB8 look-ahead: from any p <= ahead_stop, the scan over characters that
+  // are not OLetter, Upper, Lower, ParaSep or SATerm stops at ahead_stop.
+  std::size_t ahead_stop = 0;
+  bool ahead_lower = false;
+  bool have_ahead = false;
+  std::size_t start = 0;
+  int prev2 = -1;
+  int prev = n > 0 ? cls(0) : -1;
+  for (std::size_t p = 1; p < n; ++p) {
+    if (!after_term && !classes.ends[static_cast<unsigned char>(text[p - 1])]) {
+      // Only SB998 applies until a terminator or separator: no break before
+      // the character after it.
+      std::size_t q = p;
+      while (q < n && !classes.ends[static_cast<unsigned char>(text[q])]) ++q;
+      if (q + 1 >= n) break;
+      p = q + 1;
+      prev2 = cls(q - 1);
+      prev = cls(q);
+    }
+    // Update the look-behind with text[p - 1].
+    if (prev == U_SB_ATERM || prev == U_SB_STERM) {
+      after_term = true;
+      aterm = prev == U_SB_ATERM;
+      spaces = false;
+    } else if (prev == U_SB_CLOSE) {
+      if (spaces) after_term = false;
+    } else if (prev == U_SB_SP) {
+      spaces = true;
+    } else {
+      after_term = false;
+    }
+    const int next = cls(p);
+    bool brk;
+    if (prev == U_SB_CR && next == U_SB_LF) {  // SB3
+      brk = false;
+    } else if (is_para_sep(prev)) {  // SB4
+      brk = true;
+    } else if (prev == U_SB_ATERM && next == U_SB_NUMERIC) {  // SB6
+      brk = false;
+    } else if ((prev2 == U_SB_UPPER || prev2 == U_SB_LOWER) &&
+               prev == U_SB_ATERM && next == U_SB_UPPER) {  // SB7
+      brk = false;
+    } else if (after_term) {
+      bool sb8 = false;
+      if (aterm) {
+        if (!have_ahead || p > ahead_stop) {
+          std::size_t q = p;
+          for (; q < n; ++q) {
+            const int c = cls(q);
+            if (c == U_SB_OLETTER || c == U_SB_UPPER || c == U_SB_LOWER ||
+                is_para_sep(c) || c == U_SB_ATERM || c == U_SB_STERM) {
+              break;
+            }
+          }
+          ahead_stop = q;
+          ahead_lower = q < n && cls(q) == U_SB_LOWER;
+          have_ahead = true;
+        }
+        sb8 = ahead_lower;
+      }
+      if (sb8) {  // SB8
+        brk = false;
+      } else if (next == U_SB_SCONTINUE || next == U_SB_STERM ||
+                 next == U_SB_ATERM) {  // SB8a
+        brk = false;
+      } else if (!spaces && (next == U_SB_CLOSE || next == U_SB_SP ||
+                             is_para_sep(next))) {  // SB9
+        brk = false;
+      } else if (next == U_SB_SP || is_para_sep(next)) {  // SB10
+        brk = false;
+      } else {  // SB11
+        brk = true;
+      }
+    } else {  // SB998
+      brk = false;
+    }
+    if (brk) {
+      AddBlock(text.substr(start, p - start), out);
+      start = p;
+    }
+    prev2 = prev;
+    prev = next;
+  }
+  if (start < n) AddBlock(text.substr(start), out);
 }
 
 }  // namespace
@@ -207,32 +419,44 @@ std::string Hex(const Sha1& sha1) {
 std::vector<std::string> SplitSentences(std::string_view text) {
   std::vector<std::string> out;
   const std::string prepared = PrepareForSentences(text);
-  const icu::UnicodeString original = icu::UnicodeString::fromUTF8(prepared);
-  // ICU's rule SB8 keeps "a. b" together when a lower-case letter follows the
-  // full stop, which suits cased text ("e.g. this") but not ours: case folding
-  // made every letter lower case. The abbreviations have lost their dots above,
-  // so a full stop followed by a space ends a sentence; the iterator reads a
-  // copy where it is '!', which always ends one (same length, so offsets stay
-  // valid for `original`).
-  icu::UnicodeString analysed = original;
-  const int32_t n = analysed.length();
-  for (int32_t k = 0; k + 1 < n; ++k) {
-    if (analysed.charAt(k) == u'.' && analysed.charAt(k + 1) == u' ')
-      analysed.setCharAt(k, u'!');
-  }
-  std::unique_ptr<icu::BreakIterator> it = NewSentenceIterator();
-  std::string block;
-  if (it == nullptr) {  // ICU data missing: degrade to one block per paragraph
+  if (SentencePrototype() == nullptr) {
+    // ICU data missing: degrade to one block per paragraph
     return SplitParagraphs(prepared);
   }
-  it->setText(analysed);
-  int32_t start = it->first();
-  for (int32_t end = it->next(); end != icu::BreakIterator::DONE;
-       start = end, end = it->next()) {
-    block.clear();
-    original.tempSubStringBetween(start, end).toUTF8String(block);
-    AddBlock(block, out);
+  // `prepared` holds one paragraph per line, and UAX #29 always breaks after
+  // a line feed (SB4) and never before one (SB9, SB10, SB998), so ICU cuts
+  // each paragraph as it would cut it alone; each ICU run below starts at a
+  // paragraph and takes its line feed along. An ASCII paragraph, the common
+  // case, takes the fast path; the others go to ICU, whose iterator is cloned
+  // on the first such paragraph (a per-call object: no state outlives the
+  // call, so calls on other threads never share one).
+  const AsciiSentenceClasses& classes = AsciiClasses();
+  std::unique_ptr<icu::BreakIterator> it;
+  std::size_t i = 0;
+  while (i < prepared.size()) {
+    std::size_t eol = prepared.find('\n', i);
+    eol = eol == std::string::npos ? prepared.size() : eol + 1;
+    const std::string_view line(prepared.data() + i, eol - i);
+    const std::string_view paragraph =
+        line.back() == '\n' ? line.substr(0, line.size() - 1) : line;
+    if (classes.usable && IsAscii(paragraph)) {
+      SplitAsciiParagraph(paragraph, classes, out);
+    } else {
+      if (it == nullptr) it = NewSentenceIterator();
+      if (it == nullptr) return SplitParagraphs(prepared);  // out of memory
+      SplitWithIcu(line, *it, out);
+    }
+    i = eol;
   }
+  return out;
+}
+
+std::vector<std::string> TEST_SplitSentencesIcu(std::string_view text) {
+  std::vector<std::string> out;
+  const std::string prepared = PrepareForSentences(text);
+  std::unique_ptr<icu::BreakIterator> it = NewSentenceIterator();
+  if (it == nullptr) return SplitParagraphs(prepared);
+  SplitWithIcu(prepared, *it, out);
   return out;
 }
 

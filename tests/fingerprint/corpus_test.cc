@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fingerprint/blocks.h"
 #include "fingerprint/ctph.h"
 #include "fingerprint/fold.h"
 #include "mime/message.h"
@@ -73,6 +74,19 @@ TEST(Corpus, CtphSameAsLibfuzzy) {
           << m.path;
     }
   }
+}
+
+TEST(Corpus, SentencesSameAsIcu) {
+  MW_REQUIRE_CORPUS();
+  std::size_t sentences = 0;
+  for (const Message& m : Corpus()) {
+    for (const std::string* text : {&m.raw, &m.body, &m.folded}) {
+      const std::vector<std::string> ours = SplitSentences(*text);
+      ASSERT_EQ(ours, TEST_SplitSentencesIcu(*text)) << m.path;
+      sentences += ours.size();
+    }
+  }
+  EXPECT_GT(sentences, 100000u);
 }
 
 }  // namespace
