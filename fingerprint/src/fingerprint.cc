@@ -61,8 +61,9 @@ Fingerprint Compute(std::string_view text, const Options& options) {
                                              : BlockKind::kSentences);
   }
   fp.ctph = ComputeCtph(folded);
-  fp.simhash = ComputeSimHash(folded);
-  fp.word_bag = ComputeWordBag(folded);
+  const WordHashes words = ComputeWordHashes(folded);
+  fp.simhash = words.simhash;
+  fp.word_bag = words.word_bag;
   return fp;
 }
 

@@ -1,5 +1,9 @@
 #include "fingerprint/simhash.h"
 
+// XXH3 inlined from the header (same algorithm, same hashes as the library):
+// most words and every shingle are short, where the call costs as much as the
+// hash.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <algorithm>
@@ -67,6 +71,12 @@ WordBag ComputeWordBag(std::string_view text) {
 }
 
 std::uint64_t ComputeSimHash(std::string_view text) {
+  return ComputeWordHashes(text).simhash;
+}
+
+WordHashes ComputeWordHashes(std::string_view text) {
+  WordHashes out;
+
   // Hash each word as it is found (the same words as Words(), without keeping
   // them).
   std::vector<std::uint64_t> word_hashes;
@@ -103,7 +113,11 @@ std::uint64_t ComputeSimHash(std::string_view text) {
     i += len;
   }
   if (start != std::string_view::npos) end_word(text.size());
-  if (word_hashes.empty()) return 0;
+  // The word bag sums the same word hashes (ComputeWordBag hashes the words
+  // of Words(), which are these).
+  for (const std::uint64_t h : word_hashes) out.word_bag.hash += h;
+  out.word_bag.words = static_cast<std::uint32_t>(word_hashes.size());
+  if (word_hashes.empty()) return out;
 
   std::vector<std::uint64_t> hashes;
   if (word_hashes.size() < kShingleWords) {
@@ -147,11 +161,10 @@ std::uint64_t ComputeSimHash(std::string_view text) {
     i = j;
   }
   flush();
-  std::uint64_t out = 0;
   for (int b = 0; b < 64; ++b) {
     const double vote =
         2.0 * ones[b] - static_cast<double>(distinct) + extra[b];
-    if (vote > 0) out |= std::uint64_t{1} << b;
+    if (vote > 0) out.simhash |= std::uint64_t{1} << b;
   }
   return out;
 }

@@ -14,7 +14,9 @@
 #include "fingerprint/blocks.h"
 #include "fingerprint/ctph.h"
 #include "fingerprint/fold.h"
+#include "fingerprint/simhash.h"
 #include "mime/message.h"
+#include "reference_simhash.h"
 
 namespace mw::fingerprint {
 namespace {
@@ -87,6 +89,19 @@ TEST(Corpus, SentencesSameAsIcu) {
     }
   }
   EXPECT_GT(sentences, 100000u);
+}
+
+TEST(Corpus, SimHashAndWordBagSameAsThePlainDefinition) {
+  MW_REQUIRE_CORPUS();
+  for (const Message& m : Corpus()) {
+    for (const std::string* text : {&m.raw, &m.body, &m.folded}) {
+      const WordHashes ours = ComputeWordHashes(*text);
+      const WordHashes ref = testing::ReferenceWordHashes(*text);
+      ASSERT_EQ(ours.simhash, ref.simhash) << m.path;
+      ASSERT_EQ(ours.word_bag, ref.word_bag) << m.path;
+      ASSERT_EQ(ComputeWordBag(*text), ours.word_bag) << m.path;
+    }
+  }
 }
 
 }  // namespace
