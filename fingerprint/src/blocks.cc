@@ -141,44 +141,52 @@ void AppendToken(std::string_view token, std::string& out) {
 // paragraph joined by a space, abbreviations without their dots.
 std::string PrepareForSentences(std::string_view text) {
   std::string out;
-  out.reserve(text.size());
+  out.reserve(text.size() + 1);
   std::size_t i = 0;
   bool paragraph_open = false;
   while (i <= text.size()) {
     std::size_t eol = text.find('\n', i);
     if (eol == std::string_view::npos) eol = text.size();
     const std::string_view line = text.substr(i, eol - i);
-    const bool blank = std::all_of(line.begin(), line.end(), IsSpace);
-    if (blank) {
-      if (paragraph_open) out.push_back('\n');
-      paragraph_open = false;
-    } else {
-      if (paragraph_open) out.push_back(' ');
-      paragraph_open = true;
-      if (line.find('.') == std::string_view::npos) {
-        // No dot, no abbreviation: the line as it is, spaces made ' '.
-        const std::size_t from = out.size();
-        out.append(line);
-        for (std::size_t k = from; k < out.size(); ++k) {
-          if (IsSpace(out[k])) out[k] = ' ';
-        }
-        i = eol + 1;
-        continue;
-      }
-      std::size_t t = 0;
-      while (t < line.size()) {
-        if (IsSpace(line[t])) {
-          out.push_back(' ');
-          ++t;
-          continue;
-        }
-        std::size_t e = t;
-        while (e < line.size() && !IsSpace(line[e])) ++e;
-        AppendToken(line.substr(t, e - t), out);
-        t = e;
+    i = eol + 1;
+    // The line is copied with its spaces made ' ' in one pass that also tells
+    // whether it is blank and whether it holds a dot; a blank line is taken
+    // back, and a line with a dot is redone token by token (abbreviations).
+    const std::size_t mark = out.size();
+    if (paragraph_open) out.push_back(' ');
+    const std::size_t from = out.size();
+    out.append(line);
+    bool blank = true;
+    bool dot = false;
+    for (std::size_t k = from; k < out.size(); ++k) {
+      if (IsSpace(out[k])) {
+        out[k] = ' ';
+      } else {
+        blank = false;
+        dot = dot || out[k] == '.';
       }
     }
-    i = eol + 1;
+    if (blank) {
+      out.resize(mark);
+      if (paragraph_open) out.push_back('\n');
+      paragraph_open = false;
+      continue;
+    }
+    paragraph_open = true;
+    if (!dot) continue;
+    out.resize(from);
+    std::size_t t = 0;
+    while (t < line.size()) {
+      if (IsSpace(line[t])) {
+        out.push_back(' ');
+        ++t;
+        continue;
+      }
+      std::size_t e = t;
+      while (e < line.size() && !IsSpace(line[e])) ++e;
+      AppendToken(line.substr(t, e - t), out);
+      t = e;
+    }
   }
   return out;
 }

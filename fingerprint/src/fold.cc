@@ -1,5 +1,6 @@
 #include "fingerprint/fold.h"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -33,6 +34,7 @@ std::string_view Core(std::string_view t) {
 // A random-looking token: 6+ ASCII alphanumerics mixing letters and digits, or
 // 20+ of them.
 bool IsHashBuster(std::string_view token) {
+  if (token.size() < 6) return false;  // the core is no longer
   const std::string_view core = Core(token);
   if (core.size() < 6) return false;
   bool digit = false;
@@ -42,6 +44,24 @@ bool IsHashBuster(std::string_view token) {
     (IsDigit(c) ? digit : letter) = true;
   }
   return (digit && letter) || core.size() >= 20;
+}
+
+// Whether FoldUrl may change `token`: it holds "://" or "www." (a loop, as
+// tokens are short and this runs for each of them).
+bool MayHoldUrl(std::string_view token) {
+  for (std::size_t i = 0; i + 3 <= token.size(); ++i) {
+    if (token[i] == ':' && token[i + 1] == '/' && token[i + 2] == '/')
+      return true;
+    if (token[i] == 'w' && i + 4 <= token.size() && token[i + 1] == 'w' &&
+        token[i + 2] == 'w' && token[i + 3] == '.') {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool HasDigit(std::string_view token) {
+  return std::any_of(token.begin(), token.end(), IsDigit);
 }
 
 // Replaces each e-mail address inside `token` by "@".
@@ -189,6 +209,7 @@ std::string Fold(std::string_view text, const FoldOptions& options) {
   out.reserve(text.size());
   std::vector<std::string_view> tokens;
   std::vector<std::string> owned;
+  std::string folded;
   std::size_t i = 0;
   while (i <= text.size()) {
     std::size_t eol = text.find('\n', i);
@@ -211,20 +232,19 @@ std::string Fold(std::string_view text, const FoldOptions& options) {
     }
     if (options.greetings) FoldGreeting(tokens, owned);
     bool first = true;
-    std::string token;
     for (const std::string_view raw : tokens) {
       if (options.hash_busters && IsHashBuster(raw)) continue;
-      token.assign(raw);
-      if (options.emails && token.find('@') != std::string::npos)
-        token = FoldEmails(token);
-      if (options.urls && (token.find("://") != std::string::npos ||
-                           token.find("www.") != std::string::npos)) {
-        token = FoldUrl(token);
-      }
-      if (options.numbers &&
-          token.find_first_of("0123456789") != std::string::npos) {
-        token = FoldNumbers(token);
-      }
+      // Most tokens need no fold and are copied as they are; a fold builds
+      // the new token in `next`, which then replaces `token`'s storage.
+      std::string_view token = raw;
+      const auto apply = [&](std::string next) {
+        folded.swap(next);
+        token = folded;
+      };
+      if (options.emails && token.find('@') != std::string_view::npos)
+        apply(FoldEmails(token));
+      if (options.urls && MayHoldUrl(token)) apply(FoldUrl(token));
+      if (options.numbers && HasDigit(token)) apply(FoldNumbers(token));
       if (!first) out.push_back(' ');
       first = false;
       out.append(token);
