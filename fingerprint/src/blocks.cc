@@ -41,11 +41,33 @@ bool HasWordChar(std::string_view token) {
   return false;
 }
 
-// Appends `block` to `out` with runs of whitespace folded to one space and the
+// Where the splitters put their blocks: StringSink keeps them (SplitSentences,
+// SplitParagraphs), HashSink hashes them into a BlockList as they come
+// (ComputeBlocks), so Compute builds no string per block.
+class BlockSink {
+ public:
+  virtual ~BlockSink() = default;
+  // One block, folded and trimmed, holding a letter or digit. The view dies
+  // with the call.
+  virtual void Add(std::string_view block) = 0;
+  // Forgets every block added (the degraded path starts over).
+  virtual void Reset() = 0;
+  std::string scratch;  // AddBlock's buffer, reused from block to block
+};
+
+class StringSink final : public BlockSink {
+ public:
+  void Add(std::string_view block) override { blocks.emplace_back(block); }
+  void Reset() override { blocks.clear(); }
+  std::vector<std::string> blocks;
+};
+
+// Gives `block` to `out` with runs of whitespace folded to one space and the
 // ends trimmed; drops it when it holds no letter or digit (separators such as
 // "--" or a lone "!").
-void AddBlock(std::string_view block, std::vector<std::string>& out) {
-  std::string folded;
+void AddBlock(std::string_view block, BlockSink& out) {
+  std::string& folded = out.scratch;
+  folded.clear();
   bool has_word = false;
   std::size_t i = 0;
   for (;;) {
@@ -54,16 +76,23 @@ void AddBlock(std::string_view block, std::vector<std::string>& out) {
     std::size_t end = i + 1;
     while (end < block.size() && !IsBlockSpace(block[end])) ++end;
     const std::string_view token = block.substr(i, end - i);
-    if (folded.empty()) {
-      folded.reserve(block.size() - i);
-    } else {
-      folded.push_back(' ');
-    }
+    if (!folded.empty()) folded.push_back(' ');
     folded.append(token);
     if (!has_word) has_word = HasWordChar(token);
     i = end;
   }
-  if (has_word) out.push_back(std::move(folded));
+  if (has_word) out.Add(folded);
+}
+
+// One block per non-empty line.
+void SplitParagraphsInto(std::string_view text, BlockSink& out) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t eol = text.find('\n', i);
+    if (eol == std::string_view::npos) eol = text.size();
+    AddBlock(text.substr(i, eol - i), out);
+    i = eol + 1;
+  }
 }
 
 // Titles and other abbreviations that end in a dot but rarely end a sentence.
@@ -222,7 +251,7 @@ std::unique_ptr<icu::BreakIterator> NewSentenceIterator() {
 // the iterator reads a copy where it is '!', which always ends one (same
 // length, so offsets stay valid for the original).
 void SplitWithIcu(std::string_view text, icu::BreakIterator& it,
-                  std::vector<std::string>& out) {
+                  BlockSink& out) {
   const icu::UnicodeString original = icu::UnicodeString::fromUTF8(
       icu::StringPiece(text.data(), static_cast<int32_t>(text.size())));
   icu::UnicodeString analysed = original;
@@ -286,8 +315,7 @@ bool IsAscii(std::string_view text) {
 // it stopped, since it stops at the same place from any position before.
 // tests/fingerprint/blocks_test.cc and corpus_test.cc check it against ICU.
 void SplitAsciiParagraph(std::string_view text,
-                         const AsciiSentenceClasses& classes,
-                         std::vector<std::string>& out) {
+                         const AsciiSentenceClasses& classes, BlockSink& out) {
   const std::size_t n = text.size();
   const auto cls = [&](std::size_t i) -> int {
     const char c = text[i];
@@ -424,12 +452,14 @@ std::string Hex(const Sha1& sha1) {
   return out;
 }
 
-std::vector<std::string> SplitSentences(std::string_view text) {
-  std::vector<std::string> out;
+namespace {
+
+void SplitSentencesInto(std::string_view text, BlockSink& out) {
   const std::string prepared = PrepareForSentences(text);
   if (SentencePrototype() == nullptr) {
     // ICU data missing: degrade to one block per paragraph
-    return SplitParagraphs(prepared);
+    SplitParagraphsInto(prepared, out);
+    return;
   }
   // `prepared` holds one paragraph per line, and UAX #29 always breaks after
   // a line feed (SB4) and never before one (SB9, SB10, SB998), so ICU cuts
@@ -451,64 +481,95 @@ std::vector<std::string> SplitSentences(std::string_view text) {
       SplitAsciiParagraph(paragraph, classes, out);
     } else {
       if (it == nullptr) it = NewSentenceIterator();
-      if (it == nullptr) return SplitParagraphs(prepared);  // out of memory
+      if (it == nullptr) {  // out of memory: degrade as above
+        out.Reset();
+        SplitParagraphsInto(prepared, out);
+        return;
+      }
       SplitWithIcu(line, *it, out);
     }
     i = eol;
   }
-  return out;
 }
 
+// Hashes each block as it comes into a BlockList.
+class HashSink final : public BlockSink {
+ public:
+  explicit HashSink(BlockKind kind) { list_.kind = kind; }
+
+  void Add(std::string_view block) override {
+    Sha1 h{};
+    unsigned int len = 0;
+    // One digest context for all blocks: EVP_Digest would allocate and free
+    // one per block, which cost as much as hashing a short line. On failure
+    // (allocation inside OpenSSL), the one-shot call, as before.
+    if (ctx_ == nullptr ||
+        EVP_DigestInit_ex2(ctx_.get(), Sha1Md(), nullptr) != 1 ||
+        EVP_DigestUpdate(ctx_.get(), block.data(), block.size()) != 1 ||
+        EVP_DigestFinal_ex(ctx_.get(), h.data(), &len) != 1) {
+      h = Sha1Of(block);
+    }
+    std::uint64_t key = 0;
+    for (int b = 0; b < 8; ++b) key = (key << 8) | h[b];
+    list_.keys.push_back({key, static_cast<std::uint32_t>(list_.hashes.size()),
+                          static_cast<std::uint32_t>(std::min<std::size_t>(
+                              block.size(), UINT32_MAX))});
+    list_.hashes.push_back(h);
+  }
+
+  void Reset() override {
+    list_.hashes.clear();
+    list_.keys.clear();
+  }
+
+  BlockList Finish() {
+    std::sort(list_.keys.begin(), list_.keys.end());
+    return std::move(list_);
+  }
+
+ private:
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx_{
+      EVP_MD_CTX_new(), &EVP_MD_CTX_free};
+  BlockList list_;
+};
+
+}  // namespace
+
 std::vector<std::string> TEST_SplitSentencesIcu(std::string_view text) {
-  std::vector<std::string> out;
+  StringSink out;
   const std::string prepared = PrepareForSentences(text);
   std::unique_ptr<icu::BreakIterator> it = NewSentenceIterator();
   if (it == nullptr) return SplitParagraphs(prepared);
   SplitWithIcu(prepared, *it, out);
-  return out;
+  return std::move(out.blocks);
+}
+
+std::vector<std::string> SplitSentences(std::string_view text) {
+  StringSink out;
+  SplitSentencesInto(text, out);
+  return std::move(out.blocks);
 }
 
 std::vector<std::string> SplitParagraphs(std::string_view text) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    std::size_t eol = text.find('\n', i);
-    if (eol == std::string_view::npos) eol = text.size();
-    AddBlock(text.substr(i, eol - i), out);
-    i = eol + 1;
-  }
-  return out;
+  StringSink out;
+  SplitParagraphsInto(text, out);
+  return std::move(out.blocks);
 }
 
 BlockList HashBlocks(const std::vector<std::string>& blocks, BlockKind kind) {
-  BlockList list;
-  list.kind = kind;
-  list.hashes.reserve(blocks.size());
-  list.keys.reserve(blocks.size());
-  // One digest context for all blocks: EVP_Digest would allocate and free
-  // one per block, which cost as much as hashing a short line.
-  const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(
-      EVP_MD_CTX_new(), &EVP_MD_CTX_free);
-  for (std::size_t i = 0; i < blocks.size(); ++i) {
-    Sha1 h{};
-    unsigned int len = 0;
-    // On failure (allocation inside OpenSSL), the same as Sha1Of: a zero
-    // digest from the one-shot call.
-    if (ctx == nullptr ||
-        EVP_DigestInit_ex2(ctx.get(), Sha1Md(), nullptr) != 1 ||
-        EVP_DigestUpdate(ctx.get(), blocks[i].data(), blocks[i].size()) != 1 ||
-        EVP_DigestFinal_ex(ctx.get(), h.data(), &len) != 1) {
-      h = Sha1Of(blocks[i]);
-    }
-    list.hashes.push_back(h);
-    std::uint64_t key = 0;
-    for (int b = 0; b < 8; ++b) key = (key << 8) | h[b];
-    list.keys.push_back({key, static_cast<std::uint32_t>(i),
-                         static_cast<std::uint32_t>(std::min<std::size_t>(
-                             blocks[i].size(), UINT32_MAX))});
+  HashSink sink(kind);
+  for (const std::string& block : blocks) sink.Add(block);
+  return sink.Finish();
+}
+
+BlockList ComputeBlocks(std::string_view text, BlockKind kind) {
+  HashSink sink(kind);
+  if (kind == BlockKind::kSentences) {
+    SplitSentencesInto(text, sink);
+  } else {
+    SplitParagraphsInto(text, sink);
   }
-  std::sort(list.keys.begin(), list.keys.end());
-  return list;
+  return sink.Finish();
 }
 
 }  // namespace mw::fingerprint

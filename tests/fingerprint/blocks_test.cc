@@ -205,6 +205,36 @@ TEST(SplitSentences, SameAsIcuOnLongRuns) {
   }
 }
 
+// ComputeBlocks hashes blocks as the splitters produce them; it must equal
+// hashing the split strings.
+void ExpectComputeBlocksSameAsHashBlocks(std::string_view text) {
+  for (const BlockKind kind : {BlockKind::kSentences, BlockKind::kParagraphs}) {
+    const BlockList ours = ComputeBlocks(text, kind);
+    const BlockList ref =
+        HashBlocks(kind == BlockKind::kSentences ? SplitSentences(text)
+                                                 : SplitParagraphs(text),
+                   kind);
+    ASSERT_EQ(ours.kind, kind);
+    ASSERT_EQ(ours.hashes, ref.hashes) << text;
+    ASSERT_EQ(ours.keys, ref.keys) << text;
+  }
+}
+
+TEST(ComputeBlocks, SameAsHashingTheSplitStrings) {
+  ExpectComputeBlocksSameAsHashBlocks("");
+  ExpectComputeBlocksSameAsHashBlocks("one. two. one.\n\none.\n--\n");
+  std::mt19937_64 rng(8);
+  static constexpr std::string_view kPieces[] = {
+      "word", "same", ". ", "! ", "\n", "\n\n", "  ", "--", "é", "。", "e.g."};
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string text;
+    const std::size_t pieces = rng() % 60;
+    for (std::size_t k = 0; k < pieces; ++k)
+      text += kPieces[rng() % std::size(kPieces)];
+    ExpectComputeBlocksSameAsHashBlocks(text);
+  }
+}
+
 TEST(SplitParagraphs, OneBlockPerNonEmptyLine) {
   EXPECT_THAT(
       SplitParagraphs("first line.  second sentence.\n\n  indented\n--\nlast"),

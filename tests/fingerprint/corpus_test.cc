@@ -91,6 +91,24 @@ TEST(Corpus, SentencesSameAsIcu) {
   EXPECT_GT(sentences, 100000u);
 }
 
+TEST(Corpus, ComputeBlocksSameAsHashingTheSplitStrings) {
+  MW_REQUIRE_CORPUS();
+  for (const Message& m : Corpus()) {
+    for (const std::string* text : {&m.raw, &m.body, &m.folded}) {
+      const BlockList sentences = ComputeBlocks(*text, BlockKind::kSentences);
+      const BlockList ref_sentences =
+          HashBlocks(SplitSentences(*text), BlockKind::kSentences);
+      ASSERT_EQ(sentences.hashes, ref_sentences.hashes) << m.path;
+      ASSERT_EQ(sentences.keys, ref_sentences.keys) << m.path;
+      const BlockList lines = ComputeBlocks(*text, BlockKind::kParagraphs);
+      const BlockList ref_lines =
+          HashBlocks(SplitParagraphs(*text), BlockKind::kParagraphs);
+      ASSERT_EQ(lines.hashes, ref_lines.hashes) << m.path;
+      ASSERT_EQ(lines.keys, ref_lines.keys) << m.path;
+    }
+  }
+}
+
 TEST(Corpus, SimHashAndWordBagSameAsThePlainDefinition) {
   MW_REQUIRE_CORPUS();
   for (const Message& m : Corpus()) {

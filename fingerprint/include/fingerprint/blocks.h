@@ -56,6 +56,10 @@ std::vector<std::string> SplitParagraphs(std::string_view text);
 // Hashes blocks into a BlockList of the given kind.
 BlockList HashBlocks(const std::vector<std::string>& blocks, BlockKind kind);
 
+// The block list of `text`: HashBlocks(SplitSentences(text), kind) or
+// HashBlocks(SplitParagraphs(text), kind), without building the strings.
+BlockList ComputeBlocks(std::string_view text, BlockKind kind);
+
 }  // namespace mw::fingerprint
 
 #endif  // MW_FINGERPRINT_BLOCKS_H_
