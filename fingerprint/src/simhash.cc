@@ -68,6 +68,16 @@ void SortHashes(std::vector<std::uint64_t>& keys,
   if (src != keys.data()) std::copy(src, src + n, keys.data());
 }
 
+// ASCII letters and digits (internal::IsWordChar below 0x80).
+constexpr std::array<bool, 128> kAsciiWord = [] {
+  std::array<bool, 128> t{};
+  for (int c = 0; c < 128; ++c) {
+    t[c] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           (c >= 'A' && c <= 'Z');
+  }
+  return t;
+}();
+
 }  // namespace
 
 std::vector<std::string_view> Words(std::string_view text) {
@@ -123,9 +133,7 @@ WordHashes ComputeWordHashes(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     const auto byte = static_cast<unsigned char>(text[i]);
     if (byte < 0x80) {  // ASCII fast path
-      const bool word = (byte >= 'a' && byte <= 'z') ||
-                        (byte >= '0' && byte <= '9') ||
-                        (byte >= 'A' && byte <= 'Z');
+      const bool word = kAsciiWord[byte];
       if (word && start == std::string_view::npos) start = i;
       if (!word && start != std::string_view::npos) end_word(i);
       ++i;
@@ -170,7 +178,11 @@ WordHashes ComputeWordHashes(std::string_view text) {
   // The word hashes are not needed any more: their buffer, at least as long,
   // is the sort's second buffer.
   SortHashes(hashes, word_hashes);
-  std::array<double, 64> extra{};
+  // extra[k][0] and extra[k][1] are bits 2k and 2k + 1: each shingle adds its
+  // +-ln(count) to two bits per vector addition, the same IEEE additions in
+  // the same order as one bit at a time.
+  using Pair = double __attribute__((vector_size(16)));
+  Pair extra[32] = {};
   std::array<std::uint32_t, 64> ones{};
   std::array<std::uint64_t, 8> lanes{};  // lanes[j] byte k counts bit 8j + k
   std::uint32_t distinct = 0;
@@ -192,14 +204,15 @@ WordHashes ComputeWordHashes(std::string_view text) {
     if (++pending == 255) flush();
     if (j - i > 1) {
       const double w = std::log(static_cast<double>(j - i));
-      for (int b = 0; b < 64; ++b) extra[b] += ((h >> b) & 1) ? w : -w;
+      const Pair sign[4] = {{-w, -w}, {w, -w}, {-w, w}, {w, w}};
+      for (int k = 0; k < 32; ++k) extra[k] += sign[(h >> (2 * k)) & 3];
     }
     i = j;
   }
   flush();
   for (int b = 0; b < 64; ++b) {
     const double vote =
-        2.0 * ones[b] - static_cast<double>(distinct) + extra[b];
+        2.0 * ones[b] - static_cast<double>(distinct) + extra[b / 2][b % 2];
     if (vote > 0) out.simhash |= std::uint64_t{1} << b;
   }
   return out;
