@@ -2,22 +2,35 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <vector>
 
 namespace mw::fingerprint {
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
-bool IsAlnum(char c) {
-  return IsDigit(c) || IsLower(c) || (c >= 'A' && c <= 'Z');
+// Character classes as bits of one table, as every byte of the text is tested.
+enum : std::uint8_t { kDigit = 1, kAlpha = 2, kBlank = 4, kEdgePunct = 8 };
+constexpr std::array<std::uint8_t, 256> kClass = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[c] |= kDigit;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] |= kAlpha;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] |= kAlpha;
+  for (const char c : {' ', '\t', '\r'})
+    t[static_cast<unsigned char>(c)] |= kBlank;
+  for (const char c : {'.', ',', ';', ':', '!', '?', '(', ')', '[', ']', '<',
+                       '>', '"', '\'', '*', '-', '_'}) {
+    t[static_cast<unsigned char>(c)] |= kEdgePunct;
+  }
+  return t;
+}();
+bool Is(char c, std::uint8_t cls) {
+  return (kClass[static_cast<unsigned char>(c)] & cls) != 0;
 }
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-bool IsEdgePunct(char c) {
-  return c == '.' || c == ',' || c == ';' || c == ':' || c == '!' || c == '?' ||
-         c == '(' || c == ')' || c == '[' || c == ']' || c == '<' || c == '>' ||
-         c == '"' || c == '\'' || c == '*' || c == '-' || c == '_';
-}
+
+bool IsDigit(char c) { return Is(c, kDigit); }
+bool IsAlnum(char c) { return Is(c, kDigit | kAlpha); }
+bool IsBlank(char c) { return Is(c, kBlank); }
+bool IsEdgePunct(char c) { return Is(c, kEdgePunct); }
 bool IsEmailChar(char c) {
   return IsAlnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-';
 }
@@ -216,24 +229,10 @@ std::string Fold(std::string_view text, const FoldOptions& options) {
     const bool last = eol == std::string_view::npos;
     if (last) eol = text.size();
     const std::string_view line = text.substr(i, eol - i);
-    tokens.clear();
-    owned.clear();
-    owned.reserve(
-        2);  // FoldGreeting keeps views into `owned`: it must not reallocate
-    for (std::size_t t = 0; t < line.size();) {
-      if (IsBlank(line[t])) {
-        ++t;
-        continue;
-      }
-      std::size_t e = t;
-      while (e < line.size() && !IsBlank(line[e])) ++e;
-      tokens.push_back(line.substr(t, e - t));
-      t = e;
-    }
-    if (options.greetings) FoldGreeting(tokens, owned);
     bool first = true;
-    for (const std::string_view raw : tokens) {
-      if (options.hash_busters && IsHashBuster(raw)) continue;
+    // Appends one token of the line with the folds applied, or drops it.
+    const auto emit = [&](const std::string_view raw) {
+      if (options.hash_busters && IsHashBuster(raw)) return;
       // Most tokens need no fold and are copied as they are; a fold builds
       // the new token in `next`, which then replaces `token`'s storage.
       std::string_view token = raw;
@@ -248,6 +247,30 @@ std::string Fold(std::string_view text, const FoldOptions& options) {
       if (!first) out.push_back(' ');
       first = false;
       out.append(token);
+    };
+    // Tokens go straight to `emit`, unless the greeting fold must see the
+    // whole line first.
+    tokens.clear();
+    for (std::size_t t = 0; t < line.size();) {
+      if (IsBlank(line[t])) {
+        ++t;
+        continue;
+      }
+      std::size_t e = t + 1;
+      while (e < line.size() && !IsBlank(line[e])) ++e;
+      if (options.greetings) {
+        tokens.push_back(line.substr(t, e - t));
+      } else {
+        emit(line.substr(t, e - t));
+      }
+      t = e;
+    }
+    if (options.greetings) {
+      owned.clear();
+      // FoldGreeting keeps views into `owned`: it must not reallocate.
+      owned.reserve(2);
+      FoldGreeting(tokens, owned);
+      for (const std::string_view raw : tokens) emit(raw);
     }
     if (last) break;
     out.push_back('\n');
