@@ -171,6 +171,7 @@ void AppendToken(std::string_view token, std::string& out) {
 std::string PrepareForSentences(std::string_view text) {
   std::string out;
   out.reserve(text.size() + 1);
+  std::string token;
   std::size_t i = 0;
   bool paragraph_open = false;
   while (i <= text.size()) {
@@ -180,7 +181,7 @@ std::string PrepareForSentences(std::string_view text) {
     i = eol + 1;
     // The line is copied with its spaces made ' ' in one pass that also tells
     // whether it is blank and whether it holds a dot; a blank line is taken
-    // back, and a line with a dot is redone token by token (abbreviations).
+    // back.
     const std::size_t mark = out.size();
     if (paragraph_open) out.push_back(' ');
     const std::size_t from = out.size();
@@ -202,19 +203,21 @@ std::string PrepareForSentences(std::string_view text) {
       continue;
     }
     paragraph_open = true;
-    if (!dot) continue;
-    out.resize(from);
-    std::size_t t = 0;
-    while (t < line.size()) {
-      if (IsSpace(line[t])) {
-        out.push_back(' ');
-        ++t;
-        continue;
-      }
-      std::size_t e = t;
-      while (e < line.size() && !IsSpace(line[e])) ++e;
-      AppendToken(line.substr(t, e - t), out);
-      t = e;
+    // Only a token with a dot can be an abbreviation: each such token (runs
+    // of non-spaces, as the spaces are all ' ' now) is rewritten in place.
+    std::size_t k = from;
+    while (dot) {
+      const std::size_t d = out.find('.', k);
+      if (d == std::string::npos) break;
+      std::size_t begin = d;
+      while (begin > from && out[begin - 1] != ' ') --begin;
+      std::size_t end = d + 1;
+      while (end < out.size() && out[end] != ' ') ++end;
+      token.clear();
+      AppendToken(std::string_view(out).substr(begin, end - begin), token);
+      // AppendToken only removes characters: same size, same token.
+      if (token.size() != end - begin) out.replace(begin, end - begin, token);
+      k = begin + token.size();
     }
   }
   return out;
