@@ -68,12 +68,16 @@ void SortHashes(std::vector<std::uint64_t>& keys,
   if (src != keys.data()) std::copy(src, src + n, keys.data());
 }
 
-// ASCII letters and digits (internal::IsWordChar below 0x80).
-constexpr std::array<bool, 128> kAsciiWord = [] {
-  std::array<bool, 128> t{};
-  for (int c = 0; c < 128; ++c) {
-    t[c] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           (c >= 'A' && c <= 'Z');
+// What a byte is to the word splitter: an ASCII letter or digit
+// (internal::IsWordChar below 0x80), another ASCII character, or part of a
+// multi-byte character, to be decoded.
+enum ByteKind : std::uint8_t { kAsciiSeparator, kAsciiWord, kMultiByte };
+constexpr std::array<ByteKind, 256> kByteKind = [] {
+  std::array<ByteKind, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    const bool word = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                      (c >= 'A' && c <= 'Z');
+    t[c] = c >= 0x80 ? kMultiByte : word ? kAsciiWord : kAsciiSeparator;
   }
   return t;
 }();
@@ -130,13 +134,25 @@ WordHashes ComputeWordHashes(std::string_view text) {
     word_hashes.push_back(XXH3_64bits(text.data() + start, end - start));
     start = std::string_view::npos;
   };
+  const auto kind = [&](std::size_t i) {
+    return kByteKind[static_cast<unsigned char>(text[i])];
+  };
   for (std::size_t i = 0; i < text.size();) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    if (byte < 0x80) {  // ASCII fast path
-      const bool word = kAsciiWord[byte];
-      if (word && start == std::string_view::npos) start = i;
-      if (!word && start != std::string_view::npos) end_word(i);
-      ++i;
+    // ASCII fast path: a run of ASCII letters and digits, or of other ASCII
+    // characters, in one loop.
+    const ByteKind k = kind(i);
+    if (k == kAsciiWord) {
+      if (start == std::string_view::npos) start = i;
+      do {
+        ++i;
+      } while (i < text.size() && kind(i) == kAsciiWord);
+      continue;
+    }
+    if (k == kAsciiSeparator) {
+      if (start != std::string_view::npos) end_word(i);
+      do {
+        ++i;
+      } while (i < text.size() && kind(i) == kAsciiSeparator);
       continue;
     }
     std::size_t len;
