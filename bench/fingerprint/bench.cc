@@ -136,16 +136,14 @@ BENCHMARK(BM_CorpusFold)->Unit(benchmark::kMillisecond);
 
 void BM_CorpusSentences(benchmark::State& state) {
   CorpusLoop(state, [](const std::string& b) {
-    benchmark::DoNotOptimize(
-        fp::HashBlocks(fp::SplitSentences(b), fp::BlockKind::kSentences));
+    benchmark::DoNotOptimize(fp::ComputeBlocks(b, fp::BlockKind::kSentences));
   });
 }
 BENCHMARK(BM_CorpusSentences)->Unit(benchmark::kMillisecond);
 
 void BM_CorpusLines(benchmark::State& state) {
   CorpusLoop(state, [](const std::string& b) {
-    benchmark::DoNotOptimize(
-        fp::HashBlocks(fp::SplitParagraphs(b), fp::BlockKind::kParagraphs));
+    benchmark::DoNotOptimize(fp::ComputeBlocks(b, fp::BlockKind::kParagraphs));
   });
 }
 BENCHMARK(BM_CorpusLines)->Unit(benchmark::kMillisecond);
@@ -157,9 +155,10 @@ void BM_CorpusCtph(benchmark::State& state) {
 }
 BENCHMARK(BM_CorpusCtph)->Unit(benchmark::kMillisecond);
 
+// SimHash and the word bag (one pass).
 void BM_CorpusSimHash(benchmark::State& state) {
   CorpusLoop(state, [](const std::string& b) {
-    benchmark::DoNotOptimize(fp::ComputeSimHash(b));
+    benchmark::DoNotOptimize(fp::ComputeWordHashes(b));
   });
 }
 BENCHMARK(BM_CorpusSimHash)->Unit(benchmark::kMillisecond);

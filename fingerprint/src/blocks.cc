@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 #include <unicode/brkiter.h>
 #include <unicode/locid.h>
+#include <unicode/uchar.h>
 #include <unicode/unistr.h>
 
 #include <algorithm>
@@ -20,30 +21,78 @@ bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
-// Appends `block` to `out` with runs of whitespace folded to one space and the
-// ends trimmed; drops it when it holds no letter or digit (separators such as
-// "--" or a lone "!").
-void AddBlock(std::string_view block, std::vector<std::string>& out) {
-  std::string folded;
-  folded.reserve(block.size());
-  bool has_word = false;
-  bool pending_space = false;
-  for (std::size_t i = 0; i < block.size();) {
-    const char c = block[i];
-    if (IsSpace(c) || c == '\n') {
-      pending_space = !folded.empty();
+bool IsBlockSpace(char c) { return IsSpace(c) || c == '\n'; }
+
+// Whether `token` (no whitespace in it) holds a letter or digit.
+bool HasWordChar(std::string_view token) {
+  for (std::size_t i = 0; i < token.size();) {
+    const auto byte = static_cast<unsigned char>(token[i]);
+    if (byte < 0x80) {
+      if (internal::IsWordChar(byte)) return true;
       ++i;
       continue;
     }
-    if (pending_space) folded.push_back(' ');
-    pending_space = false;
+    // A multi-byte sequence holds no ASCII byte, so decoding inside the token
+    // reads what decoding inside the whole block would.
     std::size_t len;
-    const char32_t cp = internal::DecodeUtf8(block, i, &len);
-    if (!has_word && internal::IsWordChar(cp)) has_word = true;
-    folded.append(block.substr(i, len));
+    if (internal::IsWordChar(internal::DecodeUtf8(token, i, &len))) return true;
     i += len;
   }
-  if (has_word) out.push_back(std::move(folded));
+  return false;
+}
+
+// Where the splitters put their blocks: StringSink keeps them (SplitSentences,
+// SplitParagraphs), HashSink hashes them into a BlockList as they come
+// (ComputeBlocks), so Compute builds no string per block.
+class BlockSink {
+ public:
+  virtual ~BlockSink() = default;
+  // One block, folded and trimmed, holding a letter or digit. The view dies
+  // with the call.
+  virtual void Add(std::string_view block) = 0;
+  // Forgets every block added (the degraded path starts over).
+  virtual void Reset() = 0;
+  std::string scratch;  // AddBlock's buffer, reused from block to block
+};
+
+class StringSink final : public BlockSink {
+ public:
+  void Add(std::string_view block) override { blocks.emplace_back(block); }
+  void Reset() override { blocks.clear(); }
+  std::vector<std::string> blocks;
+};
+
+// Gives `block` to `out` with runs of whitespace folded to one space and the
+// ends trimmed; drops it when it holds no letter or digit (separators such as
+// "--" or a lone "!").
+void AddBlock(std::string_view block, BlockSink& out) {
+  std::string& folded = out.scratch;
+  folded.clear();
+  bool has_word = false;
+  std::size_t i = 0;
+  for (;;) {
+    while (i < block.size() && IsBlockSpace(block[i])) ++i;
+    if (i == block.size()) break;
+    std::size_t end = i + 1;
+    while (end < block.size() && !IsBlockSpace(block[end])) ++end;
+    const std::string_view token = block.substr(i, end - i);
+    if (!folded.empty()) folded.push_back(' ');
+    folded.append(token);
+    if (!has_word) has_word = HasWordChar(token);
+    i = end;
+  }
+  if (has_word) out.Add(folded);
+}
+
+// One block per non-empty line.
+void SplitParagraphsInto(std::string_view text, BlockSink& out) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t eol = text.find('\n', i);
+    if (eol == std::string_view::npos) eol = text.size();
+    AddBlock(text.substr(i, eol - i), out);
+    i = eol + 1;
+  }
 }
 
 // Titles and other abbreviations that end in a dot but rarely end a sentence.
@@ -121,41 +170,63 @@ void AppendToken(std::string_view token, std::string& out) {
 // paragraph joined by a space, abbreviations without their dots.
 std::string PrepareForSentences(std::string_view text) {
   std::string out;
-  out.reserve(text.size());
+  out.reserve(text.size() + 1);
+  std::string token;
   std::size_t i = 0;
   bool paragraph_open = false;
   while (i <= text.size()) {
     std::size_t eol = text.find('\n', i);
     if (eol == std::string_view::npos) eol = text.size();
     const std::string_view line = text.substr(i, eol - i);
-    const bool blank = std::all_of(line.begin(), line.end(), IsSpace);
-    if (blank) {
-      if (paragraph_open) out.push_back('\n');
-      paragraph_open = false;
-    } else {
-      if (paragraph_open) out.push_back(' ');
-      paragraph_open = true;
-      std::size_t t = 0;
-      while (t < line.size()) {
-        if (IsSpace(line[t])) {
-          out.push_back(' ');
-          ++t;
-          continue;
-        }
-        std::size_t e = t;
-        while (e < line.size() && !IsSpace(line[e])) ++e;
-        AppendToken(line.substr(t, e - t), out);
-        t = e;
+    i = eol + 1;
+    // The line is copied with its spaces made ' ' in one pass that also tells
+    // whether it is blank and whether it holds a dot; a blank line is taken
+    // back.
+    const std::size_t mark = out.size();
+    if (paragraph_open) out.push_back(' ');
+    const std::size_t from = out.size();
+    out.append(line);
+    bool blank = true;
+    bool dot = false;
+    for (std::size_t k = from; k < out.size(); ++k) {
+      if (IsSpace(out[k])) {
+        out[k] = ' ';
+      } else {
+        blank = false;
+        dot = dot || out[k] == '.';
       }
     }
-    i = eol + 1;
+    if (blank) {
+      out.resize(mark);
+      if (paragraph_open) out.push_back('\n');
+      paragraph_open = false;
+      continue;
+    }
+    paragraph_open = true;
+    // Only a token with a dot can be an abbreviation: each such token (runs
+    // of non-spaces, as the spaces are all ' ' now) is rewritten in place.
+    std::size_t k = from;
+    while (dot) {
+      const std::size_t d = out.find('.', k);
+      if (d == std::string::npos) break;
+      std::size_t begin = d;
+      while (begin > from && out[begin - 1] != ' ') --begin;
+      std::size_t end = d + 1;
+      while (end < out.size() && out[end] != ' ') ++end;
+      token.clear();
+      AppendToken(std::string_view(out).substr(begin, end - begin), token);
+      // AppendToken only removes characters: same size, same token.
+      if (token.size() != end - begin) out.replace(begin, end - begin, token);
+      k = begin + token.size();
+    }
   }
   return out;
 }
 
 // The sentence iterator is built once (thread-safe static initialisation) and
 // cloned per call: building one from the rules costs far more than a clone.
-std::unique_ptr<icu::BreakIterator> NewSentenceIterator() {
+// nullptr when ICU's data is missing.
+const icu::BreakIterator* SentencePrototype() {
   static const icu::BreakIterator* const prototype = [] {
     UErrorCode status = U_ZERO_ERROR;
     icu::BreakIterator* it = icu::BreakIterator::createSentenceInstance(
@@ -166,8 +237,188 @@ std::unique_ptr<icu::BreakIterator> NewSentenceIterator() {
     }
     return it;
   }();
+  return prototype;
+}
+
+std::unique_ptr<icu::BreakIterator> NewSentenceIterator() {
+  const icu::BreakIterator* prototype = SentencePrototype();
   if (prototype == nullptr) return nullptr;
   return std::unique_ptr<icu::BreakIterator>(prototype->clone());
+}
+
+// ICU's sentence iterator over `text`, each sentence through AddBlock. ICU's
+// rule SB8 keeps "a. b" together when a lower-case letter follows the full
+// stop, which suits cased text ("e.g. this") but not ours: case folding made
+// every letter lower case. The abbreviations have lost their dots (see
+// PrepareForSentences), so a full stop followed by a space ends a sentence;
+// the iterator reads a copy where it is '!', which always ends one (same
+// length, so offsets stay valid for the original).
+void SplitWithIcu(std::string_view text, icu::BreakIterator& it,
+                  BlockSink& out) {
+  const icu::UnicodeString original = icu::UnicodeString::fromUTF8(
+      icu::StringPiece(text.data(), static_cast<int32_t>(text.size())));
+  icu::UnicodeString analysed = original;
+  const int32_t n = analysed.length();
+  for (int32_t k = 0; k + 1 < n; ++k) {
+    if (analysed.charAt(k) == u'.' && analysed.charAt(k + 1) == u' ')
+      analysed.setCharAt(k, u'!');
+  }
+  it.setText(analysed);
+  std::string block;
+  int32_t start = it.first();
+  for (int32_t end = it.next(); end != icu::BreakIterator::DONE;
+       start = end, end = it.next()) {
+    block.clear();
+    original.tempSubStringBetween(start, end).toUTF8String(block);
+    AddBlock(block, out);
+  }
+}
+
+// The Sentence_Break classes (UAX #29) of the ASCII characters, read from
+// ICU's own property data so that the fast path below sees what ICU's
+// iterator sees.
+struct AsciiSentenceClasses {
+  std::array<std::uint8_t, 128> of{};
+  // SATerm or ParaSep: the characters after which a break can follow.
+  std::array<bool, 128> ends{};
+  // False if some ASCII character is Extend or Format (rule SB5, which the
+  // fast path does not implement); never so in Unicode up to 15.
+  bool usable = true;
+};
+
+const AsciiSentenceClasses& AsciiClasses() {
+  static const AsciiSentenceClasses classes = [] {
+    AsciiSentenceClasses t;
+    for (UChar32 c = 0; c < 128; ++c) {
+      const int v = u_getIntPropertyValue(c, UCHAR_SENTENCE_BREAK);
+      t.of[c] = static_cast<std::uint8_t>(v);
+      t.ends[c] = v == U_SB_ATERM || v == U_SB_STERM || v == U_SB_SEP ||
+                  v == U_SB_CR || v == U_SB_LF;
+      if (v == U_SB_EXTEND || v == U_SB_FORMAT) t.usable = false;
+    }
+    return t;
+  }();
+  return classes;
+}
+
+bool IsAscii(std::string_view text) {
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  }
+  return true;
+}
+
+// The sentences of one ASCII paragraph (no '\n' in it) with the breaks ICU's
+// iterator finds in it, each through AddBlock; SplitWithIcu's '.' -> '!'
+// substitution included. The UAX #29 sentence rules, as ICU's root rules
+// (sent.txt) implement them, decided at each position p between text[p - 1]
+// and text[p] in rule order; SB1/SB2 (the ends) and SB5 (Extend, Format: none
+// in ASCII) need nothing. Linear: the look-behind "SATerm Close* Sp*" is
+// tracked as the text is read, and SB8's look-ahead is remembered up to where
+// it stopped, since it stops at the same place from any position before.
+// tests/fingerprint/blocks_test.cc and corpus_test.cc check it against ICU.
+void SplitAsciiParagraph(std::string_view text,
+                         const AsciiSentenceClasses& classes, BlockSink& out) {
+  const std::size_t n = text.size();
+  const auto cls = [&](std::size_t i) -> int {
+    const char c = text[i];
+    // The '!' that SplitWithIcu substitutes for ". ".
+    if (c == '.' && i + 1 < n && text[i + 1] == ' ')
+      return classes.of[static_cast<unsigned char>('!')];
+    return classes.of[static_cast<unsigned char>(c)];
+  };
+  const auto is_para_sep = [](int c) {
+    return c == U_SB_SEP || c == U_SB_CR || c == U_SB_LF;
+  };
+  // Look-behind state for the text before p: whether it ends in
+  // SATerm Close* Sp*, whether that SATerm is an ATerm, whether Sp* is empty.
+  bool after_term = false;
+  bool aterm = false;
+  bool spaces = false;
+  // SB8 look-ahead: from any p <= ahead_stop, the scan over characters that
+  // are not OLetter, Upper, Lower, ParaSep or SATerm stops at ahead_stop.
+  std::size_t ahead_stop = 0;
+  bool ahead_lower = false;
+  bool have_ahead = false;
+  std::size_t start = 0;
+  int prev2 = -1;
+  int prev = n > 0 ? cls(0) : -1;
+  for (std::size_t p = 1; p < n; ++p) {
+    if (!after_term && !classes.ends[static_cast<unsigned char>(text[p - 1])]) {
+      // Only SB998 applies until a terminator or separator: no break before
+      // the character after it.
+      std::size_t q = p;
+      while (q < n && !classes.ends[static_cast<unsigned char>(text[q])]) ++q;
+      if (q + 1 >= n) break;
+      p = q + 1;
+      prev2 = cls(q - 1);
+      prev = cls(q);
+    }
+    // Update the look-behind with text[p - 1].
+    if (prev == U_SB_ATERM || prev == U_SB_STERM) {
+      after_term = true;
+      aterm = prev == U_SB_ATERM;
+      spaces = false;
+    } else if (prev == U_SB_CLOSE) {
+      if (spaces) after_term = false;
+    } else if (prev == U_SB_SP) {
+      spaces = true;
+    } else {
+      after_term = false;
+    }
+    const int next = cls(p);
+    bool brk;
+    if (prev == U_SB_CR && next == U_SB_LF) {  // SB3
+      brk = false;
+    } else if (is_para_sep(prev)) {  // SB4
+      brk = true;
+    } else if (prev == U_SB_ATERM && next == U_SB_NUMERIC) {  // SB6
+      brk = false;
+    } else if ((prev2 == U_SB_UPPER || prev2 == U_SB_LOWER) &&
+               prev == U_SB_ATERM && next == U_SB_UPPER) {  // SB7
+      brk = false;
+    } else if (after_term) {
+      bool sb8 = false;
+      if (aterm) {
+        if (!have_ahead || p > ahead_stop) {
+          std::size_t q = p;
+          for (; q < n; ++q) {
+            const int c = cls(q);
+            if (c == U_SB_OLETTER || c == U_SB_UPPER || c == U_SB_LOWER ||
+                is_para_sep(c) || c == U_SB_ATERM || c == U_SB_STERM) {
+              break;
+            }
+          }
+          ahead_stop = q;
+          ahead_lower = q < n && cls(q) == U_SB_LOWER;
+          have_ahead = true;
+        }
+        sb8 = ahead_lower;
+      }
+      if (sb8) {  // SB8
+        brk = false;
+      } else if (next == U_SB_SCONTINUE || next == U_SB_STERM ||
+                 next == U_SB_ATERM) {  // SB8a
+        brk = false;
+      } else if (!spaces && (next == U_SB_CLOSE || next == U_SB_SP ||
+                             is_para_sep(next))) {  // SB9
+        brk = false;
+      } else if (next == U_SB_SP || is_para_sep(next)) {  // SB10
+        brk = false;
+      } else {  // SB11
+        brk = true;
+      }
+    } else {  // SB998
+      brk = false;
+    }
+    if (brk) {
+      AddBlock(text.substr(start, p - start), out);
+      start = p;
+    }
+    prev2 = prev;
+    prev = next;
+  }
+  if (start < n) AddBlock(text.substr(start), out);
 }
 
 }  // namespace
@@ -204,66 +455,124 @@ std::string Hex(const Sha1& sha1) {
   return out;
 }
 
-std::vector<std::string> SplitSentences(std::string_view text) {
-  std::vector<std::string> out;
+namespace {
+
+void SplitSentencesInto(std::string_view text, BlockSink& out) {
   const std::string prepared = PrepareForSentences(text);
-  const icu::UnicodeString original = icu::UnicodeString::fromUTF8(prepared);
-  // ICU's rule SB8 keeps "a. b" together when a lower-case letter follows the
-  // full stop, which suits cased text ("e.g. this") but not ours: case folding
-  // made every letter lower case. The abbreviations have lost their dots above,
-  // so a full stop followed by a space ends a sentence; the iterator reads a
-  // copy where it is '!', which always ends one (same length, so offsets stay
-  // valid for `original`).
-  icu::UnicodeString analysed = original;
-  const int32_t n = analysed.length();
-  for (int32_t k = 0; k + 1 < n; ++k) {
-    if (analysed.charAt(k) == u'.' && analysed.charAt(k + 1) == u' ')
-      analysed.setCharAt(k, u'!');
+  if (SentencePrototype() == nullptr) {
+    // ICU data missing: degrade to one block per paragraph
+    SplitParagraphsInto(prepared, out);
+    return;
   }
+  // `prepared` holds one paragraph per line, and UAX #29 always breaks after
+  // a line feed (SB4) and never before one (SB9, SB10, SB998), so ICU cuts
+  // each paragraph as it would cut it alone; each ICU run below starts at a
+  // paragraph and takes its line feed along. An ASCII paragraph, the common
+  // case, takes the fast path; the others go to ICU, whose iterator is cloned
+  // on the first such paragraph (a per-call object: no state outlives the
+  // call, so calls on other threads never share one).
+  const AsciiSentenceClasses& classes = AsciiClasses();
+  std::unique_ptr<icu::BreakIterator> it;
+  std::size_t i = 0;
+  while (i < prepared.size()) {
+    std::size_t eol = prepared.find('\n', i);
+    eol = eol == std::string::npos ? prepared.size() : eol + 1;
+    const std::string_view line(prepared.data() + i, eol - i);
+    const std::string_view paragraph =
+        line.back() == '\n' ? line.substr(0, line.size() - 1) : line;
+    if (classes.usable && IsAscii(paragraph)) {
+      SplitAsciiParagraph(paragraph, classes, out);
+    } else {
+      if (it == nullptr) it = NewSentenceIterator();
+      if (it == nullptr) {  // out of memory: degrade as above
+        out.Reset();
+        SplitParagraphsInto(prepared, out);
+        return;
+      }
+      SplitWithIcu(line, *it, out);
+    }
+    i = eol;
+  }
+}
+
+// Hashes each block as it comes into a BlockList.
+class HashSink final : public BlockSink {
+ public:
+  explicit HashSink(BlockKind kind) { list_.kind = kind; }
+
+  void Add(std::string_view block) override {
+    Sha1 h{};
+    unsigned int len = 0;
+    // One digest context for all blocks: EVP_Digest would allocate and free
+    // one per block, which cost as much as hashing a short line. On failure
+    // (allocation inside OpenSSL), the one-shot call, as before.
+    if (ctx_ == nullptr ||
+        EVP_DigestInit_ex2(ctx_.get(), Sha1Md(), nullptr) != 1 ||
+        EVP_DigestUpdate(ctx_.get(), block.data(), block.size()) != 1 ||
+        EVP_DigestFinal_ex(ctx_.get(), h.data(), &len) != 1) {
+      h = Sha1Of(block);
+    }
+    std::uint64_t key = 0;
+    for (int b = 0; b < 8; ++b) key = (key << 8) | h[b];
+    list_.keys.push_back({key, static_cast<std::uint32_t>(list_.hashes.size()),
+                          static_cast<std::uint32_t>(std::min<std::size_t>(
+                              block.size(), UINT32_MAX))});
+    list_.hashes.push_back(h);
+  }
+
+  void Reset() override {
+    list_.hashes.clear();
+    list_.keys.clear();
+  }
+
+  BlockList Finish() {
+    std::sort(list_.keys.begin(), list_.keys.end());
+    return std::move(list_);
+  }
+
+ private:
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx_{
+      EVP_MD_CTX_new(), &EVP_MD_CTX_free};
+  BlockList list_;
+};
+
+}  // namespace
+
+std::vector<std::string> TEST_SplitSentencesIcu(std::string_view text) {
+  StringSink out;
+  const std::string prepared = PrepareForSentences(text);
   std::unique_ptr<icu::BreakIterator> it = NewSentenceIterator();
-  std::string block;
-  if (it == nullptr) {  // ICU data missing: degrade to one block per paragraph
-    return SplitParagraphs(prepared);
-  }
-  it->setText(analysed);
-  int32_t start = it->first();
-  for (int32_t end = it->next(); end != icu::BreakIterator::DONE;
-       start = end, end = it->next()) {
-    block.clear();
-    original.tempSubStringBetween(start, end).toUTF8String(block);
-    AddBlock(block, out);
-  }
-  return out;
+  if (it == nullptr) return SplitParagraphs(prepared);
+  SplitWithIcu(prepared, *it, out);
+  return std::move(out.blocks);
+}
+
+std::vector<std::string> SplitSentences(std::string_view text) {
+  StringSink out;
+  SplitSentencesInto(text, out);
+  return std::move(out.blocks);
 }
 
 std::vector<std::string> SplitParagraphs(std::string_view text) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    std::size_t eol = text.find('\n', i);
-    if (eol == std::string_view::npos) eol = text.size();
-    AddBlock(text.substr(i, eol - i), out);
-    i = eol + 1;
-  }
-  return out;
+  StringSink out;
+  SplitParagraphsInto(text, out);
+  return std::move(out.blocks);
 }
 
 BlockList HashBlocks(const std::vector<std::string>& blocks, BlockKind kind) {
-  BlockList list;
-  list.kind = kind;
-  list.hashes.reserve(blocks.size());
-  list.keys.reserve(blocks.size());
-  for (std::size_t i = 0; i < blocks.size(); ++i) {
-    const Sha1 h = Sha1Of(blocks[i]);
-    list.hashes.push_back(h);
-    std::uint64_t key = 0;
-    for (int b = 0; b < 8; ++b) key = (key << 8) | h[b];
-    list.keys.push_back({key, static_cast<std::uint32_t>(i),
-                         static_cast<std::uint32_t>(std::min<std::size_t>(
-                             blocks[i].size(), UINT32_MAX))});
+  HashSink sink(kind);
+  for (const std::string& block : blocks) sink.Add(block);
+  return sink.Finish();
+}
+
+BlockList ComputeBlocks(std::string_view text, BlockKind kind) {
+  HashSink sink(kind);
+  if (kind == BlockKind::kSentences) {
+    SplitSentencesInto(text, sink);
+  } else {
+    SplitParagraphsInto(text, sink);
   }
-  std::sort(list.keys.begin(), list.keys.end());
-  return list;
+  return sink.Finish();
 }
 
 }  // namespace mw::fingerprint

@@ -3,7 +3,10 @@
 #include <fuzzy.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <charconv>
+#include <cstdint>
 #include <memory>
 
 #include "fingerprint/core.h"
@@ -32,9 +35,9 @@ Ctph Parse(std::string_view text) {
   return out;
 }
 
-}  // namespace
-
-Ctph ComputeCtph(std::string_view bytes) {
+// libfuzzy itself (FUZZY_FLAG_ELIMSEQ | FUZZY_FLAG_NOTRUNC): the reference
+// that SpamSum below reproduces, and the path for inputs beyond its range.
+Ctph LibfuzzyCtph(std::string_view bytes) {
   if (bytes.empty()) return {};
   FuzzyState state(fuzzy_new());
   if (!state)
@@ -57,6 +60,211 @@ Ctph ComputeCtph(std::string_view bytes) {
   return Parse(result);
 }
 
+// spamsum as libfuzzy 2.14 computes it, for a buffer whose length is known.
+//
+// libfuzzy runs a piece hash for every block size 3·2^k at once (it cannot
+// know the input's length in advance), then picks one: the smallest k with
+// 3·2^k·64 >= length, lowered while its signature has fewer than 32 symbols,
+// and never above one past the largest k whose cut condition ever held (it
+// only starts the hash for 2B when B first cuts). Every piece hash runs from
+// the start of the input in effect (a new one is cloned from its parent's
+// running state), so the signature at each k depends only on the bytes, and
+// the choice only on the symbol counts. Knowing the length, we run the three
+// block sizes around the first guess, which covers the guess and one step down
+// (the usual cases), and run again lower in the rare case that is not enough,
+// as the original spamsum did.
+constexpr std::uint32_t kMinBlockSize = 3;
+constexpr std::uint32_t kSpamSumLength = 64;
+constexpr int kWindow = 7;
+constexpr std::uint8_t kHashInit = 0x27;  // FNV offset 0x28021967 mod 64
+constexpr char kB64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+// Block sizes up to 3·2^kMaxLevel; larger inputs (past 50 GB) go to libfuzzy,
+// which also handles its 31st block size there.
+constexpr unsigned kMaxLevel = 28;
+
+// Only the low 6 bits of the FNV piece hash are ever used (one base64
+// symbol), and multiplication and xor carry nothing downwards, so the hash is
+// kept mod 64: kFnv[h][c mod 64] = (h·0x01000193 xor c) mod 64.
+constexpr auto kFnv = [] {
+  std::array<std::array<std::uint8_t, 64>, 64> t{};
+  for (std::uint32_t h = 0; h < 64; ++h) {
+    for (std::uint32_t c = 0; c < 64; ++c)
+      t[h][c] = static_cast<std::uint8_t>(((h * 0x01000193u) ^ c) & 63);
+  }
+  return t;
+}();
+
+constexpr std::uint64_t BlockSize(unsigned level) {
+  return std::uint64_t{kMinBlockSize} << level;
+}
+
+// The piece hash and signature at one block size.
+struct Level {
+  std::uint8_t h = kHashInit;  // piece hash of the piece being read
+  std::uint32_t length = 0;    // symbols, at most 63: the 64th is `last`
+  bool last_set = false;       // a 64th cut happened: `digest[63]` is set
+  char digest[kSpamSumLength] = {};
+};
+
+struct Pass {
+  static constexpr unsigned kLevels = 3;
+  unsigned lo = 0;  // levels lo .. lo + 2
+  Level levels[kLevels];
+  int max_cut_level = -1;  // largest level that cut, if it is >= lo
+  std::uint32_t roll = 0;  // rolling hash after the last byte
+};
+
+// One pass over `bytes` with the piece hashes of levels lo .. lo + 2.
+void RunPass(std::string_view bytes, unsigned lo, Pass& pass) {
+  pass = Pass{};
+  pass.lo = lo;
+  std::uint8_t window[kWindow] = {};
+  std::uint32_t h1 = 0, h2 = 0, h3 = 0;
+  int n = 0;
+  // A cut at level k needs roll + 1 == 0 mod 3·2^k, so levels >= lo need the
+  // low lo bits clear: one mask test rejects most bytes.
+  const std::uint32_t low_mask = (std::uint32_t{1} << lo) - 1;
+  std::uint8_t p0 = kHashInit, p1 = kHashInit, p2 = kHashInit;
+  for (const char ch : bytes) {
+    const auto c = static_cast<std::uint8_t>(ch);
+    // The rolling hash of spamsum: sum, position-weighted sum and shift/xor
+    // over the last 7 bytes.
+    h2 = h2 - h1 + kWindow * std::uint32_t{c};
+    h1 = h1 + c - window[n];
+    window[n] = c;
+    if (++n == kWindow) n = 0;
+    h3 = (h3 << 5) ^ c;
+    p0 = kFnv[p0][c & 63];
+    p1 = kFnv[p1][c & 63];
+    p2 = kFnv[p2][c & 63];
+    const std::uint32_t horg = h1 + h2 + h3 + 1;
+    if ((horg & low_mask) != 0 || horg % kMinBlockSize != 0 || horg == 0)
+      continue;
+    // horg = 3·2^k·odd: levels 0 .. k cut here.
+    const int top = std::countr_zero(horg / kMinBlockSize);
+    pass.max_cut_level = std::max(pass.max_cut_level, top);
+    std::uint8_t* piece[Pass::kLevels] = {&p0, &p1, &p2};
+    for (unsigned i = 0; i < Pass::kLevels && static_cast<int>(lo + i) <= top;
+         ++i) {
+      Level& l = pass.levels[i];
+      l.digest[l.length] = kB64[*piece[i]];
+      // A full signature stops resetting: its last symbol then hashes
+      // everything after the 63rd cut.
+      if (l.length < kSpamSumLength - 1) {
+        ++l.length;
+        *piece[i] = kHashInit;
+      } else {
+        l.last_set = true;
+      }
+    }
+  }
+  pass.levels[0].h = p0;
+  pass.levels[1].h = p1;
+  pass.levels[2].h = p2;
+  pass.roll = h1 + h2 + h3;
+}
+
+// The largest level whose cut condition holds somewhere in `bytes`, or -1.
+int MaxCutLevel(std::string_view bytes) {
+  std::uint8_t window[kWindow] = {};
+  std::uint32_t h1 = 0, h2 = 0, h3 = 0;
+  int n = 0;
+  int max_level = -1;
+  for (const char ch : bytes) {
+    const auto c = static_cast<std::uint8_t>(ch);
+    h2 = h2 - h1 + kWindow * std::uint32_t{c};
+    h1 = h1 + c - window[n];
+    window[n] = c;
+    if (++n == kWindow) n = 0;
+    h3 = (h3 << 5) ^ c;
+    const std::uint32_t horg = h1 + h2 + h3 + 1;
+    if (horg != 0 && horg % kMinBlockSize == 0) {
+      max_level = std::max(max_level, std::countr_zero(horg / kMinBlockSize));
+    }
+  }
+  return max_level;
+}
+
+// Appends `c` to `out` (which holds this signature only) unless
+// FUZZY_FLAG_ELIMSEQ drops it: the three symbols before it are all `c`.
+void AppendSymbol(char c, std::string& out) {
+  const std::size_t k = out.size();
+  if (k >= 3 && out[k - 1] == c && out[k - 2] == c && out[k - 3] == c) return;
+  out.push_back(c);
+}
+
+// One signature as fuzzy_digest writes it: the symbols with runs cut to 3,
+// then the piece being read (when the rolling hash is not 0) or the 64th
+// symbol.
+std::string Signature(const Level& l, std::uint32_t roll) {
+  std::string out;
+  out.reserve(kSpamSumLength);
+  for (std::uint32_t i = 0; i < l.length; ++i) AppendSymbol(l.digest[i], out);
+  if (roll != 0) {
+    AppendSymbol(kB64[l.h], out);
+  } else if (l.last_set) {
+    AppendSymbol(l.digest[kSpamSumLength - 1], out);
+  }
+  return out;
+}
+
+Ctph SpamSum(std::string_view bytes) {
+  unsigned guess = 0;
+  while (BlockSize(guess) * kSpamSumLength < bytes.size()) ++guess;
+  // `top` is the level to try first; `max_cut` (the largest level that cut,
+  // -1 for none) is known once a pass has seen a cut at or above its lowest
+  // level, else by a scan of its own.
+  unsigned top = guess;
+  std::optional<int> max_cut;
+  Pass pass;
+  for (;;) {
+    const unsigned lo = top > 0 ? top - 1 : 0;
+    RunPass(bytes, lo, pass);
+    if (!max_cut) {
+      if (pass.max_cut_level >= 0) {
+        max_cut = pass.max_cut_level;
+      } else {
+        max_cut = MaxCutLevel(bytes);
+      }
+    }
+    // libfuzzy has no piece hash above one past the largest level that cut.
+    const unsigned limit = static_cast<unsigned>(*max_cut + 1);
+    if (top > limit) {
+      top = limit;
+      if (top < lo) continue;
+    }
+    unsigned bi = top;
+    while (bi > lo && pass.levels[bi - lo].length < kSpamSumLength / 2) --bi;
+    if (bi == lo && lo > 0 && pass.levels[0].length < kSpamSumLength / 2) {
+      top = lo - 1;  // still too short: on down, as spamsum retries
+      continue;
+    }
+    Ctph out;
+    out.block_size = static_cast<std::uint32_t>(BlockSize(bi));
+    out.sig = Signature(pass.levels[bi - lo], pass.roll);
+    if (static_cast<int>(bi) <= *max_cut) {
+      out.sig2 = Signature(pass.levels[bi + 1 - lo], pass.roll);
+    } else if (pass.roll != 0) {
+      // bi == 0 and nothing ever cut: the 2B signature is the one piece.
+      out.sig2.assign(1, kB64[pass.levels[bi - lo].h]);
+    }
+    return out;
+  }
+}
+
+}  // namespace
+
+Ctph ComputeCtph(std::string_view bytes) {
+  if (bytes.empty()) return {};
+  if (bytes.size() > BlockSize(kMaxLevel) * kSpamSumLength)
+    return LibfuzzyCtph(bytes);
+  return SpamSum(bytes);
+}
+
+Ctph TEST_ComputeCtphLibfuzzy(std::string_view bytes) {
+  return LibfuzzyCtph(bytes);
+}
 std::string ToString(const Ctph& ctph) {
   return std::to_string(ctph.block_size) + ":" + ctph.sig + ":" + ctph.sig2;
 }

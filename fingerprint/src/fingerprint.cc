@@ -9,12 +9,6 @@
 namespace mw::fingerprint {
 namespace {
 
-BlockList MakeBlocks(std::string_view text, BlockKind kind) {
-  return HashBlocks(kind == BlockKind::kSentences ? SplitSentences(text)
-                                                  : SplitParagraphs(text),
-                    kind);
-}
-
 // Whether the method compares two block lists: same kind, block counts within
 // the ratio (the published method's prefilter), and line lists of at least
 // `min_lines` lines (shorter ones do not mean anything).
@@ -77,15 +71,16 @@ Fingerprint Compute(std::string_view text, const Options& options) {
   const double threshold = static_cast<double>(options.paragraph_threshold);
   const BlockKind kind =
       size > threshold ? BlockKind::kParagraphs : BlockKind::kSentences;
-  fp.blocks = MakeBlocks(folded, kind);
+  fp.blocks = ComputeBlocks(folded, kind);
   if (size <= threshold * (1.0 + options.paragraph_band)) {
-    fp.other_blocks = MakeBlocks(folded, kind == BlockKind::kSentences
-                                             ? BlockKind::kParagraphs
-                                             : BlockKind::kSentences);
+    fp.other_blocks = ComputeBlocks(folded, kind == BlockKind::kSentences
+                                                ? BlockKind::kParagraphs
+                                                : BlockKind::kSentences);
   }
   fp.ctph = ComputeCtph(folded);
-  fp.simhash = ComputeSimHash(folded);
-  fp.word_bag = ComputeWordBag(folded);
+  const WordHashes words = ComputeWordHashes(folded);
+  fp.simhash = words.simhash;
+  fp.word_bag = words.word_bag;
   return fp;
 }
 

@@ -1,22 +1,36 @@
 #include "fingerprint/fold.h"
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <vector>
 
 namespace mw::fingerprint {
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
-bool IsAlnum(char c) {
-  return IsDigit(c) || IsLower(c) || (c >= 'A' && c <= 'Z');
+// Character classes as bits of one table, as every byte of the text is tested.
+enum : std::uint8_t { kDigit = 1, kAlpha = 2, kBlank = 4, kEdgePunct = 8 };
+constexpr std::array<std::uint8_t, 256> kClass = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[c] |= kDigit;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] |= kAlpha;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] |= kAlpha;
+  for (const char c : {' ', '\t', '\r'})
+    t[static_cast<unsigned char>(c)] |= kBlank;
+  for (const char c : {'.', ',', ';', ':', '!', '?', '(', ')', '[', ']', '<',
+                       '>', '"', '\'', '*', '-', '_'}) {
+    t[static_cast<unsigned char>(c)] |= kEdgePunct;
+  }
+  return t;
+}();
+bool Is(char c, std::uint8_t cls) {
+  return (kClass[static_cast<unsigned char>(c)] & cls) != 0;
 }
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-bool IsEdgePunct(char c) {
-  return c == '.' || c == ',' || c == ';' || c == ':' || c == '!' || c == '?' ||
-         c == '(' || c == ')' || c == '[' || c == ']' || c == '<' || c == '>' ||
-         c == '"' || c == '\'' || c == '*' || c == '-' || c == '_';
-}
+
+bool IsDigit(char c) { return Is(c, kDigit); }
+bool IsAlnum(char c) { return Is(c, kDigit | kAlpha); }
+bool IsBlank(char c) { return Is(c, kBlank); }
+bool IsEdgePunct(char c) { return Is(c, kEdgePunct); }
 bool IsEmailChar(char c) {
   return IsAlnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-';
 }
@@ -33,6 +47,7 @@ std::string_view Core(std::string_view t) {
 // A random-looking token: 6+ ASCII alphanumerics mixing letters and digits, or
 // 20+ of them.
 bool IsHashBuster(std::string_view token) {
+  if (token.size() < 6) return false;  // the core is no longer
   const std::string_view core = Core(token);
   if (core.size() < 6) return false;
   bool digit = false;
@@ -42,6 +57,24 @@ bool IsHashBuster(std::string_view token) {
     (IsDigit(c) ? digit : letter) = true;
   }
   return (digit && letter) || core.size() >= 20;
+}
+
+// Whether FoldUrl may change `token`: it holds "://" or "www." (a loop, as
+// tokens are short and this runs for each of them).
+bool MayHoldUrl(std::string_view token) {
+  for (std::size_t i = 0; i + 3 <= token.size(); ++i) {
+    if (token[i] == ':' && token[i + 1] == '/' && token[i + 2] == '/')
+      return true;
+    if (token[i] == 'w' && i + 4 <= token.size() && token[i + 1] == 'w' &&
+        token[i + 2] == 'w' && token[i + 3] == '.') {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool HasDigit(std::string_view token) {
+  return std::any_of(token.begin(), token.end(), IsDigit);
 }
 
 // Replaces each e-mail address inside `token` by "@".
@@ -189,45 +222,55 @@ std::string Fold(std::string_view text, const FoldOptions& options) {
   out.reserve(text.size());
   std::vector<std::string_view> tokens;
   std::vector<std::string> owned;
+  std::string folded;
   std::size_t i = 0;
   while (i <= text.size()) {
     std::size_t eol = text.find('\n', i);
     const bool last = eol == std::string_view::npos;
     if (last) eol = text.size();
     const std::string_view line = text.substr(i, eol - i);
+    bool first = true;
+    // Appends one token of the line with the folds applied, or drops it.
+    const auto emit = [&](const std::string_view raw) {
+      if (options.hash_busters && IsHashBuster(raw)) return;
+      // Most tokens need no fold and are copied as they are; a fold builds
+      // the new token in `next`, which then replaces `token`'s storage.
+      std::string_view token = raw;
+      const auto apply = [&](std::string next) {
+        folded.swap(next);
+        token = folded;
+      };
+      if (options.emails && token.find('@') != std::string_view::npos)
+        apply(FoldEmails(token));
+      if (options.urls && MayHoldUrl(token)) apply(FoldUrl(token));
+      if (options.numbers && HasDigit(token)) apply(FoldNumbers(token));
+      if (!first) out.push_back(' ');
+      first = false;
+      out.append(token);
+    };
+    // Tokens go straight to `emit`, unless the greeting fold must see the
+    // whole line first.
     tokens.clear();
-    owned.clear();
-    owned.reserve(
-        2);  // FoldGreeting keeps views into `owned`: it must not reallocate
     for (std::size_t t = 0; t < line.size();) {
       if (IsBlank(line[t])) {
         ++t;
         continue;
       }
-      std::size_t e = t;
+      std::size_t e = t + 1;
       while (e < line.size() && !IsBlank(line[e])) ++e;
-      tokens.push_back(line.substr(t, e - t));
+      if (options.greetings) {
+        tokens.push_back(line.substr(t, e - t));
+      } else {
+        emit(line.substr(t, e - t));
+      }
       t = e;
     }
-    if (options.greetings) FoldGreeting(tokens, owned);
-    bool first = true;
-    std::string token;
-    for (const std::string_view raw : tokens) {
-      if (options.hash_busters && IsHashBuster(raw)) continue;
-      token.assign(raw);
-      if (options.emails && token.find('@') != std::string::npos)
-        token = FoldEmails(token);
-      if (options.urls && (token.find("://") != std::string::npos ||
-                           token.find("www.") != std::string::npos)) {
-        token = FoldUrl(token);
-      }
-      if (options.numbers &&
-          token.find_first_of("0123456789") != std::string::npos) {
-        token = FoldNumbers(token);
-      }
-      if (!first) out.push_back(' ');
-      first = false;
-      out.append(token);
+    if (options.greetings) {
+      owned.clear();
+      // FoldGreeting keeps views into `owned`: it must not reallocate.
+      owned.reserve(2);
+      FoldGreeting(tokens, owned);
+      for (const std::string_view raw : tokens) emit(raw);
     }
     if (last) break;
     out.push_back('\n');

@@ -1,5 +1,9 @@
 #include "fingerprint/simhash.h"
 
+// XXH3 inlined from the header (same algorithm, same hashes as the library):
+// most words and every shingle are short, where the call costs as much as the
+// hash.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <algorithm>
@@ -26,6 +30,54 @@ constexpr std::array<std::uint64_t, 256> kSpread = [] {
     for (unsigned k = 0; k < 8; ++k) {
       if ((x >> k) & 1) t[x] |= std::uint64_t{1} << (8 * k);
     }
+  }
+  return t;
+}();
+
+// Sorts `keys` ascending, as std::sort would (they are plain integers): an LSD
+// radix sort, a byte per pass, skipping the passes where every key has the
+// same byte. `scratch` is the second buffer, REQUIRES: scratch.size() >=
+// keys.size(); its contents are lost. Shingle hashes are many and random,
+// where this takes a third of std::sort's time.
+void SortHashes(std::vector<std::uint64_t>& keys,
+                std::vector<std::uint64_t>& scratch) {
+  const std::size_t n = keys.size();
+  if (n < 256) {
+    std::sort(keys.begin(), keys.end());
+    return;
+  }
+  std::array<std::array<std::uint32_t, 256>, 8> count{};
+  for (const std::uint64_t k : keys) {
+    for (int b = 0; b < 8; ++b) ++count[b][(k >> (8 * b)) & 0xff];
+  }
+  std::uint64_t* src = keys.data();
+  std::uint64_t* dst = scratch.data();
+  for (int b = 0; b < 8; ++b) {
+    std::array<std::uint32_t, 256>& c = count[b];
+    if (c[(src[0] >> (8 * b)) & 0xff] == n) continue;
+    std::uint32_t sum = 0;
+    for (std::uint32_t& v : c) {
+      const std::uint32_t here = v;
+      v = sum;
+      sum += here;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      dst[c[(src[i] >> (8 * b)) & 0xff]++] = src[i];
+    std::swap(src, dst);
+  }
+  if (src != keys.data()) std::copy(src, src + n, keys.data());
+}
+
+// What a byte is to the word splitter: an ASCII letter or digit
+// (internal::IsWordChar below 0x80), another ASCII character, or part of a
+// multi-byte character, to be decoded.
+enum ByteKind : std::uint8_t { kAsciiSeparator, kAsciiWord, kMultiByte };
+constexpr std::array<ByteKind, 256> kByteKind = [] {
+  std::array<ByteKind, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    const bool word = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                      (c >= 'A' && c <= 'Z');
+    t[c] = c >= 0x80 ? kMultiByte : word ? kAsciiWord : kAsciiSeparator;
   }
   return t;
 }();
@@ -67,6 +119,12 @@ WordBag ComputeWordBag(std::string_view text) {
 }
 
 std::uint64_t ComputeSimHash(std::string_view text) {
+  return ComputeWordHashes(text).simhash;
+}
+
+WordHashes ComputeWordHashes(std::string_view text) {
+  WordHashes out;
+
   // Hash each word as it is found (the same words as Words(), without keeping
   // them).
   std::vector<std::uint64_t> word_hashes;
@@ -76,15 +134,25 @@ std::uint64_t ComputeSimHash(std::string_view text) {
     word_hashes.push_back(XXH3_64bits(text.data() + start, end - start));
     start = std::string_view::npos;
   };
+  const auto kind = [&](std::size_t i) {
+    return kByteKind[static_cast<unsigned char>(text[i])];
+  };
   for (std::size_t i = 0; i < text.size();) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    if (byte < 0x80) {  // ASCII fast path
-      const bool word = (byte >= 'a' && byte <= 'z') ||
-                        (byte >= '0' && byte <= '9') ||
-                        (byte >= 'A' && byte <= 'Z');
-      if (word && start == std::string_view::npos) start = i;
-      if (!word && start != std::string_view::npos) end_word(i);
-      ++i;
+    // ASCII fast path: a run of ASCII letters and digits, or of other ASCII
+    // characters, in one loop.
+    const ByteKind k = kind(i);
+    if (k == kAsciiWord) {
+      if (start == std::string_view::npos) start = i;
+      do {
+        ++i;
+      } while (i < text.size() && kind(i) == kAsciiWord);
+      continue;
+    }
+    if (k == kAsciiSeparator) {
+      if (start != std::string_view::npos) end_word(i);
+      do {
+        ++i;
+      } while (i < text.size() && kind(i) == kAsciiSeparator);
       continue;
     }
     std::size_t len;
@@ -103,7 +171,11 @@ std::uint64_t ComputeSimHash(std::string_view text) {
     i += len;
   }
   if (start != std::string_view::npos) end_word(text.size());
-  if (word_hashes.empty()) return 0;
+  // The word bag sums the same word hashes (ComputeWordBag hashes the words
+  // of Words(), which are these).
+  for (const std::uint64_t h : word_hashes) out.word_bag.hash += h;
+  out.word_bag.words = static_cast<std::uint32_t>(word_hashes.size());
+  if (word_hashes.empty()) return out;
 
   std::vector<std::uint64_t> hashes;
   if (word_hashes.size() < kShingleWords) {
@@ -119,8 +191,14 @@ std::uint64_t ComputeSimHash(std::string_view text) {
   // the message. The weight-1 part is counted per bit with byte-wide counters
   // (8 table additions per shingle instead of 64 floating-point ones); the
   // ln(count) part, for the few repeated shingles, is added in floating point.
-  std::sort(hashes.begin(), hashes.end());
-  std::array<double, 64> extra{};
+  // The word hashes are not needed any more: their buffer, at least as long,
+  // is the sort's second buffer.
+  SortHashes(hashes, word_hashes);
+  // extra[k][0] and extra[k][1] are bits 2k and 2k + 1: each shingle adds its
+  // +-ln(count) to two bits per vector addition, the same IEEE additions in
+  // the same order as one bit at a time.
+  using Pair = double __attribute__((vector_size(16)));
+  Pair extra[32] = {};
   std::array<std::uint32_t, 64> ones{};
   std::array<std::uint64_t, 8> lanes{};  // lanes[j] byte k counts bit 8j + k
   std::uint32_t distinct = 0;
@@ -142,16 +220,16 @@ std::uint64_t ComputeSimHash(std::string_view text) {
     if (++pending == 255) flush();
     if (j - i > 1) {
       const double w = std::log(static_cast<double>(j - i));
-      for (int b = 0; b < 64; ++b) extra[b] += ((h >> b) & 1) ? w : -w;
+      const Pair sign[4] = {{-w, -w}, {w, -w}, {-w, w}, {w, w}};
+      for (int k = 0; k < 32; ++k) extra[k] += sign[(h >> (2 * k)) & 3];
     }
     i = j;
   }
   flush();
-  std::uint64_t out = 0;
   for (int b = 0; b < 64; ++b) {
     const double vote =
-        2.0 * ones[b] - static_cast<double>(distinct) + extra[b];
-    if (vote > 0) out |= std::uint64_t{1} << b;
+        2.0 * ones[b] - static_cast<double>(distinct) + extra[b / 2][b % 2];
+    if (vote > 0) out.simhash |= std::uint64_t{1} << b;
   }
   return out;
 }

@@ -5,7 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mw::fingerprint {
@@ -75,6 +78,161 @@ TEST(SplitSentences, DropsBlocksWithoutLettersOrDigits) {
               ElementsAre("hello there.", "bye now."));
   EXPECT_TRUE(SplitSentences("").empty());
   EXPECT_TRUE(SplitSentences("\n\n  \n").empty());
+}
+
+// SplitSentences cuts ASCII paragraphs itself (UAX #29 as ICU implements it)
+// and hands only the others to ICU; TEST_SplitSentencesIcu hands ICU the whole
+// text. The two must give the same blocks for every input.
+void ExpectSameAsIcu(std::string_view text) {
+  ASSERT_EQ(SplitSentences(text), TEST_SplitSentencesIcu(text))
+      << "text: \"" << text << "\"";
+}
+
+TEST(SplitSentences, SameAsIcuOnEveryShortString) {
+  // One character of each Sentence_Break class ASCII has (Lower, Upper,
+  // Numeric, ATerm, STerm, Sp, Close, SContinue, Other), and the line feed
+  // that joins lines or separates paragraphs: every string of up to 5.
+  static constexpr char kAlphabet[] = {'a', 'B', '1', '.', '!',
+                                       ' ', '"', ',', '#', '\n'};
+  constexpr std::size_t kSize = sizeof(kAlphabet);
+  std::string s;
+  for (std::size_t len = 0; len <= 5; ++len) {
+    std::size_t total = 1;
+    for (std::size_t k = 0; k < len; ++k) total *= kSize;
+    s.resize(len);
+    for (std::size_t code = 0; code < total; ++code) {
+      std::size_t c = code;
+      for (std::size_t k = 0; k < len; ++k, c /= kSize)
+        s[k] = kAlphabet[c % kSize];
+      ExpectSameAsIcu(s);
+    }
+  }
+}
+
+TEST(SplitSentences, SameAsIcuOnRandomText) {
+  // Random words, every ASCII character at some rate (controls, tabs, form
+  // feeds, carriage returns, NUL and every punctuation mark included), runs of
+  // terminators, closing marks and spaces, abbreviations, and now and then a
+  // non-ASCII character (accented letters, CJK and fullwidth terminators, NEL,
+  // LINE and PARAGRAPH SEPARATOR, a combining mark, an invalid byte) so that
+  // paragraphs of both kinds sit side by side.
+  static constexpr std::string_view kPieces[] = {"the",
+                                                 "offer",
+                                                 "e.g.",
+                                                 "mr.",
+                                                 "u.s.a.",
+                                                 "3.14",
+                                                 "www.x.com",
+                                                 "i",
+                                                 "A",
+                                                 "Mr",
+                                                 "OK.",
+                                                 "...",
+                                                 "?!",
+                                                 ".)",
+                                                 ".\")",
+                                                 "!'",
+                                                 ". .",
+                                                 ". a",
+                                                 ". B",
+                                                 ". 1",
+                                                 ".,",
+                                                 ".-",
+                                                 "(x)",
+                                                 "[y]",
+                                                 "\"q\"",
+                                                 "'s",
+                                                 "a.b",
+                                                 "x.Y",
+                                                 "\t",
+                                                 "\r",
+                                                 "\f",
+                                                 "\v",
+                                                 "\n",
+                                                 "\n\n",
+                                                 " \n ",
+                                                 "  ",
+                                                 "é",
+                                                 "É.",
+                                                 "。",
+                                                 "！",
+                                                 "\xC2\x85",
+                                                 "\xE2\x80\xA8",
+                                                 "\xE2\x80\xA9",
+                                                 "a\xCC\x81",
+                                                 "\xFF",
+                                                 "ß."};
+  std::mt19937_64 rng(20261122);
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::string text;
+    const std::size_t pieces = rng() % 40;
+    const bool ascii_only = trial % 2 == 0;
+    for (std::size_t k = 0; k < pieces; ++k) {
+      const std::uint64_t r = rng() % 100;
+      if (r < 45) {
+        std::string_view piece;
+        do {
+          piece = kPieces[rng() % std::size(kPieces)];
+        } while (ascii_only &&
+                 std::any_of(piece.begin(), piece.end(), [](char c) {
+                   return static_cast<unsigned char>(c) >= 0x80;
+                 }));
+        text += piece;
+      } else if (r < 85) {
+        text += static_cast<char>(' ' + rng() % 95);  // printable ASCII
+      } else if (r < 95) {
+        text += ' ';
+      } else {
+        text += static_cast<char>(rng() % 32);  // controls, NUL included
+      }
+    }
+    ExpectSameAsIcu(text);
+  }
+}
+
+TEST(SplitSentences, SameAsIcuOnLongRuns) {
+  // Long runs of closing marks and spaces after a terminator: the look-behind
+  // and SB8's look-ahead span them (and stay linear).
+  for (const std::string_view head : {"a.", "a!", "A.", "1."}) {
+    for (const char fill : {')', ' ', '"', '#', ','}) {
+      for (const std::string_view tail : {"a", "B", "1", "", "\n", "!"}) {
+        std::string text(head);
+        text.append(5000, fill);
+        text.append(tail);
+        ExpectSameAsIcu(text);
+      }
+    }
+  }
+}
+
+// ComputeBlocks hashes blocks as the splitters produce them; it must equal
+// hashing the split strings.
+void ExpectComputeBlocksSameAsHashBlocks(std::string_view text) {
+  for (const BlockKind kind : {BlockKind::kSentences, BlockKind::kParagraphs}) {
+    const BlockList ours = ComputeBlocks(text, kind);
+    const BlockList ref =
+        HashBlocks(kind == BlockKind::kSentences ? SplitSentences(text)
+                                                 : SplitParagraphs(text),
+                   kind);
+    ASSERT_EQ(ours.kind, kind);
+    ASSERT_EQ(ours.hashes, ref.hashes) << text;
+    ASSERT_EQ(ours.keys, ref.keys) << text;
+  }
+}
+
+TEST(ComputeBlocks, SameAsHashingTheSplitStrings) {
+  ExpectComputeBlocksSameAsHashBlocks("");
+  ExpectComputeBlocksSameAsHashBlocks("one. two. one.\n\none.\n--\n");
+  std::mt19937_64 rng(8);
+  static constexpr std::string_view kPieces[] = {
+      "word", "same", ". ", "! ", "\n", "\n\n", "  ", "--", "é", "。", "e.g."};
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string text;
+    const std::size_t pieces = rng() % 60;
+    for (std::size_t k = 0; k < pieces; ++k)
+      text += kPieces[rng() % std::size(kPieces)];
+    ExpectComputeBlocksSameAsHashBlocks(text);
+  }
 }
 
 TEST(SplitParagraphs, OneBlockPerNonEmptyLine) {

@@ -69,6 +69,87 @@ TEST(ComputeCtph, MatchesSsdeepTextForm) {
             s.substr(0, s.find(':', s.find(':') + 1)));
 }
 
+// ComputeCtph runs only the block sizes it needs; libfuzzy runs them all.
+// Both must give the same signature for every input: lengths around every
+// block-size step, inputs whose guessed block size is too large (the retry
+// downwards), inputs where no or few cuts happen (zeros, one repeated byte,
+// short periods), and random bytes.
+void ExpectSameAsLibfuzzy(std::string_view bytes) {
+  const Ctph ours = ComputeCtph(bytes);
+  const Ctph ref = TEST_ComputeCtphLibfuzzy(bytes);
+  ASSERT_EQ(ToString(ours), ToString(ref)) << "length " << bytes.size();
+}
+
+TEST(ComputeCtph, SameAsLibfuzzyOnShortInputs) {
+  std::mt19937_64 rng(11);
+  for (std::size_t n = 0; n <= 600; ++n) {
+    std::string random(n, '\0');
+    for (char& c : random) c = static_cast<char>(rng());
+    ExpectSameAsLibfuzzy(random);
+    ExpectSameAsLibfuzzy(std::string(n, 'a'));
+    ExpectSameAsLibfuzzy(std::string(n, '\0'));
+    ExpectSameAsLibfuzzy(RandomText(n, n));
+  }
+}
+
+TEST(ComputeCtph, SameAsLibfuzzyAroundBlockSizeSteps) {
+  std::mt19937_64 rng(12);
+  for (std::uint64_t b = 3; b * 64 <= (std::uint64_t{1} << 22); b *= 2) {
+    for (const std::int64_t delta : {-2, -1, 0, 1, 2}) {
+      const auto n =
+          static_cast<std::size_t>(static_cast<std::int64_t>(b * 64) + delta);
+      ExpectSameAsLibfuzzy(RandomText(n, rng()));
+      std::string random(n, '\0');
+      for (char& c : random) c = static_cast<char>(rng());
+      ExpectSameAsLibfuzzy(random);
+      // Few distinct bytes: long runs without a cut at the guessed size.
+      std::string skewed(n, 'x');
+      for (char& c : skewed) c = (rng() % 64 == 0) ? 'y' : 'x';
+      ExpectSameAsLibfuzzy(skewed);
+    }
+  }
+}
+
+TEST(ComputeCtph, SameAsLibfuzzyOnRandomLengthsAndPatterns) {
+  std::mt19937_64 rng(13);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const std::size_t n = rng() % (trial < 2500 ? 20000 : 300000);
+    std::string s;
+    switch (trial % 5) {
+      case 0:
+        s = RandomText(n, rng());
+        break;
+      case 1: {  // short repeating period
+        const std::size_t period = 1 + rng() % 12;
+        std::string unit(period, '\0');
+        for (char& c : unit) c = static_cast<char>(rng());
+        while (s.size() < n) s += unit;
+        s.resize(n);
+        break;
+      }
+      case 2:  // two symbols, rare changes
+        s.assign(n, 'a');
+        for (char& c : s) {
+          if (rng() % 200 == 0) c = 'b';
+        }
+        break;
+      default:
+        s.resize(n);
+        for (char& c : s) c = static_cast<char>(rng() % (trial % 2 ? 4 : 256));
+        break;
+    }
+    ExpectSameAsLibfuzzy(s);
+  }
+}
+
+TEST(ComputeCtph, SameAsLibfuzzyOnLargeInputs) {
+  std::mt19937_64 rng(14);
+  for (const std::size_t n : {1u << 20, 3u << 20, 9u << 20}) {
+    ExpectSameAsLibfuzzy(RandomText(n, rng()));
+    ExpectSameAsLibfuzzy(std::string(n, 'z'));
+  }
+}
+
 TEST(CtphEditRate, IdenticalTextsRateZero) {
   const Ctph c = ComputeCtph(RandomText(8000, 3));
   ASSERT_TRUE(CtphEditRate(c, c).has_value());

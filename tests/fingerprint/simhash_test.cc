@@ -10,6 +10,7 @@
 #include <string>
 
 #include "fingerprint/core.h"
+#include "reference_simhash.h"
 
 namespace mw::fingerprint {
 namespace {
@@ -34,6 +35,33 @@ TEST(Words, SplitsOnPunctuationAndUnspacedScripts) {
   EXPECT_THAT(Words("我喜欢 cats"), ElementsAre("我", "喜", "欢", "cats"));
   EXPECT_THAT(Words("größe café"), ElementsAre("größe", "café"));
   EXPECT_TRUE(Words(" -- !! ").empty());
+}
+
+TEST(ComputeWordHashes, SameAsThePlainDefinition) {
+  // Few distinct words so that shingles repeat (the ln(count) votes), words
+  // in other scripts (CJK characters are words of their own), punctuation,
+  // invalid bytes, and texts of 0, 1, 2 and 3 words.
+  static constexpr std::string_view kWords[] = {
+      "the", "a",  "offer", "42",  "größe", "café", "我",  "喜欢",
+      "ไทย", "--", "!!",    "x1y", "\xFF",  "é",    "ÀÉÎ", "日本語"};
+  static constexpr std::string_view kGaps[] = {" ", "\n", ", ",   ". ",
+                                               "",  "\t", " -- ", "\n\n"};
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string text;
+    const std::size_t words = trial < 40 ? trial % 5 : rng() % 400;
+    const std::size_t vocab = 1 + rng() % std::size(kWords);
+    for (std::size_t i = 0; i < words; ++i) {
+      text += kWords[rng() % vocab];
+      text += kGaps[rng() % std::size(kGaps)];
+    }
+    const WordHashes ours = ComputeWordHashes(text);
+    const WordHashes ref = testing::ReferenceWordHashes(text);
+    ASSERT_EQ(ours.simhash, ref.simhash) << text;
+    ASSERT_EQ(ours.word_bag, ref.word_bag) << text;
+    ASSERT_EQ(ComputeSimHash(text), ours.simhash);
+    ASSERT_EQ(ComputeWordBag(text), ours.word_bag);
+  }
 }
 
 TEST(ComputeSimHash, DeterministicAndZeroForNoWords) {

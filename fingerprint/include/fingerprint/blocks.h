@@ -44,12 +44,21 @@ std::string Hex(const Sha1& sha1);
 // are dropped.
 std::vector<std::string> SplitSentences(std::string_view text);
 
+// Test hook: SplitSentences with the whole text given to ICU's iterator at
+// once (no ASCII fast path, no cutting at paragraphs), the reference
+// SplitSentences is checked against.
+std::vector<std::string> TEST_SplitSentencesIcu(std::string_view text);
+
 // Splits normalised text into its non-empty lines, folded and trimmed like
 // sentences.
 std::vector<std::string> SplitParagraphs(std::string_view text);
 
 // Hashes blocks into a BlockList of the given kind.
 BlockList HashBlocks(const std::vector<std::string>& blocks, BlockKind kind);
+
+// The block list of `text`: HashBlocks(SplitSentences(text), kind) or
+// HashBlocks(SplitParagraphs(text), kind), without building the strings.
+BlockList ComputeBlocks(std::string_view text, BlockKind kind);
 
 }  // namespace mw::fingerprint
 

@@ -1,5 +1,5 @@
-// CTPH (context-triggered piecewise hash, spamsum/ssdeep) signatures via
-// libfuzzy.
+// CTPH (context-triggered piecewise hash, spamsum/ssdeep) signatures, byte for
+// byte those of libfuzzy.
 //
 // A rolling hash over 7 bytes cuts a piece where r mod B = B − 1; each piece
 // contributes one base64 symbol; B doubles from 3 until the signature has at
@@ -29,8 +29,15 @@ struct Ctph {
   friend bool operator==(const Ctph&, const Ctph&) = default;
 };
 
-// Signature of `bytes`.
+// Signature of `bytes`: what libfuzzy's fuzzy_digest(FUZZY_FLAG_ELIMSEQ |
+// FUZZY_FLAG_NOTRUNC) gives after fuzzy_update over `bytes`, computed here for
+// the two block sizes it needs (libfuzzy hashes every block size at once;
+// inputs past 50 GB still go to it). An empty Ctph for empty input.
 Ctph ComputeCtph(std::string_view bytes);
+
+// Test hook: the same signature from libfuzzy itself, the reference
+// ComputeCtph is checked against.
+Ctph TEST_ComputeCtphLibfuzzy(std::string_view bytes);
 
 // "B:sig:sig2", the ssdeep text form.
 std::string ToString(const Ctph& ctph);

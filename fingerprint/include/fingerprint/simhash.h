@@ -35,6 +35,14 @@ struct WordBag {
 };
 WordBag ComputeWordBag(std::string_view text);
 
+// ComputeSimHash and ComputeWordBag of `text` in one pass: both hash the same
+// words, once here.
+struct WordHashes {
+  std::uint64_t simhash = 0;
+  WordBag word_bag;
+};
+WordHashes ComputeWordHashes(std::string_view text);
+
 // Band keys for Hamming distance k (REQUIRES k < 64): the 64 bits are cut into
 // k + 1 bands of near-equal width, and key b is the band's index with its bits.
 // If two SimHashes differ in at most k bits, at least one of the k + 1 bands
