@@ -99,6 +99,24 @@ constexpr std::uint64_t BlockSize(unsigned level) {
   return std::uint64_t{kMinBlockSize} << level;
 }
 
+// spamsum's rolling hash over the last kWindow bytes: a sum, a
+// position-weighted sum and a shift/xor.
+struct RollingHash {
+  std::uint8_t window[kWindow] = {};
+  std::uint32_t h1 = 0, h2 = 0, h3 = 0;
+  int n = 0;
+
+  // Takes the next byte; returns the hash of the window ending with it.
+  std::uint32_t Update(std::uint8_t c) {
+    h2 = h2 - h1 + kWindow * std::uint32_t{c};
+    h1 = h1 + c - window[n];
+    window[n] = c;
+    if (++n == kWindow) n = 0;
+    h3 = (h3 << 5) ^ c;
+    return h1 + h2 + h3;
+  }
+};
+
 // The piece hash and signature at one block size.
 struct Level {
   std::uint8_t h = kHashInit;  // piece hash of the piece being read
@@ -119,26 +137,17 @@ struct Pass {
 void RunPass(std::string_view bytes, unsigned lo, Pass& pass) {
   pass = Pass{};
   pass.lo = lo;
-  std::uint8_t window[kWindow] = {};
-  std::uint32_t h1 = 0, h2 = 0, h3 = 0;
-  int n = 0;
+  RollingHash roll;
   // A cut at level k needs roll + 1 == 0 mod 3·2^k, so levels >= lo need the
   // low lo bits clear: one mask test rejects most bytes.
   const std::uint32_t low_mask = (std::uint32_t{1} << lo) - 1;
   std::uint8_t p0 = kHashInit, p1 = kHashInit, p2 = kHashInit;
   for (const char ch : bytes) {
     const auto c = static_cast<std::uint8_t>(ch);
-    // The rolling hash of spamsum: sum, position-weighted sum and shift/xor
-    // over the last 7 bytes.
-    h2 = h2 - h1 + kWindow * std::uint32_t{c};
-    h1 = h1 + c - window[n];
-    window[n] = c;
-    if (++n == kWindow) n = 0;
-    h3 = (h3 << 5) ^ c;
+    const std::uint32_t horg = roll.Update(c) + 1;
     p0 = kFnv[p0][c & 63];
     p1 = kFnv[p1][c & 63];
     p2 = kFnv[p2][c & 63];
-    const std::uint32_t horg = h1 + h2 + h3 + 1;
     if ((horg & low_mask) != 0 || horg % kMinBlockSize != 0 || horg == 0)
       continue;
     // horg = 3·2^k·odd: levels 0 .. k cut here.
@@ -162,23 +171,15 @@ void RunPass(std::string_view bytes, unsigned lo, Pass& pass) {
   pass.levels[0].h = p0;
   pass.levels[1].h = p1;
   pass.levels[2].h = p2;
-  pass.roll = h1 + h2 + h3;
+  pass.roll = roll.h1 + roll.h2 + roll.h3;
 }
 
 // The largest level whose cut condition holds somewhere in `bytes`, or -1.
 int MaxCutLevel(std::string_view bytes) {
-  std::uint8_t window[kWindow] = {};
-  std::uint32_t h1 = 0, h2 = 0, h3 = 0;
-  int n = 0;
+  RollingHash roll;
   int max_level = -1;
   for (const char ch : bytes) {
-    const auto c = static_cast<std::uint8_t>(ch);
-    h2 = h2 - h1 + kWindow * std::uint32_t{c};
-    h1 = h1 + c - window[n];
-    window[n] = c;
-    if (++n == kWindow) n = 0;
-    h3 = (h3 << 5) ^ c;
-    const std::uint32_t horg = h1 + h2 + h3 + 1;
+    const std::uint32_t horg = roll.Update(static_cast<std::uint8_t>(ch)) + 1;
     if (horg != 0 && horg % kMinBlockSize == 0) {
       max_level = std::max(max_level, std::countr_zero(horg / kMinBlockSize));
     }
