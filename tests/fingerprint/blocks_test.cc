@@ -241,6 +241,50 @@ TEST(SplitParagraphs, OneBlockPerNonEmptyLine) {
       ElementsAre("first line. second sentence.", "indented", "last"));
 }
 
+// The definition of a line block, written out: runs of whitespace folded to
+// one space, ends trimmed, kept when it holds a letter or digit. The random
+// lines use non-ASCII characters whose class is known: é and 中 are letters,
+// — and … are not.
+TEST(SplitParagraphs, SameAsTheDefinitionOnRandomLines) {
+  const std::vector<std::string> pieces = {
+      " ", " ", "  ", "\t", "\r", "\f", "\v", "a",  "z9", "word",
+      "-", "!", "..", "é",  "中", "—",  "…",  "\n", "\n", "x y"};
+  const auto is_space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+  };
+  std::mt19937_64 rng(31);
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    for (int k = static_cast<int>(rng() % 14); k > 0; --k)
+      text += pieces[rng() % pieces.size()];
+    std::vector<std::string> want;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      std::size_t eol = text.find('\n', start);
+      if (eol == std::string::npos) eol = text.size();
+      std::string folded;
+      bool space = false;
+      for (std::size_t i = start; i < eol; ++i) {
+        if (is_space(text[i])) {
+          space = !folded.empty();
+          continue;
+        }
+        if (space) folded += ' ';
+        space = false;
+        folded += text[i];
+      }
+      const bool word =
+          folded.find_first_of("abcdefghijklmnopqrstuvwxyz0123456789") !=
+              std::string::npos ||
+          folded.find("é") != std::string::npos ||
+          folded.find("中") != std::string::npos;
+      if (word) want.push_back(folded);
+      start = eol + 1;
+    }
+    ASSERT_EQ(SplitParagraphs(text), want) << round;
+  }
+}
+
 TEST(HashBlocks, OrderedHashesAndSortedKeys) {
   const BlockList list = HashBlocks({"b", "a", "b"}, BlockKind::kSentences);
   ASSERT_EQ(list.hashes.size(), 3u);
