@@ -602,6 +602,31 @@ int main(int argc, char** argv) {
       "(with n-grams)\n",
       mono.size(), FalseBilingual(mono, *model, two_tier),
       FalseBilingual(mono, *model, with_ngram));
+  {
+    // Where the misses are: pairs with at least one miss, and what was said.
+    std::map<std::string, std::pair<int, std::map<std::string, int>>> misses;
+    for (const Bilingual& s : bi) {
+      const Language l = mw::langid::Decide(s.evidence, *model, with_ngram);
+      if (l.bilingual &&
+          (l.code == s.a + "+" + s.b || l.code == s.b + "+" + s.a)) {
+        continue;
+      }
+      auto& m = misses[s.a + "+" + s.b];
+      ++m.first;
+      ++m.second[l.code];
+    }
+    std::printf("  misses (with n-grams) by pair: ");
+    int shown = 0;
+    for (const auto& [pair, m] : misses) {
+      std::printf("%s%s %d/10 (", shown++ ? "; " : "", pair.c_str(), m.first);
+      int k = 0;
+      for (const auto& [said, n] : m.second) {
+        std::printf("%s%s %d", k++ ? ", " : "", said.c_str(), n);
+      }
+      std::printf(")");
+    }
+    std::printf("\n");
+  }
   // The trade-off of the two bilingual knobs (named vs false bilingual), with
   // n-grams.
   for (double bml : {0.1, 0.2, 0.3}) {
