@@ -11,7 +11,10 @@
 #include <unicode/utf8.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -154,7 +157,120 @@ bool IsAscii(std::string_view s) {
   return true;
 }
 
+// The ICU path: UTF-8 -> UTF-16 (invalid sequences become U+FFFD), C1 and
+// control repair, NFKC_Casefold. Returns the folded text.
+icu::UnicodeString FoldWithIcu(std::string_view utf8) {
+  icu::UnicodeString raw = icu::UnicodeString::fromUTF8(
+      icu::StringPiece(utf8.data(), static_cast<int32_t>(utf8.size())));
+  RepairControls(raw);
+  UErrorCode status = U_ZERO_ERROR;
+  const icu::Normalizer2* nfkc_cf =
+      icu::Normalizer2::getNFKCCasefoldInstance(status);
+  icu::UnicodeString folded;
+  if (U_SUCCESS(status)) folded = nfkc_cf->normalize(raw, status);
+  if (U_FAILURE(status))
+    folded = raw.foldCase();  // ICU data missing: degrade, don't fail
+  return folded;
+}
+
+// NFKC_Casefold of single BMP code points that fold independently of their
+// neighbours, in lazily built blocks of 128.
+//
+// Why this is exact: a character for which Normalizer2::hasBoundaryBefore holds
+// never interacts with what precedes it, so a string is normalised by
+// normalising the parts between such characters independently (the contract
+// of hasBoundaryBefore). A text in which every character is "simple" (boundary
+// before, not a C1 or other control, at most kMaxFold code points folded) thus
+// folds to the concatenation of its characters' folds; a run of other
+// characters is folded by ICU together with the simple character before it
+// (which the run may combine with, e.g. "a" + U+0301) up to the next simple
+// character, which starts a new independent part.
+class FoldTable {
+ public:
+  static constexpr int kMaxFold = 3;
+  struct Entry {
+    std::uint8_t size;  // code points of the fold; kNotSimple: use ICU
+    char32_t fold[kMaxFold];
+  };
+  static constexpr std::uint8_t kNotSimple = 0xff;
+
+  // The entry of a BMP code point; null when ICU's NFKC_Casefold data is
+  // missing (the caller then takes the ICU path, which degrades).
+  const Entry* Find(char32_t c) {
+    Block* b = blocks_[c >> 7].load(std::memory_order_acquire);
+    if (b == nullptr) b = Build(c >> 7);
+    return b == nullptr ? nullptr : &b->entries[c & 127];
+  }
+
+ private:
+  struct Block {
+    Entry entries[128];
+  };
+
+  Block* Build(std::uint32_t index) {
+    UErrorCode status = U_ZERO_ERROR;
+    const icu::Normalizer2* nfkc_cf =
+        icu::Normalizer2::getNFKCCasefoldInstance(status);
+    if (U_FAILURE(status)) return nullptr;
+    auto block = std::make_unique<Block>();
+    for (char32_t k = 0; k < 128; ++k) {
+      const char32_t c = (index << 7) | k;
+      Entry& e = block->entries[k];
+      e.size = kNotSimple;
+      // Controls, C1 included, are repaired before folding (RepairControls);
+      // surrogates do not occur in decoded UTF-8.
+      if (c < 0xA0 || (c >= 0xD800 && c <= 0xDFFF)) continue;
+      if (!nfkc_cf->hasBoundaryBefore(static_cast<UChar32>(c))) continue;
+      UErrorCode s = U_ZERO_ERROR;
+      const icu::UnicodeString folded =
+          nfkc_cf->normalize(icu::UnicodeString(static_cast<UChar32>(c)), s);
+      if (U_FAILURE(s)) continue;
+      int n = 0;
+      bool fits = true;
+      for (int32_t i = 0; i < folded.length(); ++n) {
+        if (n == kMaxFold) {
+          fits = false;
+          break;
+        }
+        const UChar32 f = folded.char32At(i);
+        e.fold[n] = static_cast<char32_t>(f);
+        i += U16_LENGTH(f);
+      }
+      if (fits) e.size = static_cast<std::uint8_t>(n);
+    }
+    Block* expected = nullptr;
+    if (blocks_[index].compare_exchange_strong(expected, block.get(),
+                                               std::memory_order_acq_rel)) {
+      return block.release();  // kept for the life of the process
+    }
+    return expected;  // another thread built it first
+  }
+
+  std::atomic<Block*> blocks_[0x10000 >> 7] = {};
+};
+
+FoldTable& Folds() {
+  static FoldTable* table = new FoldTable;  // never destroyed: used at exit
+  return *table;
+}
+
 }  // namespace
+
+// The ICU path alone, which NormaliseText must equal (tests compare them).
+std::string TEST_NormaliseTextIcu(std::string_view utf8) {
+  const auto len =
+      static_cast<int32_t>(std::min<std::size_t>(utf8.size(), INT32_MAX / 2));
+  const icu::UnicodeString folded = FoldWithIcu(utf8.substr(0, len));
+  int32_t i = 0;
+  return Layout(
+      [&](UChar32& c) {
+        if (i >= folded.length()) return false;
+        c = folded.char32At(i);
+        i += U16_LENGTH(c);
+        return true;
+      },
+      utf8.size());
+}
 
 std::string NormaliseText(std::string_view utf8) {
   if (IsAscii(utf8)) {
@@ -177,29 +293,135 @@ std::string NormaliseText(std::string_view utf8) {
         utf8.size());
   }
   // ICU strings are indexed by int32_t; no caller comes near this, since
-  // mime.max_text_bytes is at most 1 GiB. fromUTF8 replaces every invalid
-  // sequence with U+FFFD, so nothing is dropped silently.
-  const auto len =
-      static_cast<int32_t>(std::min<std::size_t>(utf8.size(), INT32_MAX / 2));
-  icu::UnicodeString raw =
-      icu::UnicodeString::fromUTF8(icu::StringPiece(utf8.data(), len));
-  RepairControls(raw);
-  UErrorCode status = U_ZERO_ERROR;
-  const icu::Normalizer2* nfkc_cf =
-      icu::Normalizer2::getNFKCCasefoldInstance(status);
-  icu::UnicodeString folded;
-  if (U_SUCCESS(status)) folded = nfkc_cf->normalize(raw, status);
-  if (U_FAILURE(status))
-    folded = raw.foldCase();  // ICU data missing: degrade, don't fail
-  int32_t i = 0;
-  return Layout(
-      [&](UChar32& c) {
-        if (i >= folded.length()) return false;
-        c = folded.char32At(i);
-        i += U16_LENGTH(c);
+  // mime.max_text_bytes is at most 1 GiB.
+  const std::string_view text =
+      utf8.substr(0, std::min<std::size_t>(utf8.size(), INT32_MAX / 2));
+  // Other text: characters that fold alone come from FoldTable (several times
+  // faster than converting to UTF-16 and normalising), runs of the others go
+  // through ICU with the simple character before them (see FoldTable).
+  FoldTable& table = Folds();
+  const auto* s = reinterpret_cast<const std::uint8_t*>(text.data());
+  const auto n = static_cast<int32_t>(text.size());
+  int32_t i = 0;                      // next byte to decode
+  const char32_t* pending = nullptr;  // folded code points not yet yielded
+  int pending_size = 0;
+  char32_t ascii = 0;
+  icu::UnicodeString chunk;  // an ICU-folded run, yielded from chunk_at
+  int32_t chunk_at = 0;
+  // Where the last simple character started and its fold: it is yielded only
+  // once the next character is known to be simple too.
+  int32_t held_at = -1;
+  const char32_t* held = nullptr;
+  int held_size = 0;
+  char32_t held_ascii = 0;
+  bool degrade = false;  // ICU data missing: the whole text through ICU
+  // Decodes the character at `at`: its fold when it is simple.
+  auto simple = [&](int32_t& at, const char32_t** fold, int* size,
+                    char32_t* one) {
+    const std::uint8_t b = s[at];
+    if (b < 0x80) {
+      ++at;
+      char32_t c = b;
+      if (c >= 'A' && c <= 'Z') {
+        c += 'a' - 'A';
+      } else if ((c < 0x20 && c != '\t' && BreakOf(c) == Break::kNone) ||
+                 c == 0x7F) {
+        c = ' ';  // as RepairControls
+      }
+      *one = c;
+      *fold = one;
+      *size = 1;
+      return true;
+    }
+    const int32_t start = at;
+    UChar32 c;
+    U8_NEXT(s, at, n, c);
+    if (c < 0 || c > 0xFFFF) {
+      at = start;
+      return false;
+    }
+    const FoldTable::Entry* e = table.Find(static_cast<char32_t>(c));
+    if (e == nullptr) degrade = true;
+    if (e == nullptr || e->size == FoldTable::kNotSimple) {
+      at = start;
+      return false;
+    }
+    *fold = e->fold;
+    *size = e->size;
+    return true;
+  };
+  auto next = [&](UChar32& c) {
+    for (;;) {
+      if (pending_size > 0) {
+        c = static_cast<UChar32>(*pending++);
+        --pending_size;
         return true;
-      },
-      utf8.size());
+      }
+      if (chunk_at < chunk.length()) {
+        c = chunk.char32At(chunk_at);
+        chunk_at += U16_LENGTH(c);
+        return true;
+      }
+      if (i >= n) {
+        if (held_at < 0) return false;
+        pending = held_size == 1 && held == &held_ascii ? &ascii : held;
+        if (pending == &ascii) ascii = held_ascii;
+        pending_size = held_size;
+        held_at = -1;
+        continue;
+      }
+      const int32_t at = i;
+      const char32_t* fold;
+      int size;
+      char32_t one;
+      if (simple(i, &fold, &size, &one)) {
+        // The held character is independent of this one: yield it.
+        if (held_at >= 0) {
+          if (held == &held_ascii) {
+            ascii = held_ascii;
+            pending = &ascii;
+          } else {
+            pending = held;
+          }
+          pending_size = held_size;
+        }
+        held_at = at;
+        if (fold == &one) {
+          held_ascii = one;
+          held = &held_ascii;
+        } else {
+          held = fold;
+        }
+        held_size = size;
+        continue;
+      }
+      if (degrade) return false;
+      // A run of characters that are not simple: fold it with ICU together
+      // with the held character, up to the next simple character.
+      const int32_t from = held_at >= 0 ? held_at : at;
+      held_at = -1;
+      int32_t end = at;
+      while (end < n) {
+        int32_t probe = end;
+        const char32_t* f;
+        int sz;
+        char32_t o;
+        if (simple(probe, &f, &sz, &o)) break;
+        if (degrade) return false;
+        // Not simple: skip one code point (or one invalid byte sequence as
+        // U8_NEXT delimits it; ICU then substitutes the same maximal parts).
+        UChar32 skipped;
+        U8_NEXT(s, end, n, skipped);
+        (void)skipped;
+      }
+      chunk = FoldWithIcu(text.substr(from, end - from));
+      chunk_at = 0;
+      i = end;
+    }
+  };
+  std::string out = Layout(next, text.size());
+  if (!degrade) return out;
+  return TEST_NormaliseTextIcu(utf8);
 }
 
 Text Normalise(const Message& message) {
