@@ -54,6 +54,17 @@ class ScratchTable {
     if (slots_.size() < capacity_) slots_.resize(capacity_);
   }
 
+  // A cache hint for a later Find(hash): the slot where its probe starts.
+  void Prefetch(std::uint64_t hash) const {
+    __builtin_prefetch(slots_.data() + (hash & (capacity_ - 1)));
+  }
+
+  // Makes room for `extra` new slots, so that slots returned by the next
+  // `extra` calls of Find stay where they are.
+  void Reserve(std::size_t extra) {
+    while (2 * (used_ + extra) > capacity_) Grow();
+  }
+
   // The slot whose hash is `hash` and for which `same(slot)` holds; else a new
   // slot holding only `hash` (`*fresh` is then true; the caller fills it).
   template <typename Same>
@@ -190,38 +201,128 @@ struct Scratch {
   }
 };
 
-const TrigramSlot* FindTrigram(Scratch* scratch, std::string_view trigram,
-                               const Model& model, double floor) {
-  if (trigram.size() > 16) return nullptr;
-  std::uint64_t key[2] = {0, 0};
+// The memo key and hash of a trigram (at most 16 bytes).
+void TrigramKey(std::string_view trigram, std::uint64_t key[2],
+                std::uint64_t* hash) {
+  key[0] = key[1] = 0;
   std::memcpy(key, trigram.data(), trigram.size());
   std::uint64_t h =
       (key[0] ^ (key[1] * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
   h ^= h >> 29;
-  bool fresh = false;
+  *hash = h;
+}
+
+TrigramSlot* FindTrigramSlot(Scratch* scratch, const std::uint64_t key[2],
+                             std::uint64_t hash, bool* fresh) {
   TrigramSlot* s = scratch->trigrams.Find(
-      h,
+      hash,
       [&](const TrigramSlot& t) {
         return t.key[0] == key[0] && t.key[1] == key[1];
       },
-      &fresh);
-  if (fresh) {
+      fresh);
+  if (*fresh) {
     s->key[0] = key[0];
     s->key[1] = key[1];
-    const PostingList p = model.LookupNgram(trigram);
-    s->begin = static_cast<std::uint32_t>(scratch->contributions.size());
-    s->count = p.size();
-    for (std::uint32_t k = 0; k < p.size(); ++k) {
-      const Posting post = p[k];
-      scratch->contributions.emplace_back(post.language, post.weight * -floor);
-    }
   }
   return s;
 }
 
-MemoSlot* FindWord(Scratch* scratch, std::string_view word, bool* fresh) {
+// Decodes the postings of a fresh trigram slot into Scratch::contributions.
+void FillTrigram(Scratch* scratch, TrigramSlot* s, const PostingList& p,
+                 double floor) {
+  s->begin = static_cast<std::uint32_t>(scratch->contributions.size());
+  s->count = p.size();
+  for (std::uint32_t k = 0; k < p.size(); ++k) {
+    const Posting post = p[k];
+    scratch->contributions.emplace_back(post.language, post.weight * -floor);
+  }
+}
+
+const TrigramSlot* FindTrigram(Scratch* scratch, std::string_view trigram,
+                               const Model& model, double floor) {
+  if (trigram.size() > 16) return nullptr;
+  std::uint64_t key[2];
+  std::uint64_t h;
+  TrigramKey(trigram, key, &h);
+  bool fresh = false;
+  TrigramSlot* s = FindTrigramSlot(scratch, key, h, &fresh);
+  if (fresh) FillTrigram(scratch, s, model.LookupNgram(trigram), floor);
+  return s;
+}
+
+// Calls `f(trigram)` for each character trigram of `padded` (n bytes), in
+// order; returns their number.
+template <typename F>
+std::int32_t ForEachTrigram(const char* padded, std::int32_t n, F f) {
+  const auto* s = reinterpret_cast<const std::uint8_t*>(padded);
+  std::int32_t starts[4] = {0, 0, 0, 0};
+  std::int32_t count = 0, trigrams = 0;
+  for (std::int32_t k = 0; k <= n;) {
+    starts[count % 4] = k;
+    ++count;
+    if (count >= 4) {
+      const std::int32_t a = starts[(count - 4) % 4];
+      f(std::string_view(padded + a, k - a));
+      ++trigrams;
+    }
+    if (k == n) break;
+    U8_FWD_1(s, k, n);
+  }
+  return trigrams;
+}
+
+// Enters the trigrams of one word (`padded`, n bytes) in the memo, as
+// FindTrigram would one by one, but with their cache misses overlapped: first
+// every memo slot is hinted, then the dictionary probes of the new trigrams
+// are started together (bucket indices, then entries), then resolved in
+// order. NgramShares then finds every trigram in the memo; `contributions`
+// receives the same values in the same order.
+void PrepareTrigrams(Scratch* scratch, const char* padded, std::int32_t n,
+                     const Model& model, double floor) {
+  struct Pending {
+    std::uint64_t key[2];
+    std::uint64_t hash;
+    std::uint64_t probe;  // Model::KeyHash of the dictionary key
+    TrigramSlot* slot;
+    bool fresh;
+  };
+  constexpr std::int32_t kMax = 64;  // longer words: FindTrigram alone
+  Pending p[kMax];
+  std::int32_t count = 0;
+  bool fits = true;
+  ForEachTrigram(padded, n, [&](std::string_view trigram) {
+    if (count == kMax || trigram.size() > 16) {
+      fits = false;
+      return;
+    }
+    Pending& q = p[count++];
+    TrigramKey(trigram, q.key, &q.hash);
+    scratch->trigrams.Prefetch(q.hash);
+    char key[17];
+    key[0] = internal::kNgramPrefix;
+    std::memcpy(key + 1, trigram.data(), trigram.size());
+    q.probe = Model::KeyHash(std::string_view(key, trigram.size() + 1));
+  });
+  if (!fits) return;
+  scratch->trigrams.Reserve(static_cast<std::size_t>(count));
+  for (std::int32_t i = 0; i < count; ++i) {
+    p[i].slot = FindTrigramSlot(scratch, p[i].key, p[i].hash, &p[i].fresh);
+    if (p[i].fresh) model.PrefetchBucket(p[i].probe);
+  }
+  for (std::int32_t i = 0; i < count; ++i) {
+    if (p[i].fresh) model.PrefetchEntries(p[i].probe);
+  }
+  for (std::int32_t i = 0; i < count; ++i) {
+    if (p[i].fresh) {
+      FillTrigram(scratch, p[i].slot, model.LookupHashed(p[i].probe), floor);
+    }
+  }
+}
+
+MemoSlot* FindWord(Scratch* scratch, std::string_view word, std::uint64_t hash,
+                   bool* fresh) {
   MemoSlot* s = scratch->words.Find(
-      internal::Hash64(word),
+      hash,
       [&](const MemoSlot& m) {
         return m.size == word.size() &&
                std::memcmp(m.data, word.data(), word.size()) == 0;
@@ -233,6 +334,23 @@ MemoSlot* FindWord(Scratch* scratch, std::string_view word, bool* fresh) {
   }
   return s;
 }
+
+// A word waiting in Tally::pending: its dictionary probe and memo slot are
+// being loaded into the cache meanwhile.
+struct PendingWord {
+  std::string_view word;
+  int script = 0;
+  bool lookup = false;     // not decided by its script: memo and dictionary
+  std::uint64_t hash = 0;  // Model::KeyHash(word) when `lookup`
+};
+
+// Words between the first cache hint for a word (its memo slot and dictionary
+// bucket index) and its scoring, and between the second (its dictionary
+// entries, which need the bucket index) and its scoring. A cache miss costs
+// about as much as scoring a few words, and the two misses of a probe are
+// dependent, so each hint gets half of the lag.
+constexpr std::size_t kLookAhead = 16;
+constexpr std::size_t kEntriesLookAhead = 8;
 
 struct Tally {
   const Model* model;
@@ -266,6 +384,11 @@ struct Tally {
   // the sums are the same, to the bit, as scoring every occurrence afresh.
   Scratch* memo = nullptr;  // null: score every occurrence afresh (reference)
   std::vector<NgramShare> own_shares;  // without memo
+  // With the memo, words are scored kLookAhead words after SegmentWords
+  // reports them, in the same order (BufferWord, ScoreWord).
+  std::array<PendingWord, kLookAhead> pending;
+  std::size_t pushed = 0;  // words reported so far
+  std::size_t scored = 0;  // words scored so far
 };
 
 // How sharply the n-gram tier prefers the language whose trigrams fit best:
@@ -284,40 +407,30 @@ void NgramShares(Tally* t, std::string_view word, MemoSlot* slot) {
   padded[0] = ' ';
   std::memcpy(padded + 1, word.data(), word.size());
   padded[word.size() + 1] = ' ';
-  const auto* s = reinterpret_cast<const std::uint8_t*>(padded);
   const std::int32_t n = static_cast<std::int32_t>(word.size() + 2);
-  std::int32_t starts[4] = {0, 0, 0, 0};
-  std::int32_t count = 0, trigrams = 0;
-  for (std::int32_t k = 0; k <= n;) {
-    starts[count % 4] = k;
-    ++count;
-    if (count >= 4) {
-      const std::int32_t a = starts[(count - 4) % 4];
-      const std::string_view trigram(padded + a, k - a);
-      ++trigrams;
-      const TrigramSlot* cached =
-          t->memo ? FindTrigram(t->memo, trigram, m, floor) : nullptr;
-      if (cached != nullptr) {
-        for (std::uint32_t i = 0; i < cached->count; ++i) {
-          const auto& [language, weight] =
-              t->memo->contributions[cached->begin + i];
-          if (t->delta[language] == 0) t->touched.push_back(language);
-          t->delta[language] += weight;
-        }
-      } else {
-        const PostingList p = m.LookupNgram(trigram);
-        for (std::uint32_t i = 0; i < p.size(); ++i) {
-          const Posting post = p[i];
-          if (t->delta[post.language] == 0) {
-            t->touched.push_back(post.language);
+  if (t->memo) PrepareTrigrams(t->memo, padded, n, m, floor);
+  const std::int32_t trigrams =
+      ForEachTrigram(padded, n, [&](std::string_view trigram) {
+        const TrigramSlot* cached =
+            t->memo ? FindTrigram(t->memo, trigram, m, floor) : nullptr;
+        if (cached != nullptr) {
+          for (std::uint32_t i = 0; i < cached->count; ++i) {
+            const auto& [language, weight] =
+                t->memo->contributions[cached->begin + i];
+            if (t->delta[language] == 0) t->touched.push_back(language);
+            t->delta[language] += weight;
           }
-          t->delta[post.language] += post.weight * -floor;
+        } else {
+          const PostingList p = m.LookupNgram(trigram);
+          for (std::uint32_t i = 0; i < p.size(); ++i) {
+            const Posting post = p[i];
+            if (t->delta[post.language] == 0) {
+              t->touched.push_back(post.language);
+            }
+            t->delta[post.language] += post.weight * -floor;
+          }
         }
-      }
-    }
-    if (k == n) break;
-    U8_FWD_1(s, k, n);
-  }
+      });
   if (trigrams == 0 || t->touched.empty()) return;
   double best = -1e300;
   for (std::size_t i : t->touched) best = std::max(best, t->delta[i]);
@@ -358,8 +471,9 @@ void FlushLine(Tally* t) {
   t->line_words = 0;
 }
 
-void CountWord(void* context, std::string_view word, int script) {
-  auto* t = static_cast<Tally*>(context);
+// Scores one word: `hash` is Model::KeyHash(word) when there is a memo.
+void ScoreWord(Tally* t, std::string_view word, int script,
+               std::uint64_t hash) {
   if (t->last_end != nullptr && word.data() > t->last_end &&
       std::memchr(t->last_end, '\n', word.data() - t->last_end) != nullptr) {
     FlushLine(t);
@@ -386,9 +500,10 @@ void CountWord(void* context, std::string_view word, int script) {
   bool fresh = true;
   MemoSlot scratch;
   MemoSlot* slot = &scratch;
-  if (t->memo) slot = FindWord(t->memo, word, &fresh);
+  if (t->memo) slot = FindWord(t->memo, word, hash, &fresh);
   if (fresh) {
-    slot->postings = t->model->Lookup(word);
+    slot->postings =
+        t->memo ? t->model->LookupHashed(hash) : t->model->Lookup(word);
     const PostingList& p = slot->postings;
     if (p.empty() && !p.common()) {
       NgramShares(t, word, slot);
@@ -426,6 +541,40 @@ void CountWord(void* context, std::string_view word, int script) {
     t->affinity[p.language] += AffinityGain(p.weight);
   }
   ++t->n_shared;
+}
+
+// WordSink of the reference path (no memo): scores each word at once.
+void CountWord(void* context, std::string_view word, int script) {
+  ScoreWord(static_cast<Tally*>(context), word, script, 0);
+}
+
+void ScorePending(Tally* t) {
+  const PendingWord& w = t->pending[t->scored % kLookAhead];
+  ScoreWord(t, w.word, w.script, w.hash);
+  ++t->scored;
+}
+
+// WordSink with the memo: queues the word and hints its memo slot and its
+// dictionary probe to the cache, then scores the word queued kLookAhead words
+// earlier. Scoring stays in text order, so the evidence is the same.
+void BufferWord(void* context, std::string_view word, int script) {
+  auto* t = static_cast<Tally*>(context);
+  PendingWord& w = t->pending[t->pushed % kLookAhead];
+  w.word = word;
+  w.script = script;
+  w.lookup = script != USCRIPT_HAN && internal::DirectLanguage(script).empty();
+  if (w.lookup) {
+    w.hash = Model::KeyHash(word);
+    t->memo->words.Prefetch(w.hash);
+    t->model->PrefetchBucket(w.hash);
+  }
+  ++t->pushed;
+  if (t->pushed > kEntriesLookAhead) {
+    const PendingWord& e =
+        t->pending[(t->pushed - 1 - kEntriesLookAhead) % kLookAhead];
+    if (e.lookup) t->model->PrefetchEntries(e.hash);
+  }
+  if (t->pushed - t->scored == kLookAhead) ScorePending(t);
 }
 
 bool HasC1(std::string_view s) {
@@ -504,7 +653,12 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   t.affinity.assign(t.pure.size(), 0.0);
   t.ngram_affinity.assign(t.pure.size(), 0.0);
   t.delta.assign(t.pure.size(), 0.0);
-  internal::SegmentWords(text, CountWord, &t);
+  if (t.memo) {
+    internal::SegmentWords(text, BufferWord, &t);
+    while (t.scored < t.pushed) ScorePending(&t);
+  } else {
+    internal::SegmentWords(text, CountWord, &t);
+  }
   FlushLine(&t);
   if (t.han > 0) {
     // Japanese writes Han with kana; Han alone is Chinese.
