@@ -99,6 +99,17 @@ void AppendUtf8(std::string& out, UChar32 c) {
 // collapses whitespace inside lines, keeps at most one blank line between
 // paragraphs and none at either end. `next(c)` yields the folded code points
 // and returns false at the end.
+// What Layout needs to know of a non-ASCII code point: u_isUWhiteSpace and
+// IsInvisible, looked up in FoldTable for the BMP (two ICU property lookups
+// per character otherwise).
+constexpr std::uint8_t kClassSpace = 1;
+constexpr std::uint8_t kClassInvisible = 2;
+std::uint8_t IcuClassOf(UChar32 c) {
+  return (u_isUWhiteSpace(c) ? kClassSpace : 0) |
+         (IsInvisible(c) ? kClassInvisible : 0);
+}
+std::uint8_t ClassOf(UChar32 c);  // below, with FoldTable
+
 template <typename Next>
 std::string Layout(Next next, std::size_t size_hint) {
   std::string out;
@@ -126,13 +137,14 @@ std::string Layout(Next next, std::size_t size_hint) {
     }
     // ASCII needs no property lookup: only space and tab are whitespace there
     // (controls were already turned into spaces) and nothing is invisible.
-    const bool space = c < 0x80 ? (c == ' ' || c == '\t')
-                                : static_cast<bool>(u_isUWhiteSpace(c));
+    const std::uint8_t cls = c < 0x80 ? 0 : ClassOf(c);
+    const bool space =
+        c < 0x80 ? (c == ' ' || c == '\t') : (cls & kClassSpace) != 0;
     if (space) {
       pending_space = line_has_text;
       continue;
     }
-    if (c >= 0x80 && IsInvisible(c)) continue;
+    if ((cls & kClassInvisible) != 0) continue;
     if (pending_breaks > 0 && !out.empty()) {
       out.append(static_cast<size_t>(pending_breaks), '\n');
     } else if (pending_space) {
@@ -190,6 +202,7 @@ class FoldTable {
   static constexpr int kMaxFold = 3;
   struct Entry {
     std::uint8_t size;  // code points of the fold; kNotSimple: use ICU
+    std::uint8_t cls;   // IcuClassOf the code point itself (for Layout)
     char32_t fold[kMaxFold];
   };
   static constexpr std::uint8_t kNotSimple = 0xff;
@@ -217,6 +230,7 @@ class FoldTable {
       const char32_t c = (index << 7) | k;
       Entry& e = block->entries[k];
       e.size = kNotSimple;
+      e.cls = IcuClassOf(static_cast<UChar32>(c));
       // Controls, C1 included, are repaired before folding (RepairControls);
       // surrogates do not occur in decoded UTF-8.
       if (c < 0xA0 || (c >= 0xD800 && c <= 0xDFFF)) continue;
@@ -252,6 +266,14 @@ class FoldTable {
 FoldTable& Folds() {
   static FoldTable* table = new FoldTable;  // never destroyed: used at exit
   return *table;
+}
+
+std::uint8_t ClassOf(UChar32 c) {
+  if (c <= 0xFFFF) {
+    const FoldTable::Entry* e = Folds().Find(static_cast<char32_t>(c));
+    if (e != nullptr) return e->cls;
+  }
+  return IcuClassOf(c);
 }
 
 }  // namespace
@@ -316,8 +338,8 @@ std::string NormaliseText(std::string_view utf8) {
   char32_t held_ascii = 0;
   bool degrade = false;  // ICU data missing: the whole text through ICU
   // Decodes the character at `at`: its fold when it is simple.
-  auto simple = [&](int32_t& at, const char32_t** fold, int* size,
-                    char32_t* one) {
+  auto simple = [&](int32_t & at, const char32_t** fold, int* size,
+                    char32_t* one) __attribute__((always_inline)) {
     const std::uint8_t b = s[at];
     if (b < 0x80) {
       ++at;
