@@ -179,6 +179,10 @@ struct TrigramSlot {
   std::uint64_t hash = 0;
   std::uint64_t key[2] = {0, 0};
   std::uint32_t begin = 0;  // into Scratch::contribution_*
+  // Every posting has a language below 64 and a weight above 0: `languages`
+  // (one bit per language) then tells which languages it makes non-zero.
+  bool below_64 = false;
+  std::uint64_t languages = 0;
 };
 
 // Per-thread memory of Collect, reused from text to text.
@@ -236,12 +240,20 @@ void FillTrigram(Scratch* scratch, TrigramSlot* s, const PostingList& p,
                  double floor) {
   s->begin = static_cast<std::uint32_t>(scratch->contribution_weight.size());
   s->count = p.size();
+  s->below_64 = true;
+  s->languages = 0;
   for (std::uint32_t k = 0; k < p.size(); ++k) {
     const Posting post = p[k];
+    const double weight = post.weight * -floor;
+    if (post.language < 64 && weight > 0) {
+      s->languages |= std::uint64_t{1} << post.language;
+    } else {
+      s->below_64 = false;
+    }
     // A language index is 8 bits in the file (format.h).
     scratch->contribution_language.push_back(
         static_cast<std::uint8_t>(post.language));
-    scratch->contribution_weight.push_back(post.weight * -floor);
+    scratch->contribution_weight.push_back(weight);
   }
 }
 
@@ -416,11 +428,33 @@ void NgramShares(Tally* t, std::string_view word, MemoSlot* slot) {
   padded[word.size() + 1] = ' ';
   const std::int32_t n = static_cast<std::int32_t>(word.size() + 2);
   if (t->memo) PrepareTrigrams(t->memo, padded, n, m, floor);
+  // Languages below 64 whose delta is not 0: the weights are never negative,
+  // so a delta is 0 exactly until a positive weight was added to it.
+  std::uint64_t nonzero = 0;
   const std::int32_t trigrams =
       ForEachTrigram(padded, n, [&](std::string_view trigram) {
         const TrigramSlot* cached =
             t->memo ? FindTrigram(t->memo, trigram, m, floor) : nullptr;
-        if (cached != nullptr) {
+        if (cached != nullptr && cached->below_64) {
+          // The same `touched` order as the test below, without a branch
+          // per posting: a language is new when its bit is not yet set.
+          const std::uint8_t* language =
+              t->memo->contribution_language.data() + cached->begin;
+          const double* weight =
+              t->memo->contribution_weight.data() + cached->begin;
+          std::uint64_t fresh = cached->languages & ~nonzero;
+          for (std::uint32_t i = 0; fresh != 0 && i < cached->count; ++i) {
+            const std::uint64_t bit = std::uint64_t{1} << language[i];
+            if (fresh & bit) {
+              t->touched.push_back(language[i]);
+              fresh &= ~bit;
+            }
+          }
+          nonzero |= cached->languages;
+          for (std::uint32_t i = 0; i < cached->count; ++i) {
+            t->delta[language[i]] += weight[i];
+          }
+        } else if (cached != nullptr) {
           for (std::uint32_t i = 0; i < cached->count; ++i) {
             const std::uint32_t language =
                 t->memo->contribution_language[cached->begin + i];
@@ -428,6 +462,9 @@ void NgramShares(Tally* t, std::string_view word, MemoSlot* slot) {
                 t->memo->contribution_weight[cached->begin + i];
             if (t->delta[language] == 0) t->touched.push_back(language);
             t->delta[language] += weight;
+            if (language < 64 && t->delta[language] != 0) {
+              nonzero |= std::uint64_t{1} << language;
+            }
           }
         } else {
           const PostingList p = m.LookupNgram(trigram);
@@ -437,6 +474,9 @@ void NgramShares(Tally* t, std::string_view word, MemoSlot* slot) {
               t->touched.push_back(post.language);
             }
             t->delta[post.language] += post.weight * -floor;
+            if (post.language < 64 && t->delta[post.language] != 0) {
+              nonzero |= std::uint64_t{1} << post.language;
+            }
           }
         }
       });
