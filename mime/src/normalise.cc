@@ -169,6 +169,16 @@ bool IsAscii(std::string_view s) {
   return true;
 }
 
+// NFKC_Casefold of an ASCII character after RepairControls: A-Z -> a-z,
+// controls other than tab and line breaks -> space.
+char32_t FoldAscii(std::uint8_t b) {
+  if (b >= 'A' && b <= 'Z') return b + ('a' - 'A');
+  if ((b < 0x20 && b != '\t' && BreakOf(b) == Break::kNone) || b == 0x7F) {
+    return ' ';
+  }
+  return b;
+}
+
 // The ICU path: UTF-8 -> UTF-16 (invalid sequences become U+FFFD), C1 and
 // control repair, NFKC_Casefold. Returns the folded text.
 icu::UnicodeString FoldWithIcu(std::string_view utf8) {
@@ -330,12 +340,7 @@ std::string NormaliseText(std::string_view utf8) {
   char32_t ascii = 0;
   icu::UnicodeString chunk;  // an ICU-folded run, yielded from chunk_at
   int32_t chunk_at = 0;
-  // Where the last simple character started and its fold: it is yielded only
-  // once the next character is known to be simple too.
-  int32_t held_at = -1;
-  const char32_t* held = nullptr;
-  int held_size = 0;
-  char32_t held_ascii = 0;
+  int32_t chunk_size = 0;
   bool degrade = false;  // ICU data missing: the whole text through ICU
   // Decodes the character at `at`: its fold when it is simple.
   auto simple = [&](int32_t & at, const char32_t** fold, int* size,
@@ -343,14 +348,7 @@ std::string NormaliseText(std::string_view utf8) {
     const std::uint8_t b = s[at];
     if (b < 0x80) {
       ++at;
-      char32_t c = b;
-      if (c >= 'A' && c <= 'Z') {
-        c += 'a' - 'A';
-      } else if ((c < 0x20 && c != '\t' && BreakOf(c) == Break::kNone) ||
-                 c == 0x7F) {
-        c = ' ';  // as RepairControls
-      }
-      *one = c;
+      *one = FoldAscii(b);
       *fold = one;
       *size = 1;
       return true;
@@ -379,50 +377,45 @@ std::string NormaliseText(std::string_view utf8) {
         --pending_size;
         return true;
       }
-      if (chunk_at < chunk.length()) {
+      if (chunk_at < chunk_size) {
         c = chunk.char32At(chunk_at);
         chunk_at += U16_LENGTH(c);
         return true;
       }
-      if (i >= n) {
-        if (held_at < 0) return false;
-        pending = held_size == 1 && held == &held_ascii ? &ascii : held;
-        if (pending == &ascii) ascii = held_ascii;
-        pending_size = held_size;
-        held_at = -1;
-        continue;
+      if (i >= n) return false;
+      // A character folds alone when the next one is simple (it has a
+      // boundary before it); ASCII always is.
+      if (s[i] < 0x80 && (i + 1 == n || s[i + 1] < 0x80)) {
+        c = static_cast<UChar32>(FoldAscii(s[i++]));
+        return true;
       }
       const int32_t at = i;
       const char32_t* fold;
       int size;
       char32_t one;
+      int32_t end;
       if (simple(i, &fold, &size, &one)) {
-        // The held character is independent of this one: yield it.
-        if (held_at >= 0) {
-          if (held == &held_ascii) {
-            ascii = held_ascii;
-            pending = &ascii;
-          } else {
-            pending = held;
+        int32_t probe = i;
+        const char32_t* f;
+        int sz;
+        char32_t o;
+        if (i == n || s[i] < 0x80 || simple(probe, &f, &sz, &o)) {
+          if (fold == &one) {
+            ascii = one;
+            fold = &ascii;
           }
-          pending_size = held_size;
+          pending = fold;
+          pending_size = size;
+          continue;
         }
-        held_at = at;
-        if (fold == &one) {
-          held_ascii = one;
-          held = &held_ascii;
-        } else {
-          held = fold;
-        }
-        held_size = size;
-        continue;
+        if (degrade) return false;
+        end = i;  // this character may combine with the run after it
+      } else {
+        if (degrade) return false;
+        end = at;
       }
-      if (degrade) return false;
-      // A run of characters that are not simple: fold it with ICU together
-      // with the held character, up to the next simple character.
-      const int32_t from = held_at >= 0 ? held_at : at;
-      held_at = -1;
-      int32_t end = at;
+      // The run of characters that are not simple, up to the next simple
+      // one, folded by ICU with the simple character before it (if any).
       while (end < n) {
         int32_t probe = end;
         const char32_t* f;
@@ -436,8 +429,9 @@ std::string NormaliseText(std::string_view utf8) {
         U8_NEXT(s, end, n, skipped);
         (void)skipped;
       }
-      chunk = FoldWithIcu(text.substr(from, end - from));
+      chunk = FoldWithIcu(text.substr(at, end - at));
       chunk_at = 0;
+      chunk_size = chunk.length();
       i = end;
     }
   };
