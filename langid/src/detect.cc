@@ -214,9 +214,9 @@ struct MemoSlot {
 };
 
 // A trigram of the n-gram tier (its UTF-8, at most 12 bytes, zero-padded to 16:
-// words hold no NUL) with its postings decoded once into (language,
-// weight * -floor) pairs: trigrams repeat far more than words, and each costs a
-// dictionary probe and tens of postings.
+// words hold no NUL) with its postings decoded once into languages and
+// weight * -floor (Scratch::contribution_*): trigrams repeat far more than
+// words, and each costs a dictionary probe and tens of postings.
 struct TrigramSlot {
   std::uint32_t gen = 0;
   std::uint32_t count = 0;

@@ -95,10 +95,6 @@ void AppendUtf8(std::string& out, UChar32 c) {
   if (!error) out.append(buf, static_cast<size_t>(n));
 }
 
-// The last pass, shared by the ASCII and the ICU paths: drops invisibles,
-// collapses whitespace inside lines, keeps at most one blank line between
-// paragraphs and none at either end. `next(c)` yields the folded code points
-// and returns false at the end.
 // What Layout needs to know of a non-ASCII code point: u_isUWhiteSpace and
 // IsInvisible, looked up in FoldTable for the BMP (two ICU property lookups
 // per character otherwise).
@@ -110,6 +106,10 @@ std::uint8_t IcuClassOf(UChar32 c) {
 }
 std::uint8_t ClassOf(UChar32 c);  // below, with FoldTable
 
+// The last pass, shared by the ASCII and the ICU paths: drops invisibles,
+// collapses whitespace inside lines, keeps at most one blank line between
+// paragraphs and none at either end. `next(c)` yields the folded code points
+// and returns false at the end.
 template <typename Next>
 std::string Layout(Next next, std::size_t size_hint) {
   std::string out;
