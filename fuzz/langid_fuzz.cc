@@ -3,7 +3,8 @@
 // passes). Beyond "no crash, no sanitizer report, bounded time", it checks that
 // Collect's per-text word memo changes nothing: its Evidence must equal, to the
 // bit, the reference that scores every occurrence afresh
-// (TEST_CollectEveryWord), and a verdict's scores stay in 0-100.
+// (TEST_CollectEveryWord), and a verdict's scores stay in 0-100. It also checks
+// that mime::NormaliseText equals its ICU-only path (TEST_NormaliseTextIcu).
 // The dictionary is the built one: $MW_LANGID_DICT, else the default places
 // (langid::OpenDictionary); scripts/test points it at build/.
 #include <cstddef>
@@ -63,6 +64,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
                                       std::size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   Run(input);
-  Run(mw::mime::NormaliseText(input));
+  const std::string normalised = mw::mime::NormaliseText(input);
+  // NormaliseText folds most characters from a table and only the rest with
+  // ICU: it must give the bytes of the ICU path on the whole text.
+  Check(normalised == mw::mime::TEST_NormaliseTextIcu(input));
+  Run(normalised);
   return 0;
 }

@@ -2,6 +2,10 @@
 #include <unicode/uscript.h>
 #include <unicode/utf8.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -52,6 +56,17 @@ class ScratchTable {
     used_ = 0;
     capacity_ = capacity;
     if (slots_.size() < capacity_) slots_.resize(capacity_);
+  }
+
+  // A cache hint for a later Find(hash): the slot where its probe starts.
+  void Prefetch(std::uint64_t hash) const {
+    __builtin_prefetch(slots_.data() + (hash & (capacity_ - 1)));
+  }
+
+  // Makes room for `extra` new slots, so that slots returned by the next
+  // `extra` calls of Find stay where they are.
+  void Reserve(std::size_t extra) {
+    while (2 * (used_ + extra) > capacity_) Grow();
   }
 
   // The slot whose hash is `hash` and for which `same(slot)` holds; else a new
@@ -138,6 +153,46 @@ inline double AffinityGain(double share) {
   return share > kAffinityFloor ? FastLog(share / kAffinityFloor) : 0.0;
 }
 
+#if defined(__SSE2__)
+// Shares delta[a] / sum and delta[b] / sum and their AffinityGain, two at a
+// time: the same IEEE operations in the same order as the scalar code (SSE2
+// has no fused multiply-add, and this is part of every x86-64 CPU), so the
+// same bits, at about half the cost of its three divisions per share.
+inline void SharesAndGains2(double da, double db, double sum, double* share,
+                            double* gain) {
+  const __m128d s = _mm_div_pd(_mm_set_pd(db, da), _mm_set1_pd(sum));
+  const __m128d x = _mm_div_pd(s, _mm_set1_pd(kAffinityFloor));
+  const __m128i bits = _mm_castpd_si128(x);
+  // The exponents (x > 0 where it is used: the sign bit is clear) as two
+  // 32-bit integers in the low lanes.
+  __m128i e = _mm_sub_epi32(
+      _mm_shuffle_epi32(_mm_srli_epi64(bits, 52), _MM_SHUFFLE(3, 3, 2, 0)),
+      _mm_set1_epi32(1023));
+  __m128d m = _mm_castsi128_pd(
+      _mm_or_si128(_mm_and_si128(bits, _mm_set1_epi64x(0x000fffffffffffffll)),
+                   _mm_set1_epi64x(0x3ff0000000000000ll)));
+  const __m128d big = _mm_cmpgt_pd(m, _mm_set1_pd(1.4142135623730951));
+  m = _mm_or_pd(_mm_and_pd(big, _mm_mul_pd(m, _mm_set1_pd(0.5))),
+                _mm_andnot_pd(big, m));
+  e = _mm_sub_epi32(
+      e, _mm_shuffle_epi32(_mm_castpd_si128(big), _MM_SHUFFLE(3, 3, 2, 0)));
+  const __m128d one = _mm_set1_pd(1.0);
+  const __m128d t = _mm_div_pd(_mm_sub_pd(m, one), _mm_add_pd(m, one));
+  const __m128d t2 = _mm_mul_pd(t, t);
+  __m128d p = _mm_add_pd(_mm_set1_pd(1.0 / 7), _mm_div_pd(t2, _mm_set1_pd(9)));
+  p = _mm_add_pd(_mm_set1_pd(1.0 / 5), _mm_mul_pd(t2, p));
+  p = _mm_add_pd(_mm_set1_pd(1.0 / 3), _mm_mul_pd(t2, p));
+  p = _mm_add_pd(one, _mm_mul_pd(t2, p));
+  const __m128d log = _mm_add_pd(
+      _mm_mul_pd(_mm_cvtepi32_pd(e), _mm_set1_pd(0.6931471805599453)),
+      _mm_mul_pd(_mm_mul_pd(_mm_set1_pd(2.0), t), p));
+  const __m128d g =
+      _mm_and_pd(_mm_cmpgt_pd(s, _mm_set1_pd(kAffinityFloor)), log);
+  _mm_storeu_pd(share, s);
+  _mm_storeu_pd(gain, g);
+}
+#endif
+
 // One language share of an unknown word from the n-gram tier, with its
 // affinity gain (computed once per distinct word).
 struct NgramShare {
@@ -159,23 +214,30 @@ struct MemoSlot {
 };
 
 // A trigram of the n-gram tier (its UTF-8, at most 12 bytes, zero-padded to 16:
-// words hold no NUL) with its postings decoded once into (language,
-// weight * -floor) pairs: trigrams repeat far more than words, and each costs a
-// dictionary probe and tens of postings.
+// words hold no NUL) with its postings decoded once into languages and
+// weight * -floor (Scratch::contribution_*): trigrams repeat far more than
+// words, and each costs a dictionary probe and tens of postings.
 struct TrigramSlot {
   std::uint32_t gen = 0;
   std::uint32_t count = 0;
   std::uint64_t hash = 0;
   std::uint64_t key[2] = {0, 0};
-  std::uint32_t begin = 0;  // into Scratch::contributions
+  std::uint32_t begin = 0;  // into Scratch::contribution_*
+  // Every posting has a language below 64 and a weight above 0: `languages`
+  // (one bit per language) then tells which languages it makes non-zero.
+  bool below_64 = false;
+  std::uint64_t languages = 0;
 };
 
 // Per-thread memory of Collect, reused from text to text.
 struct Scratch {
   ScratchTable<MemoSlot> words;
   ScratchTable<TrigramSlot> trigrams;
-  std::vector<NgramShare> ngram_shares;                         // MemoSlot
-  std::vector<std::pair<std::uint32_t, double>> contributions;  // TrigramSlot
+  std::vector<NgramShare> ngram_shares;  // MemoSlot
+  // TrigramSlot: language and weight * -floor of each posting, apart so that
+  // the trigrams of a 60 KB text (about 50 k postings) stay in the L2 cache.
+  std::vector<std::uint8_t> contribution_language;
+  std::vector<double> contribution_weight;
 
   void Reset(std::size_t text_bytes) {
     // About one distinct word per 16 bytes of short text; fewer in long text.
@@ -186,42 +248,144 @@ struct Scratch {
     words.Reset(capacity);
     trigrams.Reset(capacity);
     ngram_shares.clear();
-    contributions.clear();
+    contribution_language.clear();
+    contribution_weight.clear();
   }
 };
 
-const TrigramSlot* FindTrigram(Scratch* scratch, std::string_view trigram,
-                               const Model& model, double floor) {
-  if (trigram.size() > 16) return nullptr;
-  std::uint64_t key[2] = {0, 0};
+// The memo key and hash of a trigram (at most 16 bytes).
+void TrigramKey(std::string_view trigram, std::uint64_t key[2],
+                std::uint64_t* hash) {
+  key[0] = key[1] = 0;
   std::memcpy(key, trigram.data(), trigram.size());
   std::uint64_t h =
       (key[0] ^ (key[1] * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
   h ^= h >> 29;
-  bool fresh = false;
+  *hash = h;
+}
+
+TrigramSlot* FindTrigramSlot(Scratch* scratch, const std::uint64_t key[2],
+                             std::uint64_t hash, bool* fresh) {
   TrigramSlot* s = scratch->trigrams.Find(
-      h,
+      hash,
       [&](const TrigramSlot& t) {
         return t.key[0] == key[0] && t.key[1] == key[1];
       },
-      &fresh);
-  if (fresh) {
+      fresh);
+  if (*fresh) {
     s->key[0] = key[0];
     s->key[1] = key[1];
-    const PostingList p = model.LookupNgram(trigram);
-    s->begin = static_cast<std::uint32_t>(scratch->contributions.size());
-    s->count = p.size();
-    for (std::uint32_t k = 0; k < p.size(); ++k) {
-      const Posting post = p[k];
-      scratch->contributions.emplace_back(post.language, post.weight * -floor);
-    }
   }
   return s;
 }
 
-MemoSlot* FindWord(Scratch* scratch, std::string_view word, bool* fresh) {
+// Decodes the postings of a fresh trigram slot into Scratch::contribution_*.
+void FillTrigram(Scratch* scratch, TrigramSlot* s, const PostingList& p,
+                 double floor) {
+  s->begin = static_cast<std::uint32_t>(scratch->contribution_weight.size());
+  s->count = p.size();
+  s->below_64 = true;
+  s->languages = 0;
+  for (std::uint32_t k = 0; k < p.size(); ++k) {
+    const Posting post = p[k];
+    const double weight = post.weight * -floor;
+    if (post.language < 64 && weight > 0) {
+      s->languages |= std::uint64_t{1} << post.language;
+    } else {
+      s->below_64 = false;
+    }
+    // A language index is 8 bits in the file (format.h).
+    scratch->contribution_language.push_back(
+        static_cast<std::uint8_t>(post.language));
+    scratch->contribution_weight.push_back(weight);
+  }
+}
+
+const TrigramSlot* FindTrigram(Scratch* scratch, std::string_view trigram,
+                               const Model& model, double floor) {
+  if (trigram.size() > 16) return nullptr;
+  std::uint64_t key[2];
+  std::uint64_t h;
+  TrigramKey(trigram, key, &h);
+  bool fresh = false;
+  TrigramSlot* s = FindTrigramSlot(scratch, key, h, &fresh);
+  if (fresh) FillTrigram(scratch, s, model.LookupNgram(trigram), floor);
+  return s;
+}
+
+// Calls `f(trigram)` for each character trigram of `padded` (n bytes), in
+// order; returns their number.
+template <typename F>
+std::int32_t ForEachTrigram(const char* padded, std::int32_t n, F f) {
+  const auto* s = reinterpret_cast<const std::uint8_t*>(padded);
+  std::int32_t starts[4] = {0, 0, 0, 0};
+  std::int32_t count = 0, trigrams = 0;
+  for (std::int32_t k = 0; k <= n;) {
+    starts[count % 4] = k;
+    ++count;
+    if (count >= 4) {
+      const std::int32_t a = starts[(count - 4) % 4];
+      f(std::string_view(padded + a, k - a));
+      ++trigrams;
+    }
+    if (k == n) break;
+    U8_FWD_1(s, k, n);
+  }
+  return trigrams;
+}
+
+// Enters the trigrams of one word (`padded`, n bytes) in the memo, as
+// FindTrigram would one by one, but with their cache misses overlapped: first
+// every memo slot is hinted, then the dictionary probes of the new trigrams
+// are started together (bucket indices, then entries), then resolved in
+// order. NgramShares then finds every trigram in the memo; `contribution_*`
+// receives the same values in the same order.
+void PrepareTrigrams(Scratch* scratch, const char* padded, std::int32_t n,
+                     const Model& model, double floor) {
+  struct Pending {
+    std::uint64_t key[2];
+    std::uint64_t hash;
+    std::uint64_t probe;  // Model::KeyHash of the dictionary key
+    TrigramSlot* slot;
+    bool fresh;
+  };
+  constexpr std::int32_t kMax = 64;  // longer words: FindTrigram alone
+  Pending p[kMax];
+  std::int32_t count = 0;
+  bool fits = true;
+  ForEachTrigram(padded, n, [&](std::string_view trigram) {
+    if (count == kMax || trigram.size() > 16) {
+      fits = false;
+      return;
+    }
+    Pending& q = p[count++];
+    TrigramKey(trigram, q.key, &q.hash);
+    scratch->trigrams.Prefetch(q.hash);
+    char key[17];
+    key[0] = internal::kNgramPrefix;
+    std::memcpy(key + 1, trigram.data(), trigram.size());
+    q.probe = Model::KeyHash(std::string_view(key, trigram.size() + 1));
+  });
+  if (!fits) return;
+  scratch->trigrams.Reserve(static_cast<std::size_t>(count));
+  for (std::int32_t i = 0; i < count; ++i) {
+    p[i].slot = FindTrigramSlot(scratch, p[i].key, p[i].hash, &p[i].fresh);
+    if (p[i].fresh) model.PrefetchBucket(p[i].probe);
+  }
+  for (std::int32_t i = 0; i < count; ++i) {
+    if (p[i].fresh) model.PrefetchEntries(p[i].probe);
+  }
+  for (std::int32_t i = 0; i < count; ++i) {
+    if (p[i].fresh) {
+      FillTrigram(scratch, p[i].slot, model.LookupHashed(p[i].probe), floor);
+    }
+  }
+}
+
+MemoSlot* FindWord(Scratch* scratch, std::string_view word, std::uint64_t hash,
+                   bool* fresh) {
   MemoSlot* s = scratch->words.Find(
-      internal::Hash64(word),
+      hash,
       [&](const MemoSlot& m) {
         return m.size == word.size() &&
                std::memcmp(m.data, word.data(), word.size()) == 0;
@@ -233,6 +397,23 @@ MemoSlot* FindWord(Scratch* scratch, std::string_view word, bool* fresh) {
   }
   return s;
 }
+
+// A word waiting in Tally::pending: its dictionary probe and memo slot are
+// being loaded into the cache meanwhile.
+struct PendingWord {
+  std::string_view word;
+  int script = 0;
+  bool lookup = false;     // not decided by its script: memo and dictionary
+  std::uint64_t hash = 0;  // Model::KeyHash(word) when `lookup`
+};
+
+// Words between the first cache hint for a word (its memo slot and dictionary
+// bucket index) and its scoring, and between the second (its dictionary
+// entries, which need the bucket index) and its scoring. A cache miss costs
+// about as much as scoring a few words, and the two misses of a probe are
+// dependent, so each hint gets half of the lag.
+constexpr std::size_t kLookAhead = 16;
+constexpr std::size_t kEntriesLookAhead = 8;
 
 struct Tally {
   const Model* model;
@@ -266,6 +447,11 @@ struct Tally {
   // the sums are the same, to the bit, as scoring every occurrence afresh.
   Scratch* memo = nullptr;  // null: score every occurrence afresh (reference)
   std::vector<NgramShare> own_shares;  // without memo
+  // With the memo, words are scored kLookAhead words after SegmentWords
+  // reports them, in the same order (BufferWord, ScoreWord).
+  std::array<PendingWord, kLookAhead> pending;
+  std::size_t pushed = 0;  // words reported so far
+  std::size_t scored = 0;  // words scored so far
 };
 
 // How sharply the n-gram tier prefers the language whose trigrams fit best:
@@ -284,40 +470,60 @@ void NgramShares(Tally* t, std::string_view word, MemoSlot* slot) {
   padded[0] = ' ';
   std::memcpy(padded + 1, word.data(), word.size());
   padded[word.size() + 1] = ' ';
-  const auto* s = reinterpret_cast<const std::uint8_t*>(padded);
   const std::int32_t n = static_cast<std::int32_t>(word.size() + 2);
-  std::int32_t starts[4] = {0, 0, 0, 0};
-  std::int32_t count = 0, trigrams = 0;
-  for (std::int32_t k = 0; k <= n;) {
-    starts[count % 4] = k;
-    ++count;
-    if (count >= 4) {
-      const std::int32_t a = starts[(count - 4) % 4];
-      const std::string_view trigram(padded + a, k - a);
-      ++trigrams;
-      const TrigramSlot* cached =
-          t->memo ? FindTrigram(t->memo, trigram, m, floor) : nullptr;
-      if (cached != nullptr) {
-        for (std::uint32_t i = 0; i < cached->count; ++i) {
-          const auto& [language, weight] =
-              t->memo->contributions[cached->begin + i];
-          if (t->delta[language] == 0) t->touched.push_back(language);
-          t->delta[language] += weight;
-        }
-      } else {
-        const PostingList p = m.LookupNgram(trigram);
-        for (std::uint32_t i = 0; i < p.size(); ++i) {
-          const Posting post = p[i];
-          if (t->delta[post.language] == 0) {
-            t->touched.push_back(post.language);
+  if (t->memo) PrepareTrigrams(t->memo, padded, n, m, floor);
+  // Languages below 64 whose delta is not 0: the weights are never negative,
+  // so a delta is 0 exactly until a positive weight was added to it.
+  std::uint64_t nonzero = 0;
+  const std::int32_t trigrams =
+      ForEachTrigram(padded, n, [&](std::string_view trigram) {
+        const TrigramSlot* cached =
+            t->memo ? FindTrigram(t->memo, trigram, m, floor) : nullptr;
+        if (cached != nullptr && cached->below_64) {
+          // The same `touched` order as the test below, without a branch
+          // per posting: a language is new when its bit is not yet set.
+          const std::uint8_t* language =
+              t->memo->contribution_language.data() + cached->begin;
+          const double* weight =
+              t->memo->contribution_weight.data() + cached->begin;
+          std::uint64_t fresh = cached->languages & ~nonzero;
+          for (std::uint32_t i = 0; fresh != 0 && i < cached->count; ++i) {
+            const std::uint64_t bit = std::uint64_t{1} << language[i];
+            if (fresh & bit) {
+              t->touched.push_back(language[i]);
+              fresh &= ~bit;
+            }
           }
-          t->delta[post.language] += post.weight * -floor;
+          nonzero |= cached->languages;
+          for (std::uint32_t i = 0; i < cached->count; ++i) {
+            t->delta[language[i]] += weight[i];
+          }
+        } else if (cached != nullptr) {
+          for (std::uint32_t i = 0; i < cached->count; ++i) {
+            const std::uint32_t language =
+                t->memo->contribution_language[cached->begin + i];
+            const double weight =
+                t->memo->contribution_weight[cached->begin + i];
+            if (t->delta[language] == 0) t->touched.push_back(language);
+            t->delta[language] += weight;
+            if (language < 64 && t->delta[language] != 0) {
+              nonzero |= std::uint64_t{1} << language;
+            }
+          }
+        } else {
+          const PostingList p = m.LookupNgram(trigram);
+          for (std::uint32_t i = 0; i < p.size(); ++i) {
+            const Posting post = p[i];
+            if (t->delta[post.language] == 0) {
+              t->touched.push_back(post.language);
+            }
+            t->delta[post.language] += post.weight * -floor;
+            if (post.language < 64 && t->delta[post.language] != 0) {
+              nonzero |= std::uint64_t{1} << post.language;
+            }
+          }
         }
-      }
-    }
-    if (k == n) break;
-    U8_FWD_1(s, k, n);
-  }
+      });
   if (trigrams == 0 || t->touched.empty()) return;
   double best = -1e300;
   for (std::size_t i : t->touched) best = std::max(best, t->delta[i]);
@@ -329,7 +535,24 @@ void NgramShares(Tally* t, std::string_view word, MemoSlot* slot) {
   std::vector<NgramShare>& shares =
       t->memo ? t->memo->ngram_shares : t->own_shares;
   slot->ngram_begin = static_cast<std::uint32_t>(shares.size());
-  for (std::size_t i : t->touched) {
+  std::size_t k = 0;
+#if defined(__SSE2__)
+  if (t->memo) {
+    // Two at a time (the reference path below keeps the scalar code, so
+    // langid_eval and the fuzzer compare the two).
+    for (; k + 1 < t->touched.size(); k += 2) {
+      const std::size_t a = t->touched[k], b = t->touched[k + 1];
+      double share[2], gain[2];
+      SharesAndGains2(t->delta[a], t->delta[b], sum, share, gain);
+      shares.push_back({static_cast<std::uint32_t>(a), share[0], gain[0]});
+      t->delta[a] = 0;
+      shares.push_back({static_cast<std::uint32_t>(b), share[1], gain[1]});
+      t->delta[b] = 0;
+    }
+  }
+#endif
+  for (; k < t->touched.size(); ++k) {
+    const std::size_t i = t->touched[k];
     const double share = t->delta[i] / sum;
     shares.push_back(
         {static_cast<std::uint32_t>(i), share, AffinityGain(share)});
@@ -358,8 +581,9 @@ void FlushLine(Tally* t) {
   t->line_words = 0;
 }
 
-void CountWord(void* context, std::string_view word, int script) {
-  auto* t = static_cast<Tally*>(context);
+// Scores one word: `hash` is Model::KeyHash(word) when there is a memo.
+void ScoreWord(Tally* t, std::string_view word, int script,
+               std::uint64_t hash) {
   if (t->last_end != nullptr && word.data() > t->last_end &&
       std::memchr(t->last_end, '\n', word.data() - t->last_end) != nullptr) {
     FlushLine(t);
@@ -386,9 +610,10 @@ void CountWord(void* context, std::string_view word, int script) {
   bool fresh = true;
   MemoSlot scratch;
   MemoSlot* slot = &scratch;
-  if (t->memo) slot = FindWord(t->memo, word, &fresh);
+  if (t->memo) slot = FindWord(t->memo, word, hash, &fresh);
   if (fresh) {
-    slot->postings = t->model->Lookup(word);
+    slot->postings =
+        t->memo ? t->model->LookupHashed(hash) : t->model->Lookup(word);
     const PostingList& p = slot->postings;
     if (p.empty() && !p.common()) {
       NgramShares(t, word, slot);
@@ -426,6 +651,40 @@ void CountWord(void* context, std::string_view word, int script) {
     t->affinity[p.language] += AffinityGain(p.weight);
   }
   ++t->n_shared;
+}
+
+// WordSink of the reference path (no memo): scores each word at once.
+void CountWord(void* context, std::string_view word, int script) {
+  ScoreWord(static_cast<Tally*>(context), word, script, 0);
+}
+
+void ScorePending(Tally* t) {
+  const PendingWord& w = t->pending[t->scored % kLookAhead];
+  ScoreWord(t, w.word, w.script, w.hash);
+  ++t->scored;
+}
+
+// WordSink with the memo: queues the word and hints its memo slot and its
+// dictionary probe to the cache, then scores the word queued kLookAhead words
+// earlier. Scoring stays in text order, so the evidence is the same.
+void BufferWord(void* context, std::string_view word, int script) {
+  auto* t = static_cast<Tally*>(context);
+  PendingWord& w = t->pending[t->pushed % kLookAhead];
+  w.word = word;
+  w.script = script;
+  w.lookup = script != USCRIPT_HAN && internal::DirectLanguage(script).empty();
+  if (w.lookup) {
+    w.hash = Model::KeyHash(word);
+    t->memo->words.Prefetch(w.hash);
+    t->model->PrefetchBucket(w.hash);
+  }
+  ++t->pushed;
+  if (t->pushed > kEntriesLookAhead) {
+    const PendingWord& e =
+        t->pending[(t->pushed - 1 - kEntriesLookAhead) % kLookAhead];
+    if (e.lookup) t->model->PrefetchEntries(e.hash);
+  }
+  if (t->pushed - t->scored == kLookAhead) ScorePending(t);
 }
 
 bool HasC1(std::string_view s) {
@@ -504,7 +763,12 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   t.affinity.assign(t.pure.size(), 0.0);
   t.ngram_affinity.assign(t.pure.size(), 0.0);
   t.delta.assign(t.pure.size(), 0.0);
-  internal::SegmentWords(text, CountWord, &t);
+  if (t.memo) {
+    internal::SegmentWords(text, BufferWord, &t);
+    while (t.scored < t.pushed) ScorePending(&t);
+  } else {
+    internal::SegmentWords(text, CountWord, &t);
+  }
   FlushLine(&t);
   if (t.han > 0) {
     // Japanese writes Han with kana; Han alone is Chinese.

@@ -210,9 +210,28 @@ Result<Model> Model::FromBytes(std::string bytes, std::string_view name) {
   return Validate(std::move(storage), name);
 }
 
+std::uint64_t Model::KeyHash(std::string_view key) {
+  return internal::Hash64(key);
+}
+
 PostingList Model::Lookup(std::string_view key) const {
+  return LookupHashed(internal::Hash64(key));
+}
+
+void Model::PrefetchBucket(std::uint64_t h) const {
+  if (storage_ == nullptr) return;
+  const std::uint64_t bucket = bucket_bits_ == 0 ? 0 : h >> (64 - bucket_bits_);
+  __builtin_prefetch(buckets_ + bucket);
+}
+
+void Model::PrefetchEntries(std::uint64_t h) const {
+  if (storage_ == nullptr) return;
+  const std::uint64_t bucket = bucket_bits_ == 0 ? 0 : h >> (64 - bucket_bits_);
+  __builtin_prefetch(static_cast<const Entry*>(entries_) + buckets_[bucket]);
+}
+
+PostingList Model::LookupHashed(std::uint64_t h) const {
   if (storage_ == nullptr) return {};
-  const std::uint64_t h = internal::Hash64(key);
   const std::uint64_t bucket = bucket_bits_ == 0 ? 0 : h >> (64 - bucket_bits_);
   const std::uint32_t fingerprint = static_cast<std::uint32_t>(h);
   const auto* entries = static_cast<const Entry*>(entries_);

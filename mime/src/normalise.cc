@@ -11,7 +11,10 @@
 #include <unicode/utf8.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -92,6 +95,17 @@ void AppendUtf8(std::string& out, UChar32 c) {
   if (!error) out.append(buf, static_cast<size_t>(n));
 }
 
+// What Layout needs to know of a non-ASCII code point: u_isUWhiteSpace and
+// IsInvisible, looked up in FoldTable for the BMP (two ICU property lookups
+// per character otherwise).
+constexpr std::uint8_t kClassSpace = 1;
+constexpr std::uint8_t kClassInvisible = 2;
+std::uint8_t IcuClassOf(UChar32 c) {
+  return (u_isUWhiteSpace(c) ? kClassSpace : 0) |
+         (IsInvisible(c) ? kClassInvisible : 0);
+}
+std::uint8_t ClassOf(UChar32 c);  // below, with FoldTable
+
 // The last pass, shared by the ASCII and the ICU paths: drops invisibles,
 // collapses whitespace inside lines, keeps at most one blank line between
 // paragraphs and none at either end. `next(c)` yields the folded code points
@@ -123,13 +137,14 @@ std::string Layout(Next next, std::size_t size_hint) {
     }
     // ASCII needs no property lookup: only space and tab are whitespace there
     // (controls were already turned into spaces) and nothing is invisible.
-    const bool space = c < 0x80 ? (c == ' ' || c == '\t')
-                                : static_cast<bool>(u_isUWhiteSpace(c));
+    const std::uint8_t cls = c < 0x80 ? 0 : ClassOf(c);
+    const bool space =
+        c < 0x80 ? (c == ' ' || c == '\t') : (cls & kClassSpace) != 0;
     if (space) {
       pending_space = line_has_text;
       continue;
     }
-    if (c >= 0x80 && IsInvisible(c)) continue;
+    if ((cls & kClassInvisible) != 0) continue;
     if (pending_breaks > 0 && !out.empty()) {
       out.append(static_cast<size_t>(pending_breaks), '\n');
     } else if (pending_space) {
@@ -154,7 +169,140 @@ bool IsAscii(std::string_view s) {
   return true;
 }
 
+// NFKC_Casefold of an ASCII character after RepairControls: A-Z -> a-z,
+// controls other than tab and line breaks -> space.
+char32_t FoldAscii(std::uint8_t b) {
+  if (b >= 'A' && b <= 'Z') return b + ('a' - 'A');
+  if ((b < 0x20 && b != '\t' && BreakOf(b) == Break::kNone) || b == 0x7F) {
+    return ' ';
+  }
+  return b;
+}
+
+// The ICU path: UTF-8 -> UTF-16 (invalid sequences become U+FFFD), C1 and
+// control repair, NFKC_Casefold. Returns the folded text.
+icu::UnicodeString FoldWithIcu(std::string_view utf8) {
+  icu::UnicodeString raw = icu::UnicodeString::fromUTF8(
+      icu::StringPiece(utf8.data(), static_cast<int32_t>(utf8.size())));
+  RepairControls(raw);
+  UErrorCode status = U_ZERO_ERROR;
+  const icu::Normalizer2* nfkc_cf =
+      icu::Normalizer2::getNFKCCasefoldInstance(status);
+  icu::UnicodeString folded;
+  if (U_SUCCESS(status)) folded = nfkc_cf->normalize(raw, status);
+  if (U_FAILURE(status))
+    folded = raw.foldCase();  // ICU data missing: degrade, don't fail
+  return folded;
+}
+
+// NFKC_Casefold of single BMP code points that fold independently of their
+// neighbours, in lazily built blocks of 128.
+//
+// Why this is exact: a character for which Normalizer2::hasBoundaryBefore holds
+// never interacts with what precedes it, so a string is normalised by
+// normalising the parts between such characters independently (the contract
+// of hasBoundaryBefore). A text in which every character is "simple" (boundary
+// before, not a C1 or other control, at most kMaxFold code points folded) thus
+// folds to the concatenation of its characters' folds; a run of other
+// characters is folded by ICU together with the simple character before it
+// (which the run may combine with, e.g. "a" + U+0301) up to the next simple
+// character, which starts a new independent part.
+class FoldTable {
+ public:
+  static constexpr int kMaxFold = 3;
+  struct Entry {
+    std::uint8_t size;  // code points of the fold; kNotSimple: use ICU
+    std::uint8_t cls;   // IcuClassOf the code point itself (for Layout)
+    char32_t fold[kMaxFold];
+  };
+  static constexpr std::uint8_t kNotSimple = 0xff;
+
+  // The entry of a BMP code point; null when ICU's NFKC_Casefold data is
+  // missing (the caller then takes the ICU path, which degrades).
+  const Entry* Find(char32_t c) {
+    Block* b = blocks_[c >> 7].load(std::memory_order_acquire);
+    if (b == nullptr) b = Build(c >> 7);
+    return b == nullptr ? nullptr : &b->entries[c & 127];
+  }
+
+ private:
+  struct Block {
+    Entry entries[128];
+  };
+
+  Block* Build(std::uint32_t index) {
+    UErrorCode status = U_ZERO_ERROR;
+    const icu::Normalizer2* nfkc_cf =
+        icu::Normalizer2::getNFKCCasefoldInstance(status);
+    if (U_FAILURE(status)) return nullptr;
+    auto block = std::make_unique<Block>();
+    for (char32_t k = 0; k < 128; ++k) {
+      const char32_t c = (index << 7) | k;
+      Entry& e = block->entries[k];
+      e.size = kNotSimple;
+      e.cls = IcuClassOf(static_cast<UChar32>(c));
+      // Controls, C1 included, are repaired before folding (RepairControls);
+      // surrogates do not occur in decoded UTF-8.
+      if (c < 0xA0 || (c >= 0xD800 && c <= 0xDFFF)) continue;
+      if (!nfkc_cf->hasBoundaryBefore(static_cast<UChar32>(c))) continue;
+      UErrorCode s = U_ZERO_ERROR;
+      const icu::UnicodeString folded =
+          nfkc_cf->normalize(icu::UnicodeString(static_cast<UChar32>(c)), s);
+      if (U_FAILURE(s)) continue;
+      int n = 0;
+      bool fits = true;
+      for (int32_t i = 0; i < folded.length(); ++n) {
+        if (n == kMaxFold) {
+          fits = false;
+          break;
+        }
+        const UChar32 f = folded.char32At(i);
+        e.fold[n] = static_cast<char32_t>(f);
+        i += U16_LENGTH(f);
+      }
+      if (fits) e.size = static_cast<std::uint8_t>(n);
+    }
+    Block* expected = nullptr;
+    if (blocks_[index].compare_exchange_strong(expected, block.get(),
+                                               std::memory_order_acq_rel)) {
+      return block.release();  // kept for the life of the process
+    }
+    return expected;  // another thread built it first
+  }
+
+  std::atomic<Block*> blocks_[0x10000 >> 7] = {};
+};
+
+FoldTable& Folds() {
+  static FoldTable* table = new FoldTable;  // never destroyed: used at exit
+  return *table;
+}
+
+std::uint8_t ClassOf(UChar32 c) {
+  if (c <= 0xFFFF) {
+    const FoldTable::Entry* e = Folds().Find(static_cast<char32_t>(c));
+    if (e != nullptr) return e->cls;
+  }
+  return IcuClassOf(c);
+}
+
 }  // namespace
+
+// The ICU path alone, which NormaliseText must equal (tests compare them).
+std::string TEST_NormaliseTextIcu(std::string_view utf8) {
+  const auto len =
+      static_cast<int32_t>(std::min<std::size_t>(utf8.size(), INT32_MAX / 2));
+  const icu::UnicodeString folded = FoldWithIcu(utf8.substr(0, len));
+  int32_t i = 0;
+  return Layout(
+      [&](UChar32& c) {
+        if (i >= folded.length()) return false;
+        c = folded.char32At(i);
+        i += U16_LENGTH(c);
+        return true;
+      },
+      utf8.size());
+}
 
 std::string NormaliseText(std::string_view utf8) {
   if (IsAscii(utf8)) {
@@ -177,29 +325,119 @@ std::string NormaliseText(std::string_view utf8) {
         utf8.size());
   }
   // ICU strings are indexed by int32_t; no caller comes near this, since
-  // mime.max_text_bytes is at most 1 GiB. fromUTF8 replaces every invalid
-  // sequence with U+FFFD, so nothing is dropped silently.
-  const auto len =
-      static_cast<int32_t>(std::min<std::size_t>(utf8.size(), INT32_MAX / 2));
-  icu::UnicodeString raw =
-      icu::UnicodeString::fromUTF8(icu::StringPiece(utf8.data(), len));
-  RepairControls(raw);
-  UErrorCode status = U_ZERO_ERROR;
-  const icu::Normalizer2* nfkc_cf =
-      icu::Normalizer2::getNFKCCasefoldInstance(status);
-  icu::UnicodeString folded;
-  if (U_SUCCESS(status)) folded = nfkc_cf->normalize(raw, status);
-  if (U_FAILURE(status))
-    folded = raw.foldCase();  // ICU data missing: degrade, don't fail
-  int32_t i = 0;
-  return Layout(
-      [&](UChar32& c) {
-        if (i >= folded.length()) return false;
-        c = folded.char32At(i);
-        i += U16_LENGTH(c);
+  // mime.max_text_bytes is at most 1 GiB.
+  const std::string_view text =
+      utf8.substr(0, std::min<std::size_t>(utf8.size(), INT32_MAX / 2));
+  // Other text: characters that fold alone come from FoldTable (several times
+  // faster than converting to UTF-16 and normalising), runs of the others go
+  // through ICU with the simple character before them (see FoldTable).
+  FoldTable& table = Folds();
+  const auto* s = reinterpret_cast<const std::uint8_t*>(text.data());
+  const auto n = static_cast<int32_t>(text.size());
+  int32_t i = 0;                      // next byte to decode
+  const char32_t* pending = nullptr;  // folded code points not yet yielded
+  int pending_size = 0;
+  char32_t ascii = 0;
+  icu::UnicodeString chunk;  // an ICU-folded run, yielded from chunk_at
+  int32_t chunk_at = 0;
+  int32_t chunk_size = 0;
+  bool degrade = false;  // ICU data missing: the whole text through ICU
+  // Decodes the character at `at`: its fold when it is simple.
+  auto simple = [&](int32_t & at, const char32_t** fold, int* size,
+                    char32_t* one) __attribute__((always_inline)) {
+    const std::uint8_t b = s[at];
+    if (b < 0x80) {
+      ++at;
+      *one = FoldAscii(b);
+      *fold = one;
+      *size = 1;
+      return true;
+    }
+    const int32_t start = at;
+    UChar32 c;
+    U8_NEXT(s, at, n, c);
+    if (c < 0 || c > 0xFFFF) {
+      at = start;
+      return false;
+    }
+    const FoldTable::Entry* e = table.Find(static_cast<char32_t>(c));
+    if (e == nullptr) degrade = true;
+    if (e == nullptr || e->size == FoldTable::kNotSimple) {
+      at = start;
+      return false;
+    }
+    *fold = e->fold;
+    *size = e->size;
+    return true;
+  };
+  auto next = [&](UChar32& c) {
+    for (;;) {
+      if (pending_size > 0) {
+        c = static_cast<UChar32>(*pending++);
+        --pending_size;
         return true;
-      },
-      utf8.size());
+      }
+      if (chunk_at < chunk_size) {
+        c = chunk.char32At(chunk_at);
+        chunk_at += U16_LENGTH(c);
+        return true;
+      }
+      if (i >= n) return false;
+      // A character folds alone when the next one is simple (it has a
+      // boundary before it); ASCII always is.
+      if (s[i] < 0x80 && (i + 1 == n || s[i + 1] < 0x80)) {
+        c = static_cast<UChar32>(FoldAscii(s[i++]));
+        return true;
+      }
+      const int32_t at = i;
+      const char32_t* fold;
+      int size;
+      char32_t one;
+      int32_t end;
+      if (simple(i, &fold, &size, &one)) {
+        int32_t probe = i;
+        const char32_t* f;
+        int sz;
+        char32_t o;
+        if (i == n || s[i] < 0x80 || simple(probe, &f, &sz, &o)) {
+          if (fold == &one) {
+            ascii = one;
+            fold = &ascii;
+          }
+          pending = fold;
+          pending_size = size;
+          continue;
+        }
+        if (degrade) return false;
+        end = i;  // this character may combine with the run after it
+      } else {
+        if (degrade) return false;
+        end = at;
+      }
+      // The run of characters that are not simple, up to the next simple
+      // one, folded by ICU with the simple character before it (if any).
+      while (end < n) {
+        int32_t probe = end;
+        const char32_t* f;
+        int sz;
+        char32_t o;
+        if (simple(probe, &f, &sz, &o)) break;
+        if (degrade) return false;
+        // Not simple: skip one code point (or one invalid byte sequence as
+        // U8_NEXT delimits it; ICU then substitutes the same maximal parts).
+        UChar32 skipped;
+        U8_NEXT(s, end, n, skipped);
+        (void)skipped;
+      }
+      chunk = FoldWithIcu(text.substr(at, end - at));
+      chunk_at = 0;
+      chunk_size = chunk.length();
+      i = end;
+    }
+  };
+  std::string out = Layout(next, text.size());
+  if (!degrade) return out;
+  return TEST_NormaliseTextIcu(utf8);
 }
 
 Text Normalise(const Message& message) {

@@ -117,6 +117,17 @@ class Model {
   // Postings of `key` (a normalised word, see langid.h); empty when the word is
   // unknown. Allocation-free.
   PostingList Lookup(std::string_view key) const;
+  // Lookup(key) is LookupHashed(KeyHash(key)): the detector hashes a word once
+  // and probes the dictionary some words later (see Prefetch).
+  static std::uint64_t KeyHash(std::string_view key);
+  PostingList LookupHashed(std::uint64_t hash) const;
+  // Cache hints for a later LookupHashed(hash), which costs two dependent
+  // cache misses (bucket index, then entries) in a file that does not fit in
+  // the cache: PrefetchBucket starts loading the bucket index; PrefetchEntries,
+  // called once that has had time to arrive, reads it and starts loading the
+  // entries. Neither has any effect beyond the cache.
+  void PrefetchBucket(std::uint64_t hash) const;
+  void PrefetchEntries(std::uint64_t hash) const;
   // Postings of a character trigram (UTF-8, ' ' marks a word boundary) in the
   // n-gram tier: Posting::weight is (log P - floor) / -floor for that language.
   // Empty when absent.

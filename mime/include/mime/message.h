@@ -97,6 +97,11 @@ Text Normalise(const Message& message);
 // one; used directly for plain-text input such as language samples.
 std::string NormaliseText(std::string_view utf8);
 
+// Test hook: NormaliseText through ICU alone (UTF-16 conversion and
+// NFKC_Casefold of the whole text), without the per-character fast paths.
+// NormaliseText gives the same bytes for every input.
+std::string TEST_NormaliseTextIcu(std::string_view utf8);
+
 }  // namespace mw::mime
 
 #endif  // MW_MIME_MESSAGE_H_
