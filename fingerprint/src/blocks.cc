@@ -12,6 +12,7 @@
 #include <cstring>
 #include <memory>
 
+#include "scan.h"
 #include "utf8.h"
 
 namespace mw::fingerprint {
@@ -66,6 +67,22 @@ class StringSink final : public BlockSink {
 // ends trimmed; drops it when it holds no letter or digit (separators such as
 // "--" or a lone "!").
 void AddBlock(std::string_view block, BlockSink& out) {
+  // Most blocks are their own folded form once trimmed (single spaces between
+  // words: the fold and the sentence preparation leave them so), and go to
+  // the sink as they are, with no copy.
+  std::size_t first = 0;
+  std::size_t last = block.size();
+  while (first < last && IsBlockSpace(block[first])) ++first;
+  while (last > first && IsBlockSpace(block[last - 1])) --last;
+  const std::string_view trimmed = block.substr(first, last - first);
+  const internal::FoldedScan scan = internal::ScanFolded(trimmed);
+  if (scan.folded) {
+    // HasWordChar reads the multi-byte characters, as it would per token.
+    if (scan.ascii_word || (scan.non_ascii && HasWordChar(trimmed))) {
+      out.Add(trimmed);
+    }
+    return;
+  }
   std::string& folded = out.scratch;
   folded.clear();
   bool has_word = false;
