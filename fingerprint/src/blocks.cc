@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "scan.h"
+#include "sha1.h"
 #include "utf8.h"
 
 namespace mw::fingerprint {
@@ -520,13 +521,16 @@ class HashSink final : public BlockSink {
   void Add(std::string_view block) override {
     Sha1 h{};
     unsigned int len = 0;
-    // One digest context for all blocks: EVP_Digest would allocate and free
-    // one per block, which cost as much as hashing a short line. On failure
+    // The SHA extensions where the CPU has them (see sha1.h). Otherwise one
+    // digest context for all blocks: EVP_Digest would allocate and free one
+    // per block, which cost as much as hashing a short line. On failure
     // (allocation inside OpenSSL), the one-shot call, as before.
-    if (ctx_ == nullptr ||
-        EVP_DigestInit_ex2(ctx_.get(), Sha1Md(), nullptr) != 1 ||
-        EVP_DigestUpdate(ctx_.get(), block.data(), block.size()) != 1 ||
-        EVP_DigestFinal_ex(ctx_.get(), h.data(), &len) != 1) {
+    if (internal::HasShaNi()) {
+      internal::Sha1ShaNi(block, h);
+    } else if (ctx_ == nullptr ||
+               EVP_DigestInit_ex2(ctx_.get(), Sha1Md(), nullptr) != 1 ||
+               EVP_DigestUpdate(ctx_.get(), block.data(), block.size()) != 1 ||
+               EVP_DigestFinal_ex(ctx_.get(), h.data(), &len) != 1) {
       h = Sha1Of(block);
     }
     std::uint64_t key = 0;
@@ -554,6 +558,12 @@ class HashSink final : public BlockSink {
 };
 
 }  // namespace
+
+Sha1 TEST_BlockSha1(std::string_view bytes) {
+  HashSink sink(BlockKind::kParagraphs);
+  sink.Add(bytes);
+  return sink.Finish().hashes[0];
+}
 
 std::vector<std::string> TEST_SplitSentencesIcu(std::string_view text) {
   StringSink out;
