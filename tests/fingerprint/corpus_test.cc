@@ -67,6 +67,17 @@ const std::vector<Message>& Corpus() {
   }                                                               \
   ASSERT_GT(Corpus().size(), 1000u)
 
+TEST(Corpus, FoldSameAsTheGeneralPath) {
+  MW_REQUIRE_CORPUS();
+  for (const Message& m : Corpus()) {
+    for (const std::string* text : {&m.raw, &m.body}) {
+      ASSERT_EQ(Fold(*text, FoldOptions{}),
+                TEST_FoldLines(*text, FoldOptions{}))
+          << m.path;
+    }
+  }
+}
+
 TEST(Corpus, CtphSameAsLibfuzzy) {
   MW_REQUIRE_CORPUS();
   for (const Message& m : Corpus()) {
