@@ -193,33 +193,25 @@ std::string PrepareForSentences(std::string_view text) {
   std::size_t i = 0;
   bool paragraph_open = false;
   while (i <= text.size()) {
-    std::size_t eol = text.find('\n', i);
-    if (eol == std::string_view::npos) eol = text.size();
-    const std::string_view line = text.substr(i, eol - i);
-    i = eol + 1;
-    // The line is copied with its spaces made ' ' in one pass that also tells
-    // whether it is blank and whether it holds a dot; a blank line is taken
-    // back.
-    const std::size_t mark = out.size();
-    if (paragraph_open) out.push_back(' ');
-    const std::size_t from = out.size();
-    out.append(line);
-    bool blank = true;
-    bool dot = false;
-    for (std::size_t k = from; k < out.size(); ++k) {
-      if (IsSpace(out[k])) {
-        out[k] = ' ';
-      } else {
-        blank = false;
-        dot = dot || out[k] == '.';
-      }
-    }
-    if (blank) {
-      out.resize(mark);
+    // One scan finds the line's end and tells whether it is blank, needs its
+    // spaces made ' ' and holds a dot; the line is then copied in one piece.
+    const internal::LineScan scan = internal::ScanLine(text, i);
+    const std::string_view line = text.substr(i, scan.end - i);
+    i = scan.end + 1;
+    if (!scan.non_space) {
       if (paragraph_open) out.push_back('\n');
       paragraph_open = false;
       continue;
     }
+    if (paragraph_open) out.push_back(' ');
+    const std::size_t from = out.size();
+    out.append(line);
+    if (scan.other_space) {
+      for (std::size_t k = from; k < out.size(); ++k) {
+        if (IsSpace(out[k])) out[k] = ' ';
+      }
+    }
+    const bool dot = scan.dot;
     paragraph_open = true;
     // Only a token with a dot can be an abbreviation: each such token (runs
     // of non-spaces, as the spaces are all ' ' now) is rewritten in place.
@@ -302,6 +294,9 @@ struct AsciiSentenceClasses {
   // False if some ASCII character is Extend or Format (rule SB5, which the
   // fast path does not implement); never so in Unicode up to 15.
   bool usable = true;
+  // Whether `ends` holds exactly . ! ? CR LF (so in Unicode up to 15), which
+  // internal::FindSentenceEnd finds sixteen bytes at a time.
+  bool standard_ends = false;
 };
 
 const AsciiSentenceClasses& AsciiClasses() {
@@ -314,16 +309,15 @@ const AsciiSentenceClasses& AsciiClasses() {
                   v == U_SB_CR || v == U_SB_LF;
       if (v == U_SB_EXTEND || v == U_SB_FORMAT) t.usable = false;
     }
+    t.standard_ends = true;
+    for (int c = 0; c < 128; ++c) {
+      const bool listed =
+          c == '.' || c == '!' || c == '?' || c == '\r' || c == '\n';
+      if (t.ends[c] != listed) t.standard_ends = false;
+    }
     return t;
   }();
   return classes;
-}
-
-bool IsAscii(std::string_view text) {
-  for (const char c : text) {
-    if (static_cast<unsigned char>(c) >= 0x80) return false;
-  }
-  return true;
 }
 
 // The sentences of one ASCII paragraph (no '\n' in it) with the breaks ICU's
@@ -366,7 +360,11 @@ void SplitAsciiParagraph(std::string_view text,
       // Only SB998 applies until a terminator or separator: no break before
       // the character after it.
       std::size_t q = p;
-      while (q < n && !classes.ends[static_cast<unsigned char>(text[q])]) ++q;
+      if (classes.standard_ends) {
+        q = internal::FindSentenceEnd(text, q);
+      } else {
+        while (q < n && !classes.ends[static_cast<unsigned char>(text[q])]) ++q;
+      }
       if (q + 1 >= n) break;
       p = q + 1;
       prev2 = cls(q - 1);
@@ -498,7 +496,7 @@ void SplitSentencesInto(std::string_view text, BlockSink& out) {
     const std::string_view line(prepared.data() + i, eol - i);
     const std::string_view paragraph =
         line.back() == '\n' ? line.substr(0, line.size() - 1) : line;
-    if (classes.usable && IsAscii(paragraph)) {
+    if (classes.usable && internal::IsAscii(paragraph)) {
       SplitAsciiParagraph(paragraph, classes, out);
     } else {
       if (it == nullptr) it = NewSentenceIterator();

@@ -80,26 +80,43 @@ inline std::size_t SkipAsciiSeparators(std::string_view text, std::size_t i) {
   return i;
 }
 
-// while (i < n && text[i] != a && text[i] != b && text[i] != c) ++i;
-// (memchr for up to three bytes.)
-inline std::size_t FindAnyOf3(std::string_view text, std::size_t i, char a,
-                              char b, char c) {
+// while (i < n && text[i] is none of . ! ? \r \n) ++i;
+// (The ASCII characters after which UAX #29 may break a sentence.)
+inline std::size_t FindSentenceEnd(std::string_view text, std::size_t i) {
   const std::size_t n = text.size();
+  const auto is_end = [](char c) {
+    return c == '.' || c == '!' || c == '?' || c == '\r' || c == '\n';
+  };
 #ifdef MW_SCAN_SSE2
-  const __m128i va = _mm_set1_epi8(a);
-  const __m128i vb = _mm_set1_epi8(b);
-  const __m128i vc = _mm_set1_epi8(c);
   for (; i + 16 <= n; i += 16) {
     const __m128i v = Load16(text.data() + i);
-    const __m128i hit =
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)),
-                     _mm_cmpeq_epi8(v, vc));
+    const __m128i hit = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('.')),
+                     _mm_cmpeq_epi8(v, _mm_set1_epi8('!'))),
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('?')),
+                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))),
+                     _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))));
     const auto m = static_cast<std::uint32_t>(_mm_movemask_epi8(hit));
     if (m != 0) return i + static_cast<std::size_t>(std::countr_zero(m));
   }
 #endif
-  while (i < n && text[i] != a && text[i] != b && text[i] != c) ++i;
+  while (i < n && !is_end(text[i])) ++i;
   return i;
+}
+
+// Whether every byte of `text` is below 0x80.
+inline bool IsAscii(std::string_view text) {
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+#ifdef MW_SCAN_SSE2
+  __m128i any = _mm_setzero_si128();
+  for (; i + 16 <= n; i += 16) any = _mm_or_si128(any, Load16(text.data() + i));
+  if (_mm_movemask_epi8(any) != 0) return false;
+#endif
+  for (; i < n; ++i) {
+    if (static_cast<unsigned char>(text[i]) >= 0x80) return false;
+  }
+  return true;
 }
 
 // What ScanFolded found in a block.
@@ -150,6 +167,63 @@ inline FoldedScan ScanFolded(std::string_view block) {
     if (IsAsciiAlnum(c)) r.ascii_word = true;
     if (static_cast<unsigned char>(c) >= 0x80) r.non_ascii = true;
   }
+  return r;
+}
+
+// What ScanLine found in the line it read.
+struct LineScan {
+  std::size_t end = 0;       // index of the '\n' that ends the line, or size()
+  bool other_space = false;  // it holds '\t', '\v', '\f' or '\r'
+  bool non_space = false;    // it holds a byte other than those and ' '
+  bool dot = false;          // it holds a '.'
+};
+
+// Reads the line that starts at text[i] (REQUIRES: i <= text.size()).
+inline LineScan ScanLine(std::string_view text, std::size_t i) {
+  LineScan r;
+  const std::size_t n = text.size();
+#ifdef MW_SCAN_SSE2
+  std::uint32_t other = 0;
+  std::uint32_t solid = 0;
+  std::uint32_t dot = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = Load16(text.data() + i);
+    const auto nl = static_cast<std::uint32_t>(
+        _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))));
+    // '\t' .. '\r' are 9 .. 13 ('\n' among them).
+    const auto controls = static_cast<std::uint32_t>(
+        _mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(8)),
+                                        _mm_cmpgt_epi8(_mm_set1_epi8(14), v))));
+    const auto space = static_cast<std::uint32_t>(
+        _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
+    const auto dots = static_cast<std::uint32_t>(
+        _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('.'))));
+    const std::uint32_t in_line = nl == 0 ? 0xffff : (nl & (0 - nl)) - 1;
+    other |= controls & ~nl & in_line;
+    solid |= ~(controls | space) & in_line;
+    dot |= dots & in_line;
+    if (nl != 0) {
+      r.end = i + static_cast<std::size_t>(std::countr_zero(nl));
+      r.other_space = other != 0;
+      r.non_space = solid != 0;
+      r.dot = dot != 0;
+      return r;
+    }
+  }
+  r.other_space = other != 0;
+  r.non_space = solid != 0;
+  r.dot = dot != 0;
+#endif
+  for (; i < n && text[i] != '\n'; ++i) {
+    const char c = text[i];
+    if (c == '.') r.dot = true;
+    if (c >= '\t' && c <= '\r') {
+      r.other_space = true;
+    } else if (c != ' ') {
+      r.non_space = true;
+    }
+  }
+  r.end = i;
   return r;
 }
 
