@@ -95,6 +95,7 @@ class Votes {
  public:
   // The weight-1 vote of one distinct shingle.
   void AddDistinct(std::uint64_t h) {
+#pragma GCC unroll 8
     for (int b = 0; b < 8; ++b) lanes_[b] += kSpread[(h >> (8 * b)) & 0xff];
     ++distinct_;
     if (++pending_ == 255) Flush();  // before a byte counter can overflow
@@ -144,9 +145,12 @@ std::size_t ShingleWidth(const std::vector<std::uint64_t>& word_hashes) {
   return std::min(kShingleWords, word_hashes.size());
 }
 
-// The votes with the shingles counted in a hash table (open addressing,
-// linear probing, at most half full): one pass, no sort, and only the repeated
-// shingles, few, are sorted for the floating-point part. The shingle hashes
+// The votes with the distinct shingles found by a hash table (open
+// addressing, linear probing, at most half full): one pass, no sort of all
+// shingles. The table holds only the hashes (0 marks an empty slot; a shingle
+// hash of 0 is tracked apart), one cache line per probe; a shingle seen again
+// goes to `again`, and only that list, short, is sorted to count the repeats
+// and add their floating-point part in ascending order. The shingle hashes
 // are XXH3 outputs, so their low bits spread them over the table; a text
 // crafted to pile them up makes a probe run past kMaxProbe, and the caller
 // falls back to VoteSorted. Returns false then.
@@ -158,30 +162,38 @@ bool VoteWithTable(const std::vector<std::uint64_t>& word_hashes,
   const std::size_t capacity =
       std::max<std::size_t>(64, std::bit_ceil(2 * shingles));
   const std::size_t mask = capacity - 1;
-  std::vector<std::uint64_t> keys(capacity);
-  std::vector<std::uint32_t> counts(capacity);  // 0: empty slot
-  std::vector<std::uint32_t> repeated;          // slots counted twice or more
+  std::vector<std::uint64_t> table(capacity);
+  std::vector<std::uint64_t> again;  // one entry per repeated occurrence
+  bool zero_seen = false;
   for (std::size_t s = 0; s < shingles; ++s) {
     const std::uint64_t h = ShingleHash(word_hashes.data() + s, width);
-    std::size_t slot = h & mask;
-    std::size_t probe = 0;
-    while (counts[slot] != 0 && keys[slot] != h) {
-      if (++probe == kMaxProbe) return false;
-      slot = (slot + 1) & mask;
+    bool seen;
+    if (h == 0) {
+      seen = zero_seen;
+      zero_seen = true;
+    } else {
+      std::size_t slot = h & mask;
+      std::size_t probe = 0;
+      while (table[slot] != 0 && table[slot] != h) {
+        if (++probe == kMaxProbe) return false;
+        slot = (slot + 1) & mask;
+      }
+      seen = table[slot] != 0;
+      table[slot] = h;
     }
-    if (counts[slot] == 0) {
-      keys[slot] = h;
-      counts[slot] = 1;
+    if (seen) {
+      again.push_back(h);
+    } else {
       votes.AddDistinct(h);
-    } else if (counts[slot]++ == 1) {
-      repeated.push_back(static_cast<std::uint32_t>(slot));
     }
   }
-  std::sort(
-      repeated.begin(), repeated.end(),
-      [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
-  for (const std::uint32_t slot : repeated)
-    votes.AddRepeated(keys[slot], counts[slot]);
+  std::sort(again.begin(), again.end());
+  for (std::size_t i = 0; i < again.size();) {
+    std::size_t j = i + 1;
+    while (j < again.size() && again[j] == again[i]) ++j;
+    votes.AddRepeated(again[i], 1 + (j - i));  // the first occurrence too
+    i = j;
+  }
   return true;
 }
 
