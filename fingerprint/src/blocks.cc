@@ -525,7 +525,7 @@ class HashSink final : public BlockSink {
     // (allocation inside OpenSSL), the one-shot call, as before.
     if (internal::HasShaNi()) {
       internal::Sha1ShaNi(block, h);
-    } else if (ctx_ == nullptr ||
+    } else if ((ctx_ == nullptr && !(ctx_ = NewDigestContext())) ||
                EVP_DigestInit_ex2(ctx_.get(), Sha1Md(), nullptr) != 1 ||
                EVP_DigestUpdate(ctx_.get(), block.data(), block.size()) != 1 ||
                EVP_DigestFinal_ex(ctx_.get(), h.data(), &len) != 1) {
@@ -550,8 +550,12 @@ class HashSink final : public BlockSink {
   }
 
  private:
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx_{
-      EVP_MD_CTX_new(), &EVP_MD_CTX_free};
+  using DigestContext = std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)>;
+  // Made on the first block that needs it: with the SHA extensions, never.
+  static DigestContext NewDigestContext() {
+    return DigestContext(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  }
+  DigestContext ctx_{nullptr, &EVP_MD_CTX_free};
   BlockList list_;
 };
 

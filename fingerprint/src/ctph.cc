@@ -121,6 +121,19 @@ struct Pass {
   std::uint32_t roll = 0;  // rolling hash after the last byte
 };
 
+// Appends the symbol of piece hash `h` to `l` at a cut; returns the piece
+// hash to go on with: the initial one, or `h` once the signature is full (its
+// last symbol then hashes everything after the 63rd cut).
+std::uint32_t Emit(Level& l, std::uint32_t h) {
+  l.digest[l.length] = kB64[h & 63];
+  if (l.length < kSpamSumLength - 1) {
+    ++l.length;
+    return kHashInit;
+  }
+  l.last_set = true;
+  return h;
+}
+
 // One pass over `bytes` with the piece hashes of levels lo .. lo + 2.
 //
 // The loop is RollingHash::Update written out for speed: the byte leaving the
@@ -134,9 +147,13 @@ void RunPass(std::string_view bytes, unsigned lo, Pass& pass) {
   pass = Pass{};
   pass.lo = lo;
   constexpr std::uint32_t kFnvPrime = 0x01000193;
-  // A cut at level k needs roll + 1 == 0 mod 3·2^k, so levels >= lo need the
-  // low lo bits clear: one mask test rejects most bytes.
-  const std::uint32_t low_mask = (std::uint32_t{1} << lo) - 1;
+  // A cut at level k needs roll + 1 == 0 mod 3·2^k, so levels >= lo need it
+  // divisible by 3·2^lo.
+  static_assert(kMinBlockSize == 3);
+  constexpr std::uint32_t kInverse3 = 0xaaaaaaab;  // 3 · kInverse3 = 1 mod 2^32
+  // (2^32 - 1) / (3·2^lo), written so that the compiler keeps a comparison
+  // with it rather than turning it into an overflowing multiplication.
+  const std::uint32_t cut_limit = (0xffffffffu >> lo) / kMinBlockSize;
   const auto* p = reinterpret_cast<const std::uint8_t*>(bytes.data());
   const std::size_t n = bytes.size();
   std::uint32_t h1 = 0, h2 = 0, h3 = 0;
@@ -152,25 +169,19 @@ void RunPass(std::string_view bytes, unsigned lo, Pass& pass) {
     p0 = (p0 * kFnvPrime) ^ c;
     p1 = (p1 * kFnvPrime) ^ c;
     p2 = (p2 * kFnvPrime) ^ c;
-    if ((horg & low_mask) != 0 || horg % kMinBlockSize != 0 || horg == 0)
+    // One test for "divisible by 3·2^lo" (Granlund and Montgomery: times the
+    // inverse of 3 mod 2^32, rotated by lo, at most (2^32 - 1) / (3·2^lo)),
+    // false for all but one byte in 3·2^lo or so, hence well predicted.
+    if (std::rotr(horg * kInverse3, static_cast<int>(lo)) > cut_limit ||
+        horg == 0) {
       continue;
+    }
     // horg = 3·2^k·odd: levels 0 .. k cut here.
     const int top = std::countr_zero(horg / kMinBlockSize);
     pass.max_cut_level = std::max(pass.max_cut_level, top);
-    std::uint32_t* piece[Pass::kLevels] = {&p0, &p1, &p2};
-    for (unsigned k = 0; k < Pass::kLevels && static_cast<int>(lo + k) <= top;
-         ++k) {
-      Level& l = pass.levels[k];
-      l.digest[l.length] = kB64[*piece[k] & 63];
-      // A full signature stops resetting: its last symbol then hashes
-      // everything after the 63rd cut.
-      if (l.length < kSpamSumLength - 1) {
-        ++l.length;
-        *piece[k] = kHashInit;
-      } else {
-        l.last_set = true;
-      }
-    }
+    if (static_cast<int>(lo) <= top) p0 = Emit(pass.levels[0], p0);
+    if (static_cast<int>(lo) + 1 <= top) p1 = Emit(pass.levels[1], p1);
+    if (static_cast<int>(lo) + 2 <= top) p2 = Emit(pass.levels[2], p2);
   }
   pass.levels[0].h = static_cast<std::uint8_t>(p0 & 63);
   pass.levels[1].h = static_cast<std::uint8_t>(p1 & 63);
