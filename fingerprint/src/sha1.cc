@@ -4,6 +4,7 @@
 #include <utility>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define MW_SHA1_X86 1
 #endif
@@ -102,10 +103,13 @@ __attribute__((target("sha,sse4.1"))) void Sha1ShaNi(
 }
 
 bool HasShaNi() {
+  // CPUID itself: clang 14's __builtin_cpu_supports does not know "sha".
   static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("sha") != 0 &&
-           __builtin_cpu_supports("sse4.1") != 0;
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
+    const bool sse41 = (ecx & bit_SSE4_1) != 0 && (ecx & bit_SSSE3) != 0;
+    if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) == 0) return false;
+    return sse41 && (ebx & bit_SHA) != 0;
   }();
   return has;
 }
