@@ -514,7 +514,12 @@ void SplitSentencesInto(std::string_view text, BlockSink& out) {
 // Hashes each block as it comes into a BlockList.
 class HashSink final : public BlockSink {
  public:
-  explicit HashSink(BlockKind kind) { list_.kind = kind; }
+  // `sha_ni`: hash with the SHA extensions (REQUIRES: internal::HasShaNi()),
+  // else with OpenSSL.
+  explicit HashSink(BlockKind kind, bool sha_ni = internal::HasShaNi())
+      : sha_ni_(sha_ni) {
+    list_.kind = kind;
+  }
 
   void Add(std::string_view block) override {
     Sha1 h{};
@@ -523,7 +528,7 @@ class HashSink final : public BlockSink {
     // digest context for all blocks: EVP_Digest would allocate and free one
     // per block, which cost as much as hashing a short line. On failure
     // (allocation inside OpenSSL), the one-shot call, as before.
-    if (internal::HasShaNi()) {
+    if (sha_ni_) {
       internal::Sha1ShaNi(block, h);
     } else if ((ctx_ == nullptr && !(ctx_ = NewDigestContext())) ||
                EVP_DigestInit_ex2(ctx_.get(), Sha1Md(), nullptr) != 1 ||
@@ -556,15 +561,24 @@ class HashSink final : public BlockSink {
     return DigestContext(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
   }
   DigestContext ctx_{nullptr, &EVP_MD_CTX_free};
+  bool sha_ni_;
   BlockList list_;
 };
 
 }  // namespace
 
-Sha1 TEST_BlockSha1(std::string_view bytes) {
-  HashSink sink(BlockKind::kParagraphs);
-  sink.Add(bytes);
-  return sink.Finish().hashes[0];
+std::vector<Sha1> TEST_BlockSha1(std::string_view bytes) {
+  std::vector<Sha1> out;
+  for (const bool sha_ni : {false, true}) {
+    if (sha_ni && !internal::HasShaNi()) continue;
+    HashSink sink(BlockKind::kParagraphs, sha_ni);
+    sink.Add(bytes);
+    sink.Add(bytes);  // the OpenSSL context's second use
+    const BlockList list = sink.Finish();
+    out.push_back(list.hashes[0]);
+    out.push_back(list.hashes[1]);
+  }
+  return out;
 }
 
 std::vector<std::string> TEST_SplitSentencesIcu(std::string_view text) {

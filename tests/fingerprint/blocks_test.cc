@@ -308,10 +308,12 @@ TEST(Sha1Of, KnownVector) {
 // final blocks, the length field split or not) and some long ones, random
 // bytes of every value.
 TEST(BlockSha1, SameAsOpenSsl) {
-  EXPECT_EQ(Hex(TEST_BlockSha1("abc")),
-            "a9993e364706816aba3e25717850c26c9cd0d89d");
-  EXPECT_EQ(Hex(TEST_BlockSha1("")),
-            "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+  const std::vector<Sha1> abc = TEST_BlockSha1("abc");
+  if (abc.size() < 4) GTEST_LOG_(INFO) << "no SHA extensions: OpenSSL only";
+  for (const Sha1& h : abc)
+    EXPECT_EQ(Hex(h), "a9993e364706816aba3e25717850c26c9cd0d89d");
+  for (const Sha1& h : TEST_BlockSha1(""))
+    EXPECT_EQ(Hex(h), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
   std::mt19937_64 rng(12);
   std::vector<std::size_t> lengths;
   for (std::size_t n = 0; n <= 300; ++n) lengths.push_back(n);
@@ -321,7 +323,8 @@ TEST(BlockSha1, SameAsOpenSsl) {
     for (int trial = 0; trial < 3; ++trial) {
       std::string bytes(n, '\0');
       for (char& c : bytes) c = static_cast<char>(rng());
-      ASSERT_EQ(TEST_BlockSha1(bytes), Sha1Of(bytes)) << n;
+      for (const Sha1& h : TEST_BlockSha1(bytes))
+        ASSERT_EQ(h, Sha1Of(bytes)) << n;
     }
   }
 }
