@@ -1,12 +1,14 @@
-// Byte scans shared by the fingerprint passes (private): where a run of one
-// kind of ASCII byte ends, sixteen bytes per step.
+// Byte scans shared by the fingerprint passes (private), sixteen bytes per
+// step: where a run of one kind of ASCII byte ends, and what a block or a line
+// holds.
 //
-// Every pass over the folded text (fold, sentences, lines, words) spends most
+// Every pass over the folded text (fold, sentences, lines, words) spent most
 // of its time finding the end of a word or of a run of spaces, byte by byte,
 // with a mispredicted branch at the end of each run. SSE2 is part of x86-64
 // itself, so these need no run-time dispatch; elsewhere the same scans run
-// byte by byte. Each returns the first index >= i (at most text.size()) where
-// the run ends, exactly as the byte loop in its comment would.
+// byte by byte. The Skip/Find scans return the first index >= i (at most
+// text.size()) where the run ends, exactly as the byte loop in their comment
+// would; vector loads never read past text.size().
 //
 // Thread-safety: pure functions.
 #ifndef MW_FINGERPRINT_SRC_SCAN_H_
