@@ -270,7 +270,10 @@ std::uint64_t ComputeSimHash(std::string_view text) {
 
 namespace {
 
-WordHashes WordHashesOf(std::string_view text, bool sorted) {
+// flatten: XXH3 of each word (short, of any length) is otherwise a call per
+// word, which the length dispatch inside makes cost as much as the hash.
+__attribute__((flatten)) WordHashes WordHashesOf(std::string_view text,
+                                                 bool sorted) {
   WordHashes out;
 
   // Hash each word as it is found (the same words as Words(), without keeping
