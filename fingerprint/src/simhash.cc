@@ -139,8 +139,8 @@ class Votes {
   std::uint32_t pending_ = 0;
 };
 
-// The shingles of `word_hashes` (REQUIRES: not empty): every run of
-// kShingleWords words, or one of all words when there are fewer.
+// Words per shingle: the shingles are every run of kShingleWords words, or
+// one of all words when there are fewer. REQUIRES: word_hashes not empty.
 std::size_t ShingleWidth(const std::vector<std::uint64_t>& word_hashes) {
   return std::min(kShingleWords, word_hashes.size());
 }
