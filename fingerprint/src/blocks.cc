@@ -12,6 +12,8 @@
 #include <cstring>
 #include <memory>
 
+#include "scan.h"
+#include "sha1.h"
 #include "utf8.h"
 
 namespace mw::fingerprint {
@@ -66,6 +68,22 @@ class StringSink final : public BlockSink {
 // ends trimmed; drops it when it holds no letter or digit (separators such as
 // "--" or a lone "!").
 void AddBlock(std::string_view block, BlockSink& out) {
+  // Most blocks are their own folded form once trimmed (single spaces between
+  // words: the fold and the sentence preparation leave them so), and go to
+  // the sink as they are, with no copy.
+  std::size_t first = 0;
+  std::size_t last = block.size();
+  while (first < last && IsBlockSpace(block[first])) ++first;
+  while (last > first && IsBlockSpace(block[last - 1])) --last;
+  const std::string_view trimmed = block.substr(first, last - first);
+  const internal::FoldedScan scan = internal::ScanFolded(trimmed);
+  if (scan.folded) {
+    // HasWordChar reads the multi-byte characters, as it would per token.
+    if (scan.ascii_word || (scan.non_ascii && HasWordChar(trimmed))) {
+      out.Add(trimmed);
+    }
+    return;
+  }
   std::string& folded = out.scratch;
   folded.clear();
   bool has_word = false;
@@ -175,33 +193,25 @@ std::string PrepareForSentences(std::string_view text) {
   std::size_t i = 0;
   bool paragraph_open = false;
   while (i <= text.size()) {
-    std::size_t eol = text.find('\n', i);
-    if (eol == std::string_view::npos) eol = text.size();
-    const std::string_view line = text.substr(i, eol - i);
-    i = eol + 1;
-    // The line is copied with its spaces made ' ' in one pass that also tells
-    // whether it is blank and whether it holds a dot; a blank line is taken
-    // back.
-    const std::size_t mark = out.size();
-    if (paragraph_open) out.push_back(' ');
-    const std::size_t from = out.size();
-    out.append(line);
-    bool blank = true;
-    bool dot = false;
-    for (std::size_t k = from; k < out.size(); ++k) {
-      if (IsSpace(out[k])) {
-        out[k] = ' ';
-      } else {
-        blank = false;
-        dot = dot || out[k] == '.';
-      }
-    }
-    if (blank) {
-      out.resize(mark);
+    // One scan finds the line's end and tells whether it is blank, needs its
+    // spaces made ' ' and holds a dot; the line is then copied in one piece.
+    const internal::LineScan scan = internal::ScanLine(text, i);
+    const std::string_view line = text.substr(i, scan.end - i);
+    i = scan.end + 1;
+    if (!scan.non_space) {
       if (paragraph_open) out.push_back('\n');
       paragraph_open = false;
       continue;
     }
+    if (paragraph_open) out.push_back(' ');
+    const std::size_t from = out.size();
+    out.append(line);
+    if (scan.other_space) {
+      for (std::size_t k = from; k < out.size(); ++k) {
+        if (IsSpace(out[k])) out[k] = ' ';
+      }
+    }
+    const bool dot = scan.dot;
     paragraph_open = true;
     // Only a token with a dot can be an abbreviation: each such token (runs
     // of non-spaces, as the spaces are all ' ' now) is rewritten in place.
@@ -284,6 +294,9 @@ struct AsciiSentenceClasses {
   // False if some ASCII character is Extend or Format (rule SB5, which the
   // fast path does not implement); never so in Unicode up to 15.
   bool usable = true;
+  // Whether `ends` holds exactly . ! ? CR LF (so in Unicode up to 15), which
+  // internal::FindSentenceEnd finds sixteen bytes at a time.
+  bool standard_ends = false;
 };
 
 const AsciiSentenceClasses& AsciiClasses() {
@@ -296,16 +309,15 @@ const AsciiSentenceClasses& AsciiClasses() {
                   v == U_SB_CR || v == U_SB_LF;
       if (v == U_SB_EXTEND || v == U_SB_FORMAT) t.usable = false;
     }
+    t.standard_ends = true;
+    for (int c = 0; c < 128; ++c) {
+      const bool listed =
+          c == '.' || c == '!' || c == '?' || c == '\r' || c == '\n';
+      if (t.ends[c] != listed) t.standard_ends = false;
+    }
     return t;
   }();
   return classes;
-}
-
-bool IsAscii(std::string_view text) {
-  for (const char c : text) {
-    if (static_cast<unsigned char>(c) >= 0x80) return false;
-  }
-  return true;
 }
 
 // The sentences of one ASCII paragraph (no '\n' in it) with the breaks ICU's
@@ -348,7 +360,11 @@ void SplitAsciiParagraph(std::string_view text,
       // Only SB998 applies until a terminator or separator: no break before
       // the character after it.
       std::size_t q = p;
-      while (q < n && !classes.ends[static_cast<unsigned char>(text[q])]) ++q;
+      if (classes.standard_ends) {
+        q = internal::FindSentenceEnd(text, q);
+      } else {
+        while (q < n && !classes.ends[static_cast<unsigned char>(text[q])]) ++q;
+      }
       if (q + 1 >= n) break;
       p = q + 1;
       prev2 = cls(q - 1);
@@ -480,7 +496,7 @@ void SplitSentencesInto(std::string_view text, BlockSink& out) {
     const std::string_view line(prepared.data() + i, eol - i);
     const std::string_view paragraph =
         line.back() == '\n' ? line.substr(0, line.size() - 1) : line;
-    if (classes.usable && IsAscii(paragraph)) {
+    if (classes.usable && internal::IsAscii(paragraph)) {
       SplitAsciiParagraph(paragraph, classes, out);
     } else {
       if (it == nullptr) it = NewSentenceIterator();
@@ -498,18 +514,26 @@ void SplitSentencesInto(std::string_view text, BlockSink& out) {
 // Hashes each block as it comes into a BlockList.
 class HashSink final : public BlockSink {
  public:
-  explicit HashSink(BlockKind kind) { list_.kind = kind; }
+  // `sha_ni`: hash with the SHA extensions (REQUIRES: internal::HasShaNi()),
+  // else with OpenSSL.
+  explicit HashSink(BlockKind kind, bool sha_ni = internal::HasShaNi())
+      : sha_ni_(sha_ni) {
+    list_.kind = kind;
+  }
 
   void Add(std::string_view block) override {
     Sha1 h{};
     unsigned int len = 0;
-    // One digest context for all blocks: EVP_Digest would allocate and free
-    // one per block, which cost as much as hashing a short line. On failure
+    // The SHA extensions where the CPU has them (see sha1.h). Otherwise one
+    // digest context for all blocks: EVP_Digest would allocate and free one
+    // per block, which cost as much as hashing a short line. On failure
     // (allocation inside OpenSSL), the one-shot call, as before.
-    if (ctx_ == nullptr ||
-        EVP_DigestInit_ex2(ctx_.get(), Sha1Md(), nullptr) != 1 ||
-        EVP_DigestUpdate(ctx_.get(), block.data(), block.size()) != 1 ||
-        EVP_DigestFinal_ex(ctx_.get(), h.data(), &len) != 1) {
+    if (sha_ni_) {
+      internal::Sha1ShaNi(block, h);
+    } else if ((ctx_ == nullptr && !(ctx_ = NewDigestContext())) ||
+               EVP_DigestInit_ex2(ctx_.get(), Sha1Md(), nullptr) != 1 ||
+               EVP_DigestUpdate(ctx_.get(), block.data(), block.size()) != 1 ||
+               EVP_DigestFinal_ex(ctx_.get(), h.data(), &len) != 1) {
       h = Sha1Of(block);
     }
     std::uint64_t key = 0;
@@ -531,12 +555,31 @@ class HashSink final : public BlockSink {
   }
 
  private:
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx_{
-      EVP_MD_CTX_new(), &EVP_MD_CTX_free};
+  using DigestContext = std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)>;
+  // Made on the first block that needs it: with the SHA extensions, never.
+  static DigestContext NewDigestContext() {
+    return DigestContext(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  }
+  DigestContext ctx_{nullptr, &EVP_MD_CTX_free};
+  bool sha_ni_;
   BlockList list_;
 };
 
 }  // namespace
+
+std::vector<Sha1> TEST_BlockSha1(std::string_view bytes) {
+  std::vector<Sha1> out;
+  for (const bool sha_ni : {false, true}) {
+    if (sha_ni && !internal::HasShaNi()) continue;
+    HashSink sink(BlockKind::kParagraphs, sha_ni);
+    sink.Add(bytes);
+    sink.Add(bytes);  // the OpenSSL context's second use
+    const BlockList list = sink.Finish();
+    out.push_back(list.hashes[0]);
+    out.push_back(list.hashes[1]);
+  }
+  return out;
+}
 
 std::vector<std::string> TEST_SplitSentencesIcu(std::string_view text) {
   StringSink out;

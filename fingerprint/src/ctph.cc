@@ -83,18 +83,6 @@ constexpr char kB64[] =
 // which also handles its 31st block size there.
 constexpr unsigned kMaxLevel = 28;
 
-// Only the low 6 bits of the FNV piece hash are ever used (one base64
-// symbol), and multiplication and xor carry nothing downwards, so the hash is
-// kept mod 64: kFnv[h][c mod 64] = (h·0x01000193 xor c) mod 64.
-constexpr auto kFnv = [] {
-  std::array<std::array<std::uint8_t, 64>, 64> t{};
-  for (std::uint32_t h = 0; h < 64; ++h) {
-    for (std::uint32_t c = 0; c < 64; ++c)
-      t[h][c] = static_cast<std::uint8_t>(((h * 0x01000193u) ^ c) & 63);
-  }
-  return t;
-}();
-
 constexpr std::uint64_t BlockSize(unsigned level) {
   return std::uint64_t{kMinBlockSize} << level;
 }
@@ -133,45 +121,72 @@ struct Pass {
   std::uint32_t roll = 0;  // rolling hash after the last byte
 };
 
+// Appends the symbol of piece hash `h` to `l` at a cut; returns the piece
+// hash to go on with: the initial one, or `h` once the signature is full (its
+// last symbol then hashes everything after the 63rd cut).
+std::uint32_t Emit(Level& l, std::uint32_t h) {
+  l.digest[l.length] = kB64[h & 63];
+  if (l.length < kSpamSumLength - 1) {
+    ++l.length;
+    return kHashInit;
+  }
+  l.last_set = true;
+  return h;
+}
+
 // One pass over `bytes` with the piece hashes of levels lo .. lo + 2.
+//
+// The loop is RollingHash::Update written out for speed: the byte leaving the
+// window is read from `bytes` itself rather than from a ring. The FNV piece
+// hashes are kept as 32-bit products of which only the low 6 bits (one base64
+// symbol) are ever read: multiplication and xor carry nothing downwards, so
+// those bits are libfuzzy's whatever the bits above hold. (A 64x64 table of
+// the hash mod 64, as before, made each byte a chain of dependent loads; a
+// multiplication is shorter.)
 void RunPass(std::string_view bytes, unsigned lo, Pass& pass) {
   pass = Pass{};
   pass.lo = lo;
-  RollingHash roll;
-  // A cut at level k needs roll + 1 == 0 mod 3·2^k, so levels >= lo need the
-  // low lo bits clear: one mask test rejects most bytes.
-  const std::uint32_t low_mask = (std::uint32_t{1} << lo) - 1;
-  std::uint8_t p0 = kHashInit, p1 = kHashInit, p2 = kHashInit;
-  for (const char ch : bytes) {
-    const auto c = static_cast<std::uint8_t>(ch);
-    const std::uint32_t horg = roll.Update(c) + 1;
-    p0 = kFnv[p0][c & 63];
-    p1 = kFnv[p1][c & 63];
-    p2 = kFnv[p2][c & 63];
-    if ((horg & low_mask) != 0 || horg % kMinBlockSize != 0 || horg == 0)
+  constexpr std::uint32_t kFnvPrime = 0x01000193;
+  // A cut at level k needs roll + 1 == 0 mod 3·2^k, so levels >= lo need it
+  // divisible by 3·2^lo.
+  static_assert(kMinBlockSize == 3);
+  constexpr std::uint32_t kInverse3 = 0xaaaaaaab;  // 3 · kInverse3 = 1 mod 2^32
+  // (2^32 - 1) / (3·2^lo), written so that the compiler keeps a comparison
+  // with it rather than turning it into an overflowing multiplication.
+  const std::uint32_t cut_limit = (0xffffffffu >> lo) / kMinBlockSize;
+  const auto* p = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  const std::size_t n = bytes.size();
+  std::uint32_t h1 = 0, h2 = 0, h3 = 0;
+  std::uint32_t p0 = kHashInit, p1 = kHashInit, p2 = kHashInit;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t c = p[i];
+    // The byte leaving the window (none for the first kWindow bytes).
+    const std::uint32_t gone = i >= kWindow ? p[i - kWindow] : 0;
+    h2 = h2 - h1 + kWindow * c;
+    h1 = h1 + c - gone;
+    h3 = (h3 << 5) ^ c;
+    const std::uint32_t horg = h1 + h2 + h3 + 1;
+    p0 = (p0 * kFnvPrime) ^ c;
+    p1 = (p1 * kFnvPrime) ^ c;
+    p2 = (p2 * kFnvPrime) ^ c;
+    // One test for "divisible by 3·2^lo" (Granlund and Montgomery: times the
+    // inverse of 3 mod 2^32, rotated by lo, at most (2^32 - 1) / (3·2^lo)),
+    // false for all but one byte in 3·2^lo or so, hence well predicted.
+    if (std::rotr(horg * kInverse3, static_cast<int>(lo)) > cut_limit ||
+        horg == 0) {
       continue;
+    }
     // horg = 3·2^k·odd: levels 0 .. k cut here.
     const int top = std::countr_zero(horg / kMinBlockSize);
     pass.max_cut_level = std::max(pass.max_cut_level, top);
-    std::uint8_t* piece[Pass::kLevels] = {&p0, &p1, &p2};
-    for (unsigned i = 0; i < Pass::kLevels && static_cast<int>(lo + i) <= top;
-         ++i) {
-      Level& l = pass.levels[i];
-      l.digest[l.length] = kB64[*piece[i]];
-      // A full signature stops resetting: its last symbol then hashes
-      // everything after the 63rd cut.
-      if (l.length < kSpamSumLength - 1) {
-        ++l.length;
-        *piece[i] = kHashInit;
-      } else {
-        l.last_set = true;
-      }
-    }
+    if (static_cast<int>(lo) <= top) p0 = Emit(pass.levels[0], p0);
+    if (static_cast<int>(lo) + 1 <= top) p1 = Emit(pass.levels[1], p1);
+    if (static_cast<int>(lo) + 2 <= top) p2 = Emit(pass.levels[2], p2);
   }
-  pass.levels[0].h = p0;
-  pass.levels[1].h = p1;
-  pass.levels[2].h = p2;
-  pass.roll = roll.h1 + roll.h2 + roll.h3;
+  pass.levels[0].h = static_cast<std::uint8_t>(p0 & 63);
+  pass.levels[1].h = static_cast<std::uint8_t>(p1 & 63);
+  pass.levels[2].h = static_cast<std::uint8_t>(p2 & 63);
+  pass.roll = h1 + h2 + h3;
 }
 
 // The largest level whose cut condition holds somewhere in `bytes`, or -1.

@@ -84,73 +84,112 @@ __attribute__((target("avx2"), always_inline)) inline void Avx2Step(
   }
 }
 
-// Eight texts per step, in two vectors of four lanes: two independent
-// dependency chains in flight, held in registers.
+// Up to 4·kChains texts (group.size()) per step, in kChains vectors of four
+// lanes: independent dependency chains in flight, held in registers. One
+// column of one chain is a chain of about twelve dependent operations; with
+// three of them the vector units have work while each waits on its own.
+//
+// The match masks of the texts' symbols are looked up in scalar code, which
+// runs on other ports than the vector units, kLookahead columns ahead of the
+// column being computed, into a ring of columns; by the time a column's
+// vector loads read them, the scalar stores have long completed (a vector load
+// right after the stores it reads would wait for them). Past a text's end the
+// lookup reads its first symbol instead (no branch per lane): the freeze
+// discards those columns.
+template <std::size_t kChains>
+__attribute__((target("avx2"))) void Avx2Group(
+    const std::uint64_t (&peq)[256], std::uint64_t low,
+    std::span<const std::string_view> group, std::span<std::uint32_t> out) {
+  constexpr std::size_t kLanes = 4 * kChains;
+  constexpr std::size_t kRing = 16;  // columns; a power of two
+  constexpr std::size_t kLookahead = 4;
+  static_assert(kLookahead < kRing);
+  static constexpr char kNoText = 0;  // what the lanes without a text read
+  const char* text[kLanes];
+  std::size_t len[kLanes];  // 0 for the lanes without a text
+  std::size_t longest = 0;
+  std::size_t shortest = group.size() < kLanes ? 0 : group[0].size();
+  for (std::size_t l = 0; l < kLanes; ++l) {
+    const bool here = l < group.size() && !group[l].empty();
+    text[l] = here ? group[l].data() : &kNoText;
+    len[l] = l < group.size() ? group[l].size() : 0;
+    longest = std::max(longest, len[l]);
+    if (l < group.size()) shortest = std::min(shortest, len[l]);
+  }
+  alignas(64) std::uint64_t eqs[kRing * kLanes];
+  const auto fill = [&](std::size_t column) {
+    std::uint64_t* row = &eqs[(column % kRing) * kLanes];
+#pragma GCC unroll 12
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      const std::size_t at = column < len[l] ? column : 0;
+      row[l] = peq[static_cast<unsigned char>(text[l][at])];
+    }
+  };
+  for (std::size_t j = 0; j < std::min(kLookahead, longest); ++j) fill(j);
+  __m256i pv[kChains];
+  __m256i mv[kChains];
+  __m256i lens[kChains];
+#pragma GCC unroll 3
+  for (std::size_t c = 0; c < kChains; ++c) {
+    pv[c] = _mm256_set1_epi64x(-1);
+    mv[c] = _mm256_setzero_si256();
+    lens[c] = _mm256_set_epi64x(static_cast<std::int64_t>(len[4 * c + 3]),
+                                static_cast<std::int64_t>(len[4 * c + 2]),
+                                static_cast<std::int64_t>(len[4 * c + 1]),
+                                static_cast<std::int64_t>(len[4 * c]));
+  }
+  // Up to the shortest text every lane is active and nothing need freeze.
+  std::size_t j = 0;
+  for (; j < shortest; ++j) {
+    if (j + kLookahead < longest) fill(j + kLookahead);
+    const __m256i* eq =
+        reinterpret_cast<const __m256i*>(&eqs[(j % kRing) * kLanes]);
+#pragma GCC unroll 3
+    for (std::size_t c = 0; c < kChains; ++c) {
+      Avx2Step<false>(_mm256_load_si256(eq + c), lens[c], lens[c], pv[c],
+                      mv[c]);
+    }
+  }
+  for (; j < longest; ++j) {
+    if (j + kLookahead < longest) fill(j + kLookahead);
+    const __m256i column = _mm256_set1_epi64x(static_cast<std::int64_t>(j));
+    const __m256i* eq =
+        reinterpret_cast<const __m256i*>(&eqs[(j % kRing) * kLanes]);
+#pragma GCC unroll 3
+    for (std::size_t c = 0; c < kChains; ++c) {
+      Avx2Step<true>(_mm256_load_si256(eq + c), lens[c], column, pv[c], mv[c]);
+    }
+  }
+  alignas(32) std::uint64_t pvs[kLanes];
+  alignas(32) std::uint64_t mvs[kLanes];
+#pragma GCC unroll 3
+  for (std::size_t c = 0; c < kChains; ++c) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(&pvs[4 * c]), pv[c]);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(&mvs[4 * c]), mv[c]);
+  }
+  for (std::size_t l = 0; l < group.size(); ++l) {
+    out[l] = Distance(len[l], pvs[l], mvs[l], low);
+  }
+}
+
+// Twelve texts at a time; the last group with only as many chains as it
+// fills, as an empty lane costs as much as a full one.
 __attribute__((target("avx2"))) void Avx2Batch(
     std::string_view pattern, std::span<const std::string_view> texts,
     std::span<std::uint32_t> out) {
   alignas(64) std::uint64_t peq[256];
   BuildPeq(pattern, peq);
   const std::uint64_t low = LowMask(pattern.size());
-  constexpr std::size_t kLanes = 8;
-  // The match masks of the texts' symbols, transposed: eight lanes per column,
-  // looked up in scalar code (which runs beside the vector units) so that the
-  // column loop only loads them. Columns past a text's end hold 0 and are
-  // discarded by the freeze.
-  alignas(64) std::uint64_t eqs[kLanes * 64];
-  for (std::size_t base = 0; base < texts.size(); base += kLanes) {
-    const std::size_t lanes = std::min(kLanes, texts.size() - base);
-    std::int64_t len[kLanes] = {};
-    std::size_t longest = 0;
-    // Up to the shortest text every lane is active and nothing need freeze.
-    std::size_t shortest = lanes < kLanes ? 0 : texts[base].size();
-    for (std::size_t l = 0; l < lanes; ++l) {
-      len[l] = static_cast<std::int64_t>(texts[base + l].size());
-      longest = std::max(longest, texts[base + l].size());
-      shortest = std::min(shortest, texts[base + l].size());
-    }
-    __m256i pv0 = _mm256_set1_epi64x(-1);
-    __m256i pv1 = pv0;
-    __m256i mv0 = _mm256_setzero_si256();
-    __m256i mv1 = mv0;
-    const __m256i len0 = _mm256_set_epi64x(len[3], len[2], len[1], len[0]);
-    const __m256i len1 = _mm256_set_epi64x(len[7], len[6], len[5], len[4]);
-    // Texts longer than 64 symbols (not CTPH signatures, but allowed) go
-    // through the buffer in slices of 64 columns.
-    for (std::size_t start = 0; start < longest; start += 64) {
-      const std::size_t width = std::min<std::size_t>(64, longest - start);
-      std::memset(eqs, 0, width * kLanes * sizeof eqs[0]);
-      for (std::size_t l = 0; l < lanes; ++l) {
-        const std::string_view t = texts[base + l];
-        const std::size_t end = std::min(t.size(), start + width);
-        for (std::size_t at = start; at < end; ++at) {
-          eqs[(at - start) * kLanes + l] =
-              peq[static_cast<unsigned char>(t[at])];
-        }
-      }
-      const std::size_t all_active =
-          shortest > start ? std::min(width, shortest - start) : 0;
-      for (std::size_t j = 0; j < all_active; ++j) {
-        const __m256i* eq = reinterpret_cast<const __m256i*>(&eqs[j * kLanes]);
-        Avx2Step<false>(_mm256_load_si256(eq), len0, len0, pv0, mv0);
-        Avx2Step<false>(_mm256_load_si256(eq + 1), len1, len1, pv1, mv1);
-      }
-      for (std::size_t j = all_active; j < width; ++j) {
-        const __m256i column =
-            _mm256_set1_epi64x(static_cast<std::int64_t>(start + j));
-        const __m256i* eq = reinterpret_cast<const __m256i*>(&eqs[j * kLanes]);
-        Avx2Step<true>(_mm256_load_si256(eq), len0, column, pv0, mv0);
-        Avx2Step<true>(_mm256_load_si256(eq + 1), len1, column, pv1, mv1);
-      }
-    }
-    alignas(32) std::uint64_t pvs[kLanes];
-    alignas(32) std::uint64_t mvs[kLanes];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(&pvs[0]), pv0);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(&pvs[4]), pv1);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(&mvs[0]), mv0);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(&mvs[4]), mv1);
-    for (std::size_t l = 0; l < lanes; ++l) {
-      out[base + l] = Distance(texts[base + l].size(), pvs[l], mvs[l], low);
+  for (std::size_t base = 0; base < texts.size(); base += 12) {
+    const std::size_t n = std::min<std::size_t>(12, texts.size() - base);
+    const auto group = texts.subspan(base, n);
+    const auto group_out = out.subspan(base, n);
+    if (n > 8) {
+      Avx2Group<3>(peq, low, group, group_out);
+    } else if (n > 4) {
+      Avx2Group<2>(peq, low, group, group_out);
+    } else {
+      Avx2Group<1>(peq, low, group, group_out);
     }
   }
 }

@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 
+#include "scan.h"
 #include "utf8.h"
 
 namespace mw::fingerprint {
@@ -82,6 +84,150 @@ constexpr std::array<ByteKind, 256> kByteKind = [] {
   return t;
 }();
 
+// The SimHash's 64 votes as its definition adds them: every distinct shingle
+// votes on every bit with weight 1 + ln(count). The weight-1 part is counted
+// per bit with byte-wide counters (8 table additions per shingle instead of 64
+// floating-point ones); the ln(count) part, for the few repeated shingles, is
+// added in floating point, two bits per vector addition: the same IEEE
+// additions in the same order as one bit at a time, as long as the repeated
+// shingles come in ascending hash order.
+class Votes {
+ public:
+  // The weight-1 vote of one distinct shingle.
+  void AddDistinct(std::uint64_t h) {
+#pragma GCC unroll 8
+    for (int b = 0; b < 8; ++b) lanes_[b] += kSpread[(h >> (8 * b)) & 0xff];
+    ++distinct_;
+    if (++pending_ == 255) Flush();  // before a byte counter can overflow
+  }
+
+  // The ln(count) part of a shingle seen `count` > 1 times. REQUIRES: called
+  // in ascending order of h (floating-point addition is not associative).
+  void AddRepeated(std::uint64_t h, std::size_t count) {
+    const double w = std::log(static_cast<double>(count));
+    const Pair sign[4] = {{-w, -w}, {w, -w}, {-w, w}, {w, w}};
+    for (int k = 0; k < 32; ++k) extra_[k] += sign[(h >> (2 * k)) & 3];
+  }
+
+  std::uint64_t SimHash() {
+    Flush();
+    std::uint64_t simhash = 0;
+    for (int b = 0; b < 64; ++b) {
+      const double vote = 2.0 * ones_[b] - static_cast<double>(distinct_) +
+                          extra_[b / 2][b % 2];
+      if (vote > 0) simhash |= std::uint64_t{1} << b;
+    }
+    return simhash;
+  }
+
+ private:
+  void Flush() {
+    for (int j = 0; j < 8; ++j) {
+      for (int k = 0; k < 8; ++k)
+        ones_[8 * j + k] += (lanes_[j] >> (8 * k)) & 0xff;
+      lanes_[j] = 0;
+    }
+    pending_ = 0;
+  }
+
+  // extra_[k][0] and extra_[k][1] are bits 2k and 2k + 1.
+  using Pair = double __attribute__((vector_size(16)));
+  Pair extra_[32] = {};
+  std::array<std::uint32_t, 64> ones_{};
+  std::array<std::uint64_t, 8> lanes_{};  // lanes_[j] byte k counts bit 8j + k
+  std::uint32_t distinct_ = 0;
+  std::uint32_t pending_ = 0;
+};
+
+// Words per shingle: the shingles are every run of kShingleWords words, or
+// one of all words when there are fewer. REQUIRES: word_hashes not empty.
+std::size_t ShingleWidth(const std::vector<std::uint64_t>& word_hashes) {
+  return std::min(kShingleWords, word_hashes.size());
+}
+
+// The votes with the distinct shingles found by a hash table (open
+// addressing, linear probing, at most half full): one pass, no sort of all
+// shingles. The table holds only the hashes (0 marks an empty slot; a shingle
+// hash of 0 is tracked apart), one cache line per probe; a shingle seen again
+// goes to `again`, and only that list, short, is sorted to count the repeats
+// and add their floating-point part in ascending order. The shingle hashes
+// are XXH3 outputs, so their low bits spread them over the table; a text
+// crafted to pile them up makes a probe run past kMaxProbe, and the caller
+// falls back to VoteSorted. Returns false then.
+bool VoteWithTable(const std::vector<std::uint64_t>& word_hashes,
+                   Votes& votes) {
+  constexpr std::size_t kMaxProbe = 64;
+  const std::size_t width = ShingleWidth(word_hashes);
+  const std::size_t shingles = word_hashes.size() - width + 1;
+  const std::size_t capacity =
+      std::max<std::size_t>(64, std::bit_ceil(2 * shingles));
+  const std::size_t mask = capacity - 1;
+  std::vector<std::uint64_t> table(capacity);
+  std::vector<std::uint64_t> again;  // one entry per repeated occurrence
+  bool zero_seen = false;
+  for (std::size_t s = 0; s < shingles; ++s) {
+    const std::uint64_t h = ShingleHash(word_hashes.data() + s, width);
+    bool seen;
+    if (h == 0) {
+      seen = zero_seen;
+      zero_seen = true;
+    } else {
+      std::size_t slot = h & mask;
+      std::size_t probe = 0;
+      while (table[slot] != 0 && table[slot] != h) {
+        if (++probe == kMaxProbe) return false;
+        slot = (slot + 1) & mask;
+      }
+      seen = table[slot] != 0;
+      table[slot] = h;
+    }
+    if (seen) {
+      again.push_back(h);
+    } else {
+      votes.AddDistinct(h);
+    }
+  }
+  std::sort(again.begin(), again.end());
+  for (std::size_t i = 0; i < again.size();) {
+    std::size_t j = i + 1;
+    while (j < again.size() && again[j] == again[i]) ++j;
+    votes.AddRepeated(again[i], 1 + (j - i));  // the first occurrence too
+    i = j;
+  }
+  return true;
+}
+
+// The same votes with the shingle hashes sorted, equal ones adjacent: the
+// plain way, and the bound on the table's worst case.
+void VoteSorted(const std::vector<std::uint64_t>& word_hashes, Votes& votes) {
+  const std::size_t width = ShingleWidth(word_hashes);
+  const std::size_t shingles = word_hashes.size() - width + 1;
+  std::vector<std::uint64_t> hashes(shingles);
+  for (std::size_t s = 0; s < shingles; ++s)
+    hashes[s] = ShingleHash(word_hashes.data() + s, width);
+  std::vector<std::uint64_t> scratch(shingles);
+  SortHashes(hashes, scratch);
+  for (std::size_t i = 0; i < hashes.size();) {
+    std::size_t j = i + 1;
+    while (j < hashes.size() && hashes[j] == hashes[i]) ++j;
+    votes.AddDistinct(hashes[i]);
+    if (j - i > 1) votes.AddRepeated(hashes[i], j - i);
+    i = j;
+  }
+}
+
+// The SimHash of the shingles of `word_hashes` (REQUIRES: not empty); with
+// `sorted`, by VoteSorted alone.
+std::uint64_t VoteOnShingles(const std::vector<std::uint64_t>& word_hashes,
+                             bool sorted) {
+  Votes votes;
+  if (sorted || !VoteWithTable(word_hashes, votes)) {
+    votes = Votes();
+    VoteSorted(word_hashes, votes);
+  }
+  return votes.SimHash();
+}
+
 }  // namespace
 
 std::vector<std::string_view> Words(std::string_view text) {
@@ -122,7 +268,12 @@ std::uint64_t ComputeSimHash(std::string_view text) {
   return ComputeWordHashes(text).simhash;
 }
 
-WordHashes ComputeWordHashes(std::string_view text) {
+namespace {
+
+// flatten: XXH3 of each word (short, of any length) is otherwise a call per
+// word, which the length dispatch inside makes cost as much as the hash.
+__attribute__((flatten)) WordHashes WordHashesOf(std::string_view text,
+                                                 bool sorted) {
   WordHashes out;
 
   // Hash each word as it is found (the same words as Words(), without keeping
@@ -134,25 +285,18 @@ WordHashes ComputeWordHashes(std::string_view text) {
     word_hashes.push_back(XXH3_64bits(text.data() + start, end - start));
     start = std::string_view::npos;
   };
-  const auto kind = [&](std::size_t i) {
-    return kByteKind[static_cast<unsigned char>(text[i])];
-  };
   for (std::size_t i = 0; i < text.size();) {
     // ASCII fast path: a run of ASCII letters and digits, or of other ASCII
-    // characters, in one loop.
-    const ByteKind k = kind(i);
+    // characters, in one scan.
+    const ByteKind k = kByteKind[static_cast<unsigned char>(text[i])];
     if (k == kAsciiWord) {
       if (start == std::string_view::npos) start = i;
-      do {
-        ++i;
-      } while (i < text.size() && kind(i) == kAsciiWord);
+      i = internal::SkipAsciiAlnum(text, i + 1);
       continue;
     }
     if (k == kAsciiSeparator) {
       if (start != std::string_view::npos) end_word(i);
-      do {
-        ++i;
-      } while (i < text.size() && kind(i) == kAsciiSeparator);
+      i = internal::SkipAsciiSeparators(text, i + 1);
       continue;
     }
     std::size_t len;
@@ -176,62 +320,18 @@ WordHashes ComputeWordHashes(std::string_view text) {
   for (const std::uint64_t h : word_hashes) out.word_bag.hash += h;
   out.word_bag.words = static_cast<std::uint32_t>(word_hashes.size());
   if (word_hashes.empty()) return out;
-
-  std::vector<std::uint64_t> hashes;
-  if (word_hashes.size() < kShingleWords) {
-    hashes.push_back(ShingleHash(word_hashes.data(), word_hashes.size()));
-  } else {
-    hashes.reserve(word_hashes.size() - kShingleWords + 1);
-    for (std::size_t i = 0; i + kShingleWords <= word_hashes.size(); ++i) {
-      hashes.push_back(ShingleHash(word_hashes.data() + i, kShingleWords));
-    }
-  }
-  // Each distinct shingle (sorting groups them) votes on every bit with weight
-  // 1 + ln(count): repeated boilerplate counts, but cannot outvote the rest of
-  // the message. The weight-1 part is counted per bit with byte-wide counters
-  // (8 table additions per shingle instead of 64 floating-point ones); the
-  // ln(count) part, for the few repeated shingles, is added in floating point.
-  // The word hashes are not needed any more: their buffer, at least as long,
-  // is the sort's second buffer.
-  SortHashes(hashes, word_hashes);
-  // extra[k][0] and extra[k][1] are bits 2k and 2k + 1: each shingle adds its
-  // +-ln(count) to two bits per vector addition, the same IEEE additions in
-  // the same order as one bit at a time.
-  using Pair = double __attribute__((vector_size(16)));
-  Pair extra[32] = {};
-  std::array<std::uint32_t, 64> ones{};
-  std::array<std::uint64_t, 8> lanes{};  // lanes[j] byte k counts bit 8j + k
-  std::uint32_t distinct = 0;
-  std::uint32_t pending = 0;
-  const auto flush = [&] {
-    for (int j = 0; j < 8; ++j) {
-      for (int k = 0; k < 8; ++k)
-        ones[8 * j + k] += (lanes[j] >> (8 * k)) & 0xff;
-      lanes[j] = 0;
-    }
-    pending = 0;
-  };
-  for (std::size_t i = 0; i < hashes.size();) {
-    std::size_t j = i + 1;
-    while (j < hashes.size() && hashes[j] == hashes[i]) ++j;
-    const std::uint64_t h = hashes[i];
-    for (int b = 0; b < 8; ++b) lanes[b] += kSpread[(h >> (8 * b)) & 0xff];
-    ++distinct;
-    if (++pending == 255) flush();
-    if (j - i > 1) {
-      const double w = std::log(static_cast<double>(j - i));
-      const Pair sign[4] = {{-w, -w}, {w, -w}, {-w, w}, {w, w}};
-      for (int k = 0; k < 32; ++k) extra[k] += sign[(h >> (2 * k)) & 3];
-    }
-    i = j;
-  }
-  flush();
-  for (int b = 0; b < 64; ++b) {
-    const double vote =
-        2.0 * ones[b] - static_cast<double>(distinct) + extra[b / 2][b % 2];
-    if (vote > 0) out.simhash |= std::uint64_t{1} << b;
-  }
+  out.simhash = VoteOnShingles(word_hashes, sorted);
   return out;
+}
+
+}  // namespace
+
+WordHashes ComputeWordHashes(std::string_view text) {
+  return WordHashesOf(text, false);
+}
+
+WordHashes TEST_ComputeWordHashesSorted(std::string_view text) {
+  return WordHashesOf(text, true);
 }
 
 std::vector<std::uint64_t> SimHashKeys(std::uint64_t simhash, std::uint32_t k) {

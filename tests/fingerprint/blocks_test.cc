@@ -303,5 +303,31 @@ TEST(Sha1Of, KnownVector) {
   EXPECT_EQ(Hex(Sha1Of("")), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
 }
 
+// The block lists' SHA-1 (the SHA extensions where this CPU has them) against
+// OpenSSL's: every length from 0 to 300 bytes (every padding case: one or two
+// final blocks, the length field split or not) and some long ones, random
+// bytes of every value.
+TEST(BlockSha1, SameAsOpenSsl) {
+  const std::vector<Sha1> abc = TEST_BlockSha1("abc");
+  if (abc.size() < 4) GTEST_LOG_(INFO) << "no SHA extensions: OpenSSL only";
+  for (const Sha1& h : abc)
+    EXPECT_EQ(Hex(h), "a9993e364706816aba3e25717850c26c9cd0d89d");
+  for (const Sha1& h : TEST_BlockSha1(""))
+    EXPECT_EQ(Hex(h), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+  std::mt19937_64 rng(12);
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 0; n <= 300; ++n) lengths.push_back(n);
+  for (const std::size_t n : {1000u, 4095u, 4096u, 65537u})
+    lengths.push_back(n);
+  for (const std::size_t n : lengths) {
+    for (int trial = 0; trial < 3; ++trial) {
+      std::string bytes(n, '\0');
+      for (char& c : bytes) c = static_cast<char>(rng());
+      for (const Sha1& h : TEST_BlockSha1(bytes))
+        ASSERT_EQ(h, Sha1Of(bytes)) << n;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mw::fingerprint

@@ -360,8 +360,10 @@ TEST(MyersDistances, BatchAgreesWithSingleAndDp) {
 
 // Both implementations behind MyersDistances, whichever the CPU picks: any
 // byte values (NUL and >= 0x80 included), patterns of 0..64 symbols, texts of
-// 0..150 (longer than one 64-column slice), batches that do not fill the last
-// group of lanes.
+// 0..150 (longer than 64 columns), and every batch size from 0 to 40 in turn:
+// the AVX2 path takes twelve texts at a time in three chains of four lanes and
+// ends with a group of one, two or three chains, so every remainder modulo 12
+// (and 4, the portable path's width) comes up, with empty texts among them.
 TEST(MyersDistances, BothPathsAgreeWithDp) {
   std::mt19937_64 rng(9);
   const bool have_avx2 = [] {
@@ -379,7 +381,7 @@ TEST(MyersDistances, BothPathsAgreeWithDp) {
     };
     std::string pattern(round % 10 == 0 ? 64 : rng() % 65, 'x');
     for (char& c : pattern) c = symbol();
-    std::vector<std::string> texts(rng() % 20);
+    std::vector<std::string> texts(static_cast<std::size_t>(round % 41));
     for (auto& t : texts) {
       t.assign(rng() % 4 == 0 ? rng() % 151 : rng() % 65, 'x');
       for (char& c : t) c = symbol();

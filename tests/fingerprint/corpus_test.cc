@@ -67,6 +67,17 @@ const std::vector<Message>& Corpus() {
   }                                                               \
   ASSERT_GT(Corpus().size(), 1000u)
 
+TEST(Corpus, FoldSameAsTheGeneralPath) {
+  MW_REQUIRE_CORPUS();
+  for (const Message& m : Corpus()) {
+    for (const std::string* text : {&m.raw, &m.body}) {
+      ASSERT_EQ(Fold(*text, FoldOptions{}),
+                TEST_FoldLines(*text, FoldOptions{}))
+          << m.path;
+    }
+  }
+}
+
 TEST(Corpus, CtphSameAsLibfuzzy) {
   MW_REQUIRE_CORPUS();
   for (const Message& m : Corpus()) {
@@ -117,6 +128,8 @@ TEST(Corpus, SimHashAndWordBagSameAsThePlainDefinition) {
       const WordHashes ref = testing::ReferenceWordHashes(*text);
       ASSERT_EQ(ours.simhash, ref.simhash) << m.path;
       ASSERT_EQ(ours.word_bag, ref.word_bag) << m.path;
+      ASSERT_EQ(TEST_ComputeWordHashesSorted(*text).simhash, ref.simhash)
+          << m.path;
       ASSERT_EQ(ComputeWordBag(*text), ours.word_bag) << m.path;
     }
   }

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+#include <string_view>
+
 namespace mw::fingerprint {
 namespace {
 
@@ -98,6 +102,57 @@ TEST(Fold, AllTogetherMakeVariantsEqual) {
       "call 555-0199 or write to bob@b.net.";
   EXPECT_EQ(Fold(a, all), Fold(b, all));
   EXPECT_NE(Fold(a, all), a);
+}
+
+// The fast path (hash busters and URLs only, the defaults) against the
+// general one on random text made of the pieces each rule looks at: tokens of
+// every length around 6, 16 and 20 bytes, with and without digits, edge
+// punctuation, URLs with and without a query, "www.", blanks of every kind in
+// runs, empty and blank lines, non-ASCII bytes, no final line feed.
+TEST(Fold, FastPathSameAsTheGeneralOne) {
+  static constexpr std::string_view kPieces[] = {"a",
+                                                 "word",
+                                                 "x7f9k2",
+                                                 "abc12",
+                                                 "abcdef123456",
+                                                 "(a1b2c3)",
+                                                 "...x9y8z7w6,",
+                                                 "0123456789",
+                                                 "aaaaaaaaaaaaaaaaaaaa",
+                                                 "aaaaaaaaaaaaaaaaaaa",
+                                                 "abcdefghij1234567890abc",
+                                                 "http://x.com/a?b=1#c",
+                                                 "<https://e.org/p?q=2>.",
+                                                 "www.site.net/?id=7",
+                                                 "www",
+                                                 "w:",
+                                                 "http://y.com/plain",
+                                                 "café",
+                                                 "größe1234",
+                                                 "\xFF\xFE",
+                                                 "mail:x",
+                                                 "wwww.",
+                                                 "://"};
+  static constexpr std::string_view kGaps[] = {
+      " ", "  ", "\t", " \t ", "\r", "\n", "\n\n", " \n ", "\r\n", ""};
+  std::mt19937_64 rng(21);
+  for (int trial = 0; trial < 4000; ++trial) {
+    std::string text;
+    const std::size_t pieces = rng() % 60;
+    for (std::size_t k = 0; k < pieces; ++k) {
+      text += kPieces[rng() % std::size(kPieces)];
+      text += kGaps[rng() % std::size(kGaps)];
+    }
+    for (const bool busters : {false, true}) {
+      for (const bool urls : {false, true}) {
+        if (!busters && !urls) continue;
+        FoldOptions o{false, false, false, false, false};
+        o.hash_busters = busters;
+        o.urls = urls;
+        ASSERT_EQ(Fold(text, o), TEST_FoldLines(text, o)) << text;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -59,6 +59,8 @@ TEST(ComputeWordHashes, SameAsThePlainDefinition) {
     const WordHashes ref = testing::ReferenceWordHashes(text);
     ASSERT_EQ(ours.simhash, ref.simhash) << text;
     ASSERT_EQ(ours.word_bag, ref.word_bag) << text;
+    // The sort-based fallback (radix sort from 256 shingles on).
+    ASSERT_EQ(TEST_ComputeWordHashesSorted(text).simhash, ref.simhash) << text;
     ASSERT_EQ(ComputeSimHash(text), ours.simhash);
     ASSERT_EQ(ComputeWordBag(text), ours.word_bag);
   }

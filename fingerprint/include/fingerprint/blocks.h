@@ -31,6 +31,11 @@ struct BlockList {
 // SHA-1 of `bytes` (OpenSSL EVP one-shot).
 Sha1 Sha1Of(std::string_view bytes);
 
+// Test hook: the SHA-1 of `bytes` as a block list computes it, by each way it
+// can (OpenSSL, and the SHA extensions where the CPU has them), each used
+// twice in a row, for tests against Sha1Of.
+std::vector<Sha1> TEST_BlockSha1(std::string_view bytes);
+
 // Lower-case hexadecimal.
 std::string Hex(const Sha1& sha1);
 

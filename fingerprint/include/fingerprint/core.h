@@ -239,9 +239,10 @@ inline std::uint32_t MyersDistance(std::string_view a, std::string_view b) {
 // masks are built once, and several texts advance together so that their
 // independent dependency chains overlap (one chain alone is about nine
 // dependent operations per symbol, which bounds a single pair to ~64 x 9
-// cycles). Where the CPU has AVX2 (checked at run time) eight texts advance per
-// step in two vectors of four; elsewhere four in scalar registers. Both give
-// exactly MyersDistance's answers. REQUIRES: pattern.size() <= 64; out.size()
+// cycles). Where the CPU has AVX2 (checked at run time) twelve texts advance
+// per step in three vectors of four; elsewhere four in scalar registers. Both
+// give exactly MyersDistance's answers. REQUIRES: pattern.size() <= 64;
+// out.size()
 // >= texts.size(). Texts may have any length.
 void MyersDistances(std::string_view pattern,
                     std::span<const std::string_view> texts,

@@ -40,6 +40,10 @@ struct FoldOptions {
 // disabled, returns `text` unchanged.
 std::string Fold(std::string_view text, const FoldOptions& options);
 
+// Test hook: Fold by its general path, a line at a time, which the fast path
+// for the hash-buster and URL folds alone (the defaults) is checked against.
+std::string TEST_FoldLines(std::string_view text, const FoldOptions& options);
+
 }  // namespace mw::fingerprint
 
 #endif  // MW_FINGERPRINT_FOLD_H_

@@ -43,6 +43,11 @@ struct WordHashes {
 };
 WordHashes ComputeWordHashes(std::string_view text);
 
+// Test hook: ComputeWordHashes with the shingles counted by sorting their
+// hashes, the path ComputeWordHashes falls back to when its hash table probes
+// too long (a text crafted to collide in it).
+WordHashes TEST_ComputeWordHashesSorted(std::string_view text);
+
 // Band keys for Hamming distance k (REQUIRES k < 64): the 64 bits are cut into
 // k + 1 bands of near-equal width, and key b is the band's index with its bits.
 // If two SimHashes differ in at most k bits, at least one of the k + 1 bands
