@@ -55,41 +55,39 @@ icu::BreakIterator* ThreadBreakIterator() {
 void SplitPieces(std::string_view word, WordSink sink, void* context) {
   const auto* s = reinterpret_cast<const std::uint8_t*>(word.data());
   const std::int32_t n = static_cast<std::int32_t>(word.size());
-  std::int32_t i = 0;
   std::int32_t start = 0;
   bool has_digit = false;
   UScriptCode script = USCRIPT_COMMON;
-  while (i < n) {
+  for (std::int32_t i = 0; i < n;) {
     const std::int32_t at = i;
     if (s[i] < 0x80) {
       // ASCII, without ICU's property lookups: letters are Latin, digits
       // digits, and every other ASCII character ends the piece.
-      const std::uint8_t b = s[i];
+      const std::uint8_t b = s[i++];
       if (IsAsciiLetter(b)) {
-        ++i;
         if (script == USCRIPT_COMMON) script = USCRIPT_LATIN;
         continue;
       }
       if (b >= '0' && b <= '9') {
-        ++i;
         has_digit = true;
         continue;
       }
-    }
-    UChar32 c;
-    U8_NEXT(s, i, n, c);
-    if (c >= 0 && IsWordChar(c)) {
-      UErrorCode err = U_ZERO_ERROR;
-      const UScriptCode sc = uscript_getScript(c, &err);
-      if (U_SUCCESS(err) && sc != USCRIPT_COMMON && sc != USCRIPT_INHERITED) {
-        if (script == USCRIPT_COMMON || (IsKana(sc) && !IsKana(script)))
-          script = sc;
+    } else {
+      UChar32 c;
+      U8_NEXT(s, i, n, c);
+      if (c >= 0 && IsWordChar(c)) {
+        UErrorCode err = U_ZERO_ERROR;
+        const UScriptCode sc = uscript_getScript(c, &err);
+        if (U_SUCCESS(err) && sc != USCRIPT_COMMON && sc != USCRIPT_INHERITED) {
+          if (script == USCRIPT_COMMON || (IsKana(sc) && !IsKana(script)))
+            script = sc;
+        }
+        continue;
       }
-      continue;
-    }
-    if (c >= 0 && u_isdigit(c)) {
-      has_digit = true;
-      continue;
+      if (c >= 0 && u_isdigit(c)) {
+        has_digit = true;
+        continue;
+      }
     }
     EmitPiece(word.substr(start, at - start), has_digit, script, sink, context);
     start = i;
@@ -129,53 +127,9 @@ void SegmentWords(std::string_view text, WordSink sink, void* context) {
   }
   if (!needs_dictionary) {
     // A run of letters, marks and digits is one piece for SplitPieces (it
-    // splits only at other characters), so its digit flag and script are
-    // found here, in the same pass, exactly as SplitPieces finds them.
-    std::int32_t start = 0;
-    bool has_digit = false;
-    UScriptCode script = USCRIPT_COMMON;
-    for (std::int32_t i = 0; i < n;) {
-      const std::int32_t at = i;
-      if (s[i] < 0x80) {
-        const std::uint8_t b = s[i++];
-        if (IsAsciiLetter(b)) {
-          if (script == USCRIPT_COMMON) script = USCRIPT_LATIN;
-          continue;
-        }
-        if (b >= '0' && b <= '9') {
-          has_digit = true;
-          continue;
-        }
-      } else {
-        UChar32 c;
-        U8_NEXT(s, i, n, c);
-        if (c >= 0 && IsWordChar(c)) {
-          UErrorCode err = U_ZERO_ERROR;
-          const UScriptCode sc = uscript_getScript(c, &err);
-          if (U_SUCCESS(err) && sc != USCRIPT_COMMON &&
-              sc != USCRIPT_INHERITED) {
-            if (script == USCRIPT_COMMON || (IsKana(sc) && !IsKana(script)))
-              script = sc;
-          }
-          continue;
-        }
-        if (c >= 0 && u_isdigit(c)) {
-          has_digit = true;
-          continue;
-        }
-      }
-      if (at > start) {
-        EmitPiece(text.substr(start, at - start), has_digit, script, sink,
-                  context);
-      }
-      start = i;
-      has_digit = false;
-      script = USCRIPT_COMMON;
-    }
-    if (n > start) {
-      EmitPiece(text.substr(start, n - start), has_digit, script, sink,
-                context);
-    }
+    // splits only at other characters), so the whole text goes through it in
+    // one pass.
+    SplitPieces(text, sink, context);
     return;
   }
   icu::BreakIterator* it = ThreadBreakIterator();
