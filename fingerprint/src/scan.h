@@ -49,6 +49,19 @@ inline std::uint32_t AlnumMask16(__m128i v) {
 inline __m128i Load16(const char* p) {
   return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
 }
+
+// Bit k set when byte k of `v` is `c`.
+inline std::uint32_t ByteMask16(__m128i v, char c) {
+  return static_cast<std::uint32_t>(
+      _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c))));
+}
+
+// Bit k set when byte k of `v` is one of '\t' .. '\r' (9 .. 13).
+inline std::uint32_t ControlSpaceMask16(__m128i v) {
+  return static_cast<std::uint32_t>(
+      _mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(8)),
+                                      _mm_cmpgt_epi8(_mm_set1_epi8(14), v))));
+}
 #endif
 
 // while (i < n && IsAsciiAlnum(text[i])) ++i;
@@ -142,12 +155,8 @@ inline FoldedScan ScanFolded(std::string_view block) {
   std::uint32_t high = 0;
   for (; i + 16 <= n; i += 16) {
     const __m128i v = Load16(block.data() + i);
-    const auto space = static_cast<std::uint32_t>(
-        _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
-    // '\t' .. '\r' are 9 .. 13.
-    const auto other = static_cast<std::uint32_t>(
-        _mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(8)),
-                                        _mm_cmpgt_epi8(_mm_set1_epi8(14), v))));
+    const std::uint32_t space = ByteMask16(v, ' ');
+    const std::uint32_t other = ControlSpaceMask16(v);
     bad |= other | (space & ((space << 1) | prev_space));
     prev_space = space >> 15;
     alnum |= AlnumMask16(v);
@@ -190,16 +199,10 @@ inline LineScan ScanLine(std::string_view text, std::size_t i) {
   std::uint32_t dot = 0;
   for (; i + 16 <= n; i += 16) {
     const __m128i v = Load16(text.data() + i);
-    const auto nl = static_cast<std::uint32_t>(
-        _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))));
-    // '\t' .. '\r' are 9 .. 13 ('\n' among them).
-    const auto controls = static_cast<std::uint32_t>(
-        _mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(8)),
-                                        _mm_cmpgt_epi8(_mm_set1_epi8(14), v))));
-    const auto space = static_cast<std::uint32_t>(
-        _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
-    const auto dots = static_cast<std::uint32_t>(
-        _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('.'))));
+    const std::uint32_t nl = ByteMask16(v, '\n');
+    const std::uint32_t controls = ControlSpaceMask16(v);  // '\n' among them
+    const std::uint32_t space = ByteMask16(v, ' ');
+    const std::uint32_t dots = ByteMask16(v, '.');
     const std::uint32_t in_line = nl == 0 ? 0xffff : (nl & (0 - nl)) - 1;
     other |= controls & ~nl & in_line;
     solid |= ~(controls | space) & in_line;
