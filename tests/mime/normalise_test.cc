@@ -64,20 +64,27 @@ TEST(NormaliseText, IsIdempotent) {
   EXPECT_EQ(NormaliseText(once), once);
 }
 
+// `n` pieces drawn from `pieces` (characters of a string, or strings) by a
+// xorshift generator whose state `x` carries over from call to call.
+template <typename Pieces>
+std::string RandomText(const Pieces& pieces, int n, std::uint32_t& x) {
+  std::string s;
+  for (int i = 0; i < n; ++i) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    s += pieces[x % pieces.size()];
+  }
+  return s;
+}
+
 TEST(NormaliseText, AsciiFastPathAgreesWithIcuPath) {
   // A trailing zero-width space sends the same text through ICU and is then
   // dropped without touching the layout, so both paths must give one result.
   const std::string alphabet = "aZ09 .,\t\r\n\x01\x7f\x0c\x0b!";
   std::uint32_t x = 2463534242u;
   for (int round = 0; round < 2000; ++round) {
-    std::string s;
-    const int n = round % 40;
-    for (int i = 0; i < n; ++i) {
-      x ^= x << 13;
-      x ^= x >> 17;
-      x ^= x << 5;
-      s.push_back(alphabet[x % alphabet.size()]);
-    }
+    const std::string s = RandomText(alphabet, round % 40, x);
     ASSERT_EQ(NormaliseText(s), NormaliseText(s + "\u200b"))
         << testing::PrintToString(s);
   }
@@ -109,14 +116,7 @@ TEST(NormaliseText, FoldTableAgreesWithIcuPath) {
       "\xf0\x9f", "\x80"};
   std::uint32_t x = 2463534242u;
   for (int round = 0; round < 20000; ++round) {
-    std::string s;
-    const int n = round % 24;
-    for (int i = 0; i < n; ++i) {
-      x ^= x << 13;
-      x ^= x >> 17;
-      x ^= x << 5;
-      s += pieces[x % pieces.size()];
-    }
+    const std::string s = RandomText(pieces, round % 24, x);
     ASSERT_EQ(NormaliseText(s), TEST_NormaliseTextIcu(s))
         << testing::PrintToString(s);
   }
