@@ -50,6 +50,25 @@ inline __m128i Load16(const char* p) {
   return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
 }
 
+// What a 64-byte block holds: bit k of `word` when byte k is an ASCII letter
+// or digit, of `high` when it is >= 0x80.
+struct Masks64 {
+  std::uint64_t word;
+  std::uint64_t high;
+};
+
+// REQUIRES: p[0..64) readable.
+inline Masks64 ClassifyAscii64(const char* p) {
+  Masks64 m{0, 0};
+  for (int k = 0; k < 4; ++k) {
+    const __m128i v = Load16(p + 16 * k);
+    m.word |= std::uint64_t{AlnumMask16(v)} << (16 * k);
+    m.high |= std::uint64_t{static_cast<std::uint32_t>(_mm_movemask_epi8(v))}
+              << (16 * k);
+  }
+  return m;
+}
+
 // Bit k set when byte k of `v` is `c`.
 inline std::uint32_t ByteMask16(__m128i v, char c) {
   return static_cast<std::uint32_t>(
