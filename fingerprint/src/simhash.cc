@@ -14,6 +14,11 @@
 #include "scan.h"
 #include "utf8.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define MW_SIMHASH_X86 1
+#endif
+
 namespace mw::fingerprint {
 namespace {
 
@@ -84,21 +89,123 @@ constexpr std::array<ByteKind, 256> kByteKind = [] {
   return t;
 }();
 
+// ones[b] += the number of hashes in h[0..n) with bit b set, as the plain
+// loop over the bits would count them. Three ways, picked at run time: with
+// AVX-512BW a hash is a mask that adds one to the byte counters of its set
+// bits (two instructions), with AVX2 its bytes are spread to 64 byte lanes
+// and compared with each lane's bit, elsewhere a table spreads each byte's
+// bits to the bytes of a word. Byte counters are added into `ones` every 255
+// hashes, before they can overflow.
+void CountBitsPortable(const std::uint64_t* h, std::size_t n,
+                       std::uint32_t* ones) {
+  for (std::size_t i = 0; i < n;) {
+    const std::size_t end = std::min(n, i + 255);
+    std::uint64_t lanes[8] = {};  // lanes[j] byte k counts bit 8j + k
+    for (; i < end; ++i) {
+#pragma GCC unroll 8
+      for (int b = 0; b < 8; ++b) lanes[b] += kSpread[(h[i] >> (8 * b)) & 0xff];
+    }
+    for (int j = 0; j < 8; ++j) {
+      for (int k = 0; k < 8; ++k)
+        ones[8 * j + k] += (lanes[j] >> (8 * k)) & 0xff;
+    }
+  }
+}
+
+#ifdef MW_SIMHASH_X86
+__attribute__((target("avx2"))) void CountBitsAvx2(const std::uint64_t* h,
+                                                   std::size_t n,
+                                                   std::uint32_t* ones) {
+  // Lane byte k of `lo` takes byte k / 8 of the hash (bits 0-31), of `hi`
+  // byte 4 + k / 8 (bits 32-63); `bit` selects bit k % 8 of it.
+  const __m256i spread_lo =
+      _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
+                       2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+  const __m256i spread_hi = _mm256_add_epi8(spread_lo, _mm256_set1_epi8(4));
+  const __m256i bit = _mm256_set1_epi64x(0x8040201008040201LL);
+  for (std::size_t i = 0; i < n;) {
+    const std::size_t end = std::min(n, i + 255);
+    __m256i lo = _mm256_setzero_si256();
+    __m256i hi = _mm256_setzero_si256();
+    for (; i < end; ++i) {
+      const __m256i v = _mm256_set1_epi64x(static_cast<long long>(h[i]));
+      const __m256i a =
+          _mm256_and_si256(_mm256_shuffle_epi8(v, spread_lo), bit);
+      const __m256i b =
+          _mm256_and_si256(_mm256_shuffle_epi8(v, spread_hi), bit);
+      // -1 where the bit is set.
+      lo = _mm256_sub_epi8(lo, _mm256_cmpeq_epi8(a, bit));
+      hi = _mm256_sub_epi8(hi, _mm256_cmpeq_epi8(b, bit));
+    }
+    alignas(32) std::uint8_t bytes[64];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(bytes), lo);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(bytes + 32), hi);
+    for (int b = 0; b < 64; ++b) ones[b] += bytes[b];
+  }
+}
+
+__attribute__((target("avx512f,avx512bw"))) void CountBitsAvx512(
+    const std::uint64_t* h, std::size_t n, std::uint32_t* ones) {
+  const __m512i one = _mm512_set1_epi8(1);
+  for (std::size_t i = 0; i < n;) {
+    const std::size_t end = std::min(n, i + 255);
+    __m512i counts = _mm512_setzero_si512();
+    for (; i < end; ++i) {
+      counts = _mm512_mask_add_epi8(counts, static_cast<__mmask64>(h[i]),
+                                    counts, one);
+    }
+    alignas(64) std::uint8_t bytes[64];
+    _mm512_store_si512(bytes, counts);
+    for (int b = 0; b < 64; ++b) ones[b] += bytes[b];
+  }
+}
+#endif
+
+enum class BitCounter { kPortable, kAvx2, kAvx512 };
+
+BitCounter BestBitCounter() {
+#ifdef MW_SIMHASH_X86
+  static const BitCounter best = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+      return BitCounter::kAvx512;
+    if (__builtin_cpu_supports("avx2")) return BitCounter::kAvx2;
+    return BitCounter::kPortable;
+  }();
+  return best;
+#else
+  return BitCounter::kPortable;
+#endif
+}
+
+void CountBits(BitCounter how, const std::uint64_t* h, std::size_t n,
+               std::uint32_t* ones) {
+  switch (how) {
+#ifdef MW_SIMHASH_X86
+    case BitCounter::kAvx512:
+      CountBitsAvx512(h, n, ones);
+      return;
+    case BitCounter::kAvx2:
+      CountBitsAvx2(h, n, ones);
+      return;
+#endif
+    default:
+      CountBitsPortable(h, n, ones);
+  }
+}
+
 // The SimHash's 64 votes as its definition adds them: every distinct shingle
 // votes on every bit with weight 1 + ln(count). The weight-1 part is counted
-// per bit with byte-wide counters (8 table additions per shingle instead of 64
-// floating-point ones); the ln(count) part, for the few repeated shingles, is
+// per bit (CountBits); the ln(count) part, for the few repeated shingles, is
 // added in floating point, two bits per vector addition: the same IEEE
 // additions in the same order as one bit at a time, as long as the repeated
 // shingles come in ascending hash order.
 class Votes {
  public:
-  // The weight-1 vote of one distinct shingle.
-  void AddDistinct(std::uint64_t h) {
-#pragma GCC unroll 8
-    for (int b = 0; b < 8; ++b) lanes_[b] += kSpread[(h >> (8 * b)) & 0xff];
-    ++distinct_;
-    if (++pending_ == 255) Flush();  // before a byte counter can overflow
+  // The weight-1 votes of distinct shingles.
+  void AddDistinct(const std::uint64_t* h, std::size_t n, BitCounter how) {
+    CountBits(how, h, n, ones_.data());
+    distinct_ += static_cast<std::uint32_t>(n);
   }
 
   // The ln(count) part of a shingle seen `count` > 1 times. REQUIRES: called
@@ -109,8 +216,7 @@ class Votes {
     for (int k = 0; k < 32; ++k) extra_[k] += sign[(h >> (2 * k)) & 3];
   }
 
-  std::uint64_t SimHash() {
-    Flush();
+  std::uint64_t SimHash() const {
     std::uint64_t simhash = 0;
     for (int b = 0; b < 64; ++b) {
       const double vote = 2.0 * ones_[b] - static_cast<double>(distinct_) +
@@ -121,22 +227,11 @@ class Votes {
   }
 
  private:
-  void Flush() {
-    for (int j = 0; j < 8; ++j) {
-      for (int k = 0; k < 8; ++k)
-        ones_[8 * j + k] += (lanes_[j] >> (8 * k)) & 0xff;
-      lanes_[j] = 0;
-    }
-    pending_ = 0;
-  }
-
   // extra_[k][0] and extra_[k][1] are bits 2k and 2k + 1.
   using Pair = double __attribute__((vector_size(16)));
   Pair extra_[32] = {};
   std::array<std::uint32_t, 64> ones_{};
-  std::array<std::uint64_t, 8> lanes_{};  // lanes_[j] byte k counts bit 8j + k
   std::uint32_t distinct_ = 0;
-  std::uint32_t pending_ = 0;
 };
 
 // Words per shingle: the shingles are every run of kShingleWords words, or
@@ -145,28 +240,46 @@ std::size_t ShingleWidth(const std::vector<std::uint64_t>& word_hashes) {
   return std::min(kShingleWords, word_hashes.size());
 }
 
+// The hashes of the shingles of `word_hashes`, in text order.
+std::vector<std::uint64_t> ShingleHashes(
+    const std::vector<std::uint64_t>& word_hashes) {
+  const std::size_t width = ShingleWidth(word_hashes);
+  std::vector<std::uint64_t> hashes(word_hashes.size() - width + 1);
+  for (std::size_t s = 0; s < hashes.size(); ++s)
+    hashes[s] = ShingleHash(word_hashes.data() + s, width);
+  return hashes;
+}
+
 // The votes with the distinct shingles found by a hash table (open
 // addressing, linear probing, at most half full): one pass, no sort of all
 // shingles. The table holds only the hashes (0 marks an empty slot; a shingle
-// hash of 0 is tracked apart), one cache line per probe; a shingle seen again
-// goes to `again`, and only that list, short, is sorted to count the repeats
-// and add their floating-point part in ascending order. The shingle hashes
-// are XXH3 outputs, so their low bits spread them over the table; a text
-// crafted to pile them up makes a probe run past kMaxProbe, and the caller
-// falls back to VoteSorted. Returns false then.
+// hash of 0 is tracked apart), one cache line per probe, fetched a few
+// shingles ahead (a long message's table is past the first-level cache, and
+// its slots are random); a shingle seen again goes to `again`, and only that
+// list, short, is sorted to count the repeats and add their floating-point
+// part in ascending order. The shingle hashes are XXH3 outputs, so their low
+// bits spread them over the table; a text crafted to pile them up makes a
+// probe run past kMaxProbe, and the caller falls back to VoteSorted. Returns
+// false then.
 bool VoteWithTable(const std::vector<std::uint64_t>& word_hashes,
                    Votes& votes) {
   constexpr std::size_t kMaxProbe = 64;
-  const std::size_t width = ShingleWidth(word_hashes);
-  const std::size_t shingles = word_hashes.size() - width + 1;
+  constexpr std::size_t kAhead = 16;
+  std::vector<std::uint64_t> hashes = ShingleHashes(word_hashes);
+  const std::size_t shingles = hashes.size();
   const std::size_t capacity =
       std::max<std::size_t>(64, std::bit_ceil(2 * shingles));
   const std::size_t mask = capacity - 1;
   std::vector<std::uint64_t> table(capacity);
   std::vector<std::uint64_t> again;  // one entry per repeated occurrence
+  // The distinct shingles are moved to the front of `hashes` as they come
+  // (never past the one being read).
+  std::size_t distinct = 0;
   bool zero_seen = false;
   for (std::size_t s = 0; s < shingles; ++s) {
-    const std::uint64_t h = ShingleHash(word_hashes.data() + s, width);
+    if (s + kAhead < shingles)
+      __builtin_prefetch(table.data() + (hashes[s + kAhead] & mask));
+    const std::uint64_t h = hashes[s];
     bool seen;
     if (h == 0) {
       seen = zero_seen;
@@ -184,9 +297,10 @@ bool VoteWithTable(const std::vector<std::uint64_t>& word_hashes,
     if (seen) {
       again.push_back(h);
     } else {
-      votes.AddDistinct(h);
+      hashes[distinct++] = h;
     }
   }
+  votes.AddDistinct(hashes.data(), distinct, BestBitCounter());
   std::sort(again.begin(), again.end());
   for (std::size_t i = 0; i < again.size();) {
     std::size_t j = i + 1;
@@ -200,20 +314,19 @@ bool VoteWithTable(const std::vector<std::uint64_t>& word_hashes,
 // The same votes with the shingle hashes sorted, equal ones adjacent: the
 // plain way, and the bound on the table's worst case.
 void VoteSorted(const std::vector<std::uint64_t>& word_hashes, Votes& votes) {
-  const std::size_t width = ShingleWidth(word_hashes);
-  const std::size_t shingles = word_hashes.size() - width + 1;
-  std::vector<std::uint64_t> hashes(shingles);
-  for (std::size_t s = 0; s < shingles; ++s)
-    hashes[s] = ShingleHash(word_hashes.data() + s, width);
-  std::vector<std::uint64_t> scratch(shingles);
+  std::vector<std::uint64_t> hashes = ShingleHashes(word_hashes);
+  std::vector<std::uint64_t> scratch(hashes.size());
   SortHashes(hashes, scratch);
+  // The distinct hashes go to `scratch` (no longer needed), in order.
+  std::size_t distinct = 0;
   for (std::size_t i = 0; i < hashes.size();) {
     std::size_t j = i + 1;
     while (j < hashes.size() && hashes[j] == hashes[i]) ++j;
-    votes.AddDistinct(hashes[i]);
+    scratch[distinct++] = hashes[i];
     if (j - i > 1) votes.AddRepeated(hashes[i], j - i);
     i = j;
   }
+  votes.AddDistinct(scratch.data(), distinct, BestBitCounter());
 }
 
 // The SimHash of the shingles of `word_hashes` (REQUIRES: not empty); with
@@ -373,6 +486,27 @@ WordHashes ComputeWordHashes(std::string_view text) {
 
 WordHashes TEST_ComputeWordHashesSorted(std::string_view text) {
   return WordHashesOf(text, true);
+}
+
+std::vector<std::array<std::uint32_t, 64>> TEST_CountBits(
+    const std::vector<std::uint64_t>& hashes) {
+  std::vector<std::array<std::uint32_t, 64>> out;
+  for (const BitCounter how :
+       {BitCounter::kPortable, BitCounter::kAvx2, BitCounter::kAvx512}) {
+#ifdef MW_SIMHASH_X86
+    if (how == BitCounter::kAvx2 && !__builtin_cpu_supports("avx2")) continue;
+    if (how == BitCounter::kAvx512 && (!__builtin_cpu_supports("avx512f") ||
+                                       !__builtin_cpu_supports("avx512bw"))) {
+      continue;
+    }
+#else
+    if (how != BitCounter::kPortable) continue;
+#endif
+    out.emplace_back();
+    out.back().fill(0);
+    CountBits(how, hashes.data(), hashes.size(), out.back().data());
+  }
+  return out;
 }
 
 std::vector<std::uint64_t> SimHashKeys(std::uint64_t simhash, std::uint32_t k) {

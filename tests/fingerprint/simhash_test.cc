@@ -66,6 +66,58 @@ TEST(ComputeWordHashes, SameAsThePlainDefinition) {
   }
 }
 
+TEST(ComputeWordHashes, WordsAcrossTheSixtyFourByteBlocks) {
+  // ASCII text goes 64 bytes at a time: words that start, end or run through
+  // a block's edge, words longer than a block, runs of separators across
+  // one, and a non-ASCII character at every offset (its block takes the
+  // per-character path, the next ones the fast path again).
+  for (std::size_t len = 1; len <= 150; len += (len < 70 ? 1 : 7)) {
+    for (std::size_t lead = 0; lead < 64; lead += 3) {
+      for (const std::string_view gap : {" ", "  ,;  ", "\n"}) {
+        std::string text(lead, '.');
+        for (int w = 0; text.size() < 400; ++w) {
+          text.append(len, static_cast<char>('a' + w % 26));
+          text += gap;
+        }
+        const auto check = [](const std::string& t) {
+          const WordHashes ours = ComputeWordHashes(t);
+          const WordHashes ref = testing::ReferenceWordHashes(t);
+          ASSERT_EQ(ours.simhash, ref.simhash) << t;
+          ASSERT_EQ(ours.word_bag, ref.word_bag) << t;
+        };
+        check(text);
+        std::string mixed = text;
+        mixed.replace(lead + len / 2, 1, "\xC3\xA9");  // é inside a word
+        check(mixed);
+        mixed.replace(lead + 130, 1, "\xE6\x97\xA5");  // 日: a word of its own
+        check(mixed);
+      }
+    }
+  }
+}
+
+TEST(ComputeWordHashes, EveryBitCounterCountsEveryBit) {
+  // Around the byte counters' flush every 255 hashes, and the bit patterns
+  // that fill or empty every counter.
+  std::mt19937_64 rng(11);
+  for (const std::size_t n : {0, 1, 2, 254, 255, 256, 509, 510, 511, 1000}) {
+    for (int pattern = 0; pattern < 3; ++pattern) {
+      std::vector<std::uint64_t> hashes(n);
+      for (std::uint64_t& h : hashes) {
+        h = pattern == 0 ? rng() : pattern == 1 ? ~std::uint64_t{0} : 0;
+      }
+      std::array<std::uint32_t, 64> expected{};
+      for (const std::uint64_t h : hashes) {
+        for (int b = 0; b < 64; ++b) expected[b] += (h >> b) & 1;
+      }
+      const auto counts = TEST_CountBits(hashes);
+      ASSERT_FALSE(counts.empty());
+      for (std::size_t k = 0; k < counts.size(); ++k)
+        ASSERT_EQ(counts[k], expected) << "counter " << k << ", n = " << n;
+    }
+  }
+}
+
 TEST(ComputeSimHash, DeterministicAndZeroForNoWords) {
   EXPECT_EQ(ComputeSimHash(""), 0u);
   EXPECT_EQ(ComputeSimHash("... --"), 0u);

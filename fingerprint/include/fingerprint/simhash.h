@@ -5,6 +5,7 @@
 #ifndef MW_FINGERPRINT_SIMHASH_H_
 #define MW_FINGERPRINT_SIMHASH_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -47,6 +48,12 @@ WordHashes ComputeWordHashes(std::string_view text);
 // hashes, the path ComputeWordHashes falls back to when its hash table probes
 // too long (a text crafted to collide in it).
 WordHashes TEST_ComputeWordHashesSorted(std::string_view text);
+
+// Test hook: for each way of counting the SimHash's weight-1 votes that this
+// CPU can run (portable first, then AVX2, then AVX-512BW), count[b] = how many
+// of `hashes` have bit b set.
+std::vector<std::array<std::uint32_t, 64>> TEST_CountBits(
+    const std::vector<std::uint64_t>& hashes);
 
 // Band keys for Hamming distance k (REQUIRES k < 64): the 64 bits are cut into
 // k + 1 bands of near-equal width, and key b is the band's index with its bits.
