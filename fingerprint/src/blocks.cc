@@ -511,7 +511,10 @@ void SplitSentencesInto(std::string_view text, BlockSink& out) {
   }
 }
 
-// Hashes each block as it comes into a BlockList.
+// Hashes each block into a BlockList. With the SHA extensions, blocks are
+// hashed two at a time (internal::Sha1ShaNi2: a short block alone leaves the
+// SHA unit waiting most of the time): one block waits, copied (the view dies
+// with Add), for the next or for Finish.
 class HashSink final : public BlockSink {
  public:
   // `sha_ni`: hash with the SHA extensions (REQUIRES: internal::HasShaNi()),
@@ -522,39 +525,56 @@ class HashSink final : public BlockSink {
   }
 
   void Add(std::string_view block) override {
-    Sha1 h{};
-    unsigned int len = 0;
-    // The SHA extensions where the CPU has them (see sha1.h). Otherwise one
-    // digest context for all blocks: EVP_Digest would allocate and free one
-    // per block, which cost as much as hashing a short line. On failure
-    // (allocation inside OpenSSL), the one-shot call, as before.
-    if (sha_ni_) {
-      internal::Sha1ShaNi(block, h);
-    } else if ((ctx_ == nullptr && !(ctx_ = NewDigestContext())) ||
-               EVP_DigestInit_ex2(ctx_.get(), Sha1Md(), nullptr) != 1 ||
-               EVP_DigestUpdate(ctx_.get(), block.data(), block.size()) != 1 ||
-               EVP_DigestFinal_ex(ctx_.get(), h.data(), &len) != 1) {
-      h = Sha1Of(block);
+    const auto len = static_cast<std::uint32_t>(
+        std::min<std::size_t>(block.size(), UINT32_MAX));
+    const auto pos = static_cast<std::uint32_t>(list_.hashes.size());
+    list_.keys.push_back({0, pos, len});  // the key once the hash is known
+    list_.hashes.emplace_back();
+    if (!sha_ni_) {
+      HashWithOpenSsl(block, list_.hashes.back());
+      return;
     }
-    std::uint64_t key = 0;
-    for (int b = 0; b < 8; ++b) key = (key << 8) | h[b];
-    list_.keys.push_back({key, static_cast<std::uint32_t>(list_.hashes.size()),
-                          static_cast<std::uint32_t>(std::min<std::size_t>(
-                              block.size(), UINT32_MAX))});
-    list_.hashes.push_back(h);
+    if (!pending_) {
+      waiting_.assign(block);
+      pending_ = true;
+      return;
+    }
+    internal::Sha1ShaNi2(waiting_, block, list_.hashes[pos - 1],
+                         list_.hashes[pos]);
+    pending_ = false;
   }
 
   void Reset() override {
     list_.hashes.clear();
     list_.keys.clear();
+    pending_ = false;
   }
 
   BlockList Finish() {
+    if (pending_) internal::Sha1ShaNi(waiting_, list_.hashes.back());
+    pending_ = false;
+    for (BlockKey& k : list_.keys) {
+      const Sha1& h = list_.hashes[k.pos];
+      for (int b = 0; b < 8; ++b) k.key = (k.key << 8) | h[b];
+    }
     std::sort(list_.keys.begin(), list_.keys.end());
     return std::move(list_);
   }
 
  private:
+  // One digest context for all blocks: EVP_Digest would allocate and free
+  // one per block, which cost as much as hashing a short line. On failure
+  // (allocation inside OpenSSL), the one-shot call, as before.
+  void HashWithOpenSsl(std::string_view block, Sha1& h) {
+    unsigned int len = 0;
+    if ((ctx_ == nullptr && !(ctx_ = NewDigestContext())) ||
+        EVP_DigestInit_ex2(ctx_.get(), Sha1Md(), nullptr) != 1 ||
+        EVP_DigestUpdate(ctx_.get(), block.data(), block.size()) != 1 ||
+        EVP_DigestFinal_ex(ctx_.get(), h.data(), &len) != 1) {
+      h = Sha1Of(block);
+    }
+  }
+
   using DigestContext = std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)>;
   // Made on the first block that needs it: with the SHA extensions, never.
   static DigestContext NewDigestContext() {
@@ -562,6 +582,9 @@ class HashSink final : public BlockSink {
   }
   DigestContext ctx_{nullptr, &EVP_MD_CTX_free};
   bool sha_ni_;
+  // With the SHA extensions: the last block, not hashed yet.
+  bool pending_ = false;
+  std::string waiting_;
   BlockList list_;
 };
 

@@ -1,5 +1,6 @@
 #include "sha1.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -65,31 +66,86 @@ __attribute__((target("sha,sse4.1"))) void Compress(Sha1State& s,
   s.abcd = _mm_add_epi32(abcd, s.abcd);
 }
 
-}  // namespace
+template <int... kGroups>
+__attribute__((target("sha,sse4.1"), always_inline)) inline void Rounds2(
+    std::integer_sequence<int, kGroups...>, __m128i (&w0)[4], __m128i& abcd0,
+    __m128i& prev0, __m128i (&w1)[4], __m128i& abcd1, __m128i& prev1) {
+  ((Group<kGroups>(w0, abcd0, prev0), Group<kGroups>(w1, abcd1, prev1)), ...);
+}
 
-__attribute__((target("sha,sse4.1"))) void Sha1ShaNi(
-    std::string_view bytes, std::array<std::uint8_t, 20>& out) {
+// Compress for two independent blocks, their rounds interleaved: a round
+// group waits for the one before it (sha1rnds4 takes several cycles), so a
+// single message leaves the SHA unit idle most of the time, and a second one
+// fills it.
+__attribute__((target("sha,sse4.1"))) void Compress2(Sha1State& s0,
+                                                     const unsigned char* p0,
+                                                     Sha1State& s1,
+                                                     const unsigned char* p1) {
+  const __m128i swap =
+      _mm_set_epi64x(0x0001020304050607LL, 0x08090a0b0c0d0e0fLL);
+  __m128i w0[4];
+  __m128i w1[4];
+  for (int i = 0; i < 4; ++i) {
+    w0[i] = _mm_shuffle_epi8(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(p0 + 16 * i)), swap);
+    w1[i] = _mm_shuffle_epi8(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(p1 + 16 * i)), swap);
+  }
+  __m128i abcd0 = s0.abcd;
+  __m128i prev0 = s0.e;
+  __m128i abcd1 = s1.abcd;
+  __m128i prev1 = s1.e;
+  Rounds2(std::make_integer_sequence<int, 20>(), w0, abcd0, prev0, w1, abcd1,
+          prev1);
+  s0.e = _mm_sha1nexte_epu32(prev0, s0.e);
+  s0.abcd = _mm_add_epi32(abcd0, s0.abcd);
+  s1.e = _mm_sha1nexte_epu32(prev1, s1.e);
+  s1.abcd = _mm_add_epi32(abcd1, s1.abcd);
+}
+
+// One message as the 64-byte blocks SHA-1 compresses: those of the bytes
+// themselves, then the tail, 0x80, zeros and the length in bits (big-endian)
+// in the last 64 bytes: one block, or two when the tail leaves fewer than 9
+// bytes.
+class Padded {
+ public:
+  explicit Padded(std::string_view bytes)
+      : p_(reinterpret_cast<const unsigned char*>(bytes.data())),
+        full_(bytes.size() / 64) {
+    const std::size_t n = bytes.size();
+    const std::size_t tail = n - 64 * full_;
+    std::memcpy(last_, p_ + 64 * full_, tail);
+    last_[tail] = 0x80;
+    last_blocks_ = tail + 9 <= 64 ? 1 : 2;
+    const std::uint64_t bits = static_cast<std::uint64_t>(n) * 8;
+    for (int i = 0; i < 8; ++i) {
+      last_[64 * last_blocks_ - 1 - i] =
+          static_cast<unsigned char>(bits >> (8 * i));
+    }
+  }
+  std::size_t blocks() const { return full_ + last_blocks_; }
+  const unsigned char* block(std::size_t k) const {
+    return k < full_ ? p_ + 64 * k : last_ + 64 * (k - full_);
+  }
+
+ private:
+  const unsigned char* p_;
+  std::size_t full_;
+  std::size_t last_blocks_ = 1;
+  unsigned char last_[128] = {};
+};
+
+__attribute__((target("sha,sse4.1"))) Sha1State Initial() {
   Sha1State s;
   // A, B, C, D from the top lane down; E in the top lane.
   s.abcd = _mm_set_epi32(0x67452301, static_cast<int>(0xefcdab89),
                          static_cast<int>(0x98badcfe), 0x10325476);
   s.e = _mm_set_epi32(static_cast<int>(0xc3d2e1f0), 0, 0, 0);
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  const std::size_t n = bytes.size();
-  std::size_t done = 0;
-  for (; done + 64 <= n; done += 64) Compress(s, p + done);
-  // The tail, 0x80, zeros and the length in bits (big-endian) in the last
-  // 64 bytes: one block, or two when the tail leaves fewer than 9 bytes.
-  unsigned char last[128] = {};
-  const std::size_t tail = n - done;
-  std::memcpy(last, p + done, tail);
-  last[tail] = 0x80;
-  const std::size_t blocks = tail + 9 <= 64 ? 1 : 2;
-  const std::uint64_t bits = static_cast<std::uint64_t>(n) * 8;
-  for (int i = 0; i < 8; ++i) {
-    last[64 * blocks - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
-  }
-  for (std::size_t b = 0; b < blocks; ++b) Compress(s, last + 64 * b);
+  return s;
+}
+
+__attribute__((target("sha,sse4.1"))) void Digest(
+    const Sha1State& s, std::array<std::uint8_t, 20>& out) {
   alignas(16) std::uint32_t words[4];
   _mm_store_si128(reinterpret_cast<__m128i*>(words), s.abcd);
   const std::uint32_t state[5] = {
@@ -100,6 +156,32 @@ __attribute__((target("sha,sse4.1"))) void Sha1ShaNi(
       out[4 * i + k] = static_cast<std::uint8_t>(state[i] >> (24 - 8 * k));
     }
   }
+}
+
+}  // namespace
+
+__attribute__((target("sha,sse4.1"))) void Sha1ShaNi(
+    std::string_view bytes, std::array<std::uint8_t, 20>& out) {
+  Sha1State s = Initial();
+  const Padded m(bytes);
+  for (std::size_t k = 0; k < m.blocks(); ++k) Compress(s, m.block(k));
+  Digest(s, out);
+}
+
+__attribute__((target("sha,sse4.1"))) void Sha1ShaNi2(
+    std::string_view a, std::string_view b, std::array<std::uint8_t, 20>& out_a,
+    std::array<std::uint8_t, 20>& out_b) {
+  Sha1State sa = Initial();
+  Sha1State sb = Initial();
+  const Padded ma(a);
+  const Padded mb(b);
+  const std::size_t both = std::min(ma.blocks(), mb.blocks());
+  for (std::size_t k = 0; k < both; ++k)
+    Compress2(sa, ma.block(k), sb, mb.block(k));
+  for (std::size_t k = both; k < ma.blocks(); ++k) Compress(sa, ma.block(k));
+  for (std::size_t k = both; k < mb.blocks(); ++k) Compress(sb, mb.block(k));
+  Digest(sa, out_a);
+  Digest(sb, out_b);
 }
 
 bool HasShaNi() {
@@ -119,6 +201,9 @@ bool HasShaNi() {
 bool HasShaNi() { return false; }
 
 void Sha1ShaNi(std::string_view, std::array<std::uint8_t, 20>&) {}
+
+void Sha1ShaNi2(std::string_view, std::string_view,
+                std::array<std::uint8_t, 20>&, std::array<std::uint8_t, 20>&) {}
 
 #endif
 

@@ -329,5 +329,32 @@ TEST(BlockSha1, SameAsOpenSsl) {
   }
 }
 
+// Blocks are hashed two at a time where the CPU has the SHA extensions: pairs
+// of different lengths (one finishing blocks before the other), an odd block
+// out at the end, and the keys and positions built after the hashes.
+TEST(HashBlocks, PairsOfEveryLengthSameAsOpenSsl) {
+  std::mt19937_64 rng(13);
+  for (int trial = 0; trial < 400; ++trial) {
+    std::vector<std::string> blocks(trial % 7);
+    for (std::string& b : blocks) {
+      b.resize(rng() % (trial % 2 == 0 ? 140 : 400));
+      for (char& c : b) c = static_cast<char>(rng());
+    }
+    const BlockList list = HashBlocks(blocks, BlockKind::kSentences);
+    ASSERT_EQ(list.hashes.size(), blocks.size());
+    ASSERT_EQ(list.keys.size(), blocks.size());
+    for (std::size_t k = 0; k < blocks.size(); ++k)
+      ASSERT_EQ(list.hashes[k], Sha1Of(blocks[k])) << blocks[k].size();
+    for (const BlockKey& key : list.keys) {
+      const Sha1& h = list.hashes[key.pos];
+      std::uint64_t expected = 0;
+      for (int b = 0; b < 8; ++b) expected = (expected << 8) | h[b];
+      ASSERT_EQ(key.key, expected);
+      ASSERT_EQ(key.len, blocks[key.pos].size());
+    }
+    ASSERT_TRUE(std::is_sorted(list.keys.begin(), list.keys.end()));
+  }
+}
+
 }  // namespace
 }  // namespace mw::fingerprint
