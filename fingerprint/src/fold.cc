@@ -9,6 +9,11 @@
 
 #include "scan.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define MW_FOLD_X86 1
+#endif
+
 namespace mw::fingerprint {
 namespace {
 
@@ -215,6 +220,175 @@ bool FoldGreeting(std::vector<std::string_view>& tokens,
   return false;
 }
 
+// One token (or blank, or line feed) of the fast fold at src[i], written at
+// dst; returns the index after it. `first`: no token yet on this line.
+//
+// A token runs up to the next blank or line feed. Where sixteen bytes can be
+// read, one vector compare finds its end and tells whether it may be a hash
+// buster (6+ bytes with a digit: one of fewer than 20 bytes must mix letters
+// and digits) or a URL (it holds ':' or 'w'). Short tokens are copied with one
+// 16-byte store: the output is no longer than the input read (see below), so
+// the store stays inside the buffer, and the bytes past the token are
+// overwritten by what comes next, or cut at the end.
+std::size_t FoldStep(const char* src, std::size_t i, std::size_t n, char*& dst,
+                     bool& first, bool hash_busters, bool urls,
+                     std::string& url) {
+  const char c = src[i];
+  if (c == '\n') {
+    *dst++ = '\n';
+    first = true;
+    return i + 1;
+  }
+  if (IsBlank(c)) return i + 1;
+  std::size_t e = n;
+  bool may_bust = true;
+  bool may_url = true;
+  bool short_token = false;
+#ifdef MW_SCAN_SSE2
+  if (i + 16 <= n) {
+    const __m128i v = internal::Load16(src + i);
+    const auto stop = static_cast<std::uint32_t>(_mm_movemask_epi8(
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))),
+                     _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')),
+                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))))));
+    if (stop != 0) {
+      const int len = std::countr_zero(stop);
+      const std::uint32_t in_token = (std::uint32_t{1} << len) - 1;
+      e = i + static_cast<std::size_t>(len);
+      const auto digits = static_cast<std::uint32_t>(_mm_movemask_epi8(
+          _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+                        _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), v))));
+      const auto colon_or_w = static_cast<std::uint32_t>(_mm_movemask_epi8(
+          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')),
+                       _mm_cmpeq_epi8(v, _mm_set1_epi8('w')))));
+      may_bust = len >= 6 && (digits & in_token) != 0;
+      may_url = (colon_or_w & in_token) != 0;
+      short_token = true;
+    }
+  }
+#endif
+  if (!short_token) {
+    e = i + 1;
+    while (e < n && !IsBlank(src[e]) && src[e] != '\n') ++e;
+  }
+  std::string_view token(src + i, e - i);
+  if (hash_busters && may_bust && IsHashBuster(token)) return e;
+  if (urls && may_url && MayHoldUrl(token)) {
+    url = FoldUrl(token);
+    token = url;
+  }
+  if (!first) *dst++ = ' ';
+  first = false;
+#ifdef MW_SCAN_SSE2
+  if (short_token && token.data() == src + i) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst),
+                     internal::Load16(src + i));
+    dst += token.size();
+    return e;
+  }
+#endif
+  std::memcpy(dst, token.data(), token.size());
+  dst += token.size();
+  return e;
+}
+
+#ifdef MW_FOLD_X86
+bool HasAvx512Fold() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vbmi2");
+  }();
+  return has;
+}
+
+// Up to 63 bytes of the fold at once with AVX-512: the bytes kept (tokens,
+// line feeds, one space between two tokens of a line) are picked by a mask
+// and packed with one compress. REQUIRES: 64 bytes readable at p; p is the
+// text's start or a token's (the byte before it a blank or line feed); the
+// output written so far is no longer than the input read before p.
+//
+// The chunk ends at the last token start in p[1..63], so every token in it is
+// whole and no blank run crosses its start. A chunk holding a token that a
+// fold could change (6 or more bytes with a digit, 20 or more bytes, "://" or
+// "www.") is left to FoldStep: returns 0 then, as when no token starts in
+// p[1..63]. Else writes the chunk's output at dst and returns its length.
+//
+// Which blank of a run stands for the space does not matter (a space is
+// written whatever the blank was): the last one of each run that follows a
+// token and precedes another, found by adding the run's first bit to the
+// blank mask, which carries through the run to the byte after it. A run at
+// the chunk's end is left to the next chunk, which writes the space first when
+// `first` says a token came before on the line: the token after it might be
+// dropped, and then so must the space.
+__attribute__((target("avx512f,avx512bw,avx512vbmi2,bmi,bmi2,lzcnt,popcnt")))
+std::size_t
+FoldChunkAvx512(const char* p, char*& dst, bool& first, bool hash_busters,
+                bool urls) {
+  const __m512i v = _mm512_loadu_si512(p);
+  const std::uint64_t line_feed =
+      _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\n'));
+  const std::uint64_t blank_all =
+      _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(' ')) |
+      _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\t')) |
+      _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\r'));
+  const std::uint64_t token_all = ~(blank_all | line_feed);
+  const std::uint64_t starts =
+      token_all & ~(token_all << 1) & ~std::uint64_t{1};
+  if (starts == 0) return 0;
+  const int j = 63 - std::countl_zero(starts);  // 1 <= j <= 63
+  const std::uint64_t in_chunk = (std::uint64_t{1} << j) - 1;
+  const std::uint64_t token = token_all & in_chunk;
+  const std::uint64_t blank = blank_all & in_chunk;
+  const std::uint64_t lf = line_feed & in_chunk;
+  if (hash_busters) {
+    // Bytes of tokens of 6 or more bytes: the 6-byte windows inside tokens,
+    // spread over the 6 bytes of each.
+    const std::uint64_t a2 = token & (token >> 1);
+    const std::uint64_t a4 = a2 & (a2 >> 2);
+    const std::uint64_t a6 = a4 & (a2 >> 4);
+    const std::uint64_t c2 = a6 | (a6 << 1);
+    const std::uint64_t long6 = c2 | (c2 << 2) | (c2 << 4);
+    const std::uint64_t a8 = a4 & (a4 >> 4);
+    const std::uint64_t a16 = a8 & (a8 >> 8);
+    const std::uint64_t a20 = a16 & (a4 >> 16);
+    const std::uint64_t digit =
+        _mm512_cmp_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8('0')),
+                             _mm512_set1_epi8(10), _MM_CMPINT_LT);
+    if ((digit & long6) != 0 || a20 != 0) return 0;
+  }
+  if (urls) {
+    const std::uint64_t colon =
+        _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(':'));
+    const std::uint64_t slash =
+        _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('/'));
+    const std::uint64_t w = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('w'));
+    const std::uint64_t dot = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('.'));
+    const std::uint64_t url = (colon & (slash >> 1) & (slash >> 2)) |
+                              (w & (w >> 1) & (w >> 2) & (dot >> 3));
+    if ((url & in_chunk) != 0) return 0;
+  }
+  const std::uint64_t run_starts = blank & ~(blank << 1);
+  const std::uint64_t after_token = run_starts & (token << 1);
+  const std::uint64_t space = (((blank + after_token) & ~blank & token) >> 1);
+  const std::uint64_t keep = token | lf | space;
+  if (!first && (token & 1) != 0) *dst++ = ' ';
+  const __m512i spaced =
+      _mm512_mask_blend_epi8(blank, v, _mm512_set1_epi8(' '));
+  _mm512_storeu_si512(dst, _mm512_maskz_compress_epi8(keep, spaced));
+  dst += std::popcount(keep);
+  if (token != 0) {
+    first =
+        lf != 0 && (63 - std::countl_zero(lf)) > (63 - std::countl_zero(token));
+  } else if (lf != 0) {
+    first = true;
+  }
+  return static_cast<std::size_t>(j);
+}
+#endif
+
 // Fold with only the hash-buster and URL folds (the defaults), written for
 // speed: the same output as FoldLines, which is its test reference.
 //
@@ -222,11 +396,13 @@ bool FoldGreeting(std::vector<std::string_view>& tokens,
 // lengthens the text: a token is copied as it is or shortened (a URL loses
 // its query, a hash buster disappears), and the space written before a token
 // stands for at least one blank read after the previous one. So after each
-// step the output is no longer than the input read, which also lets a short
-// token be copied with one 16-byte store (the bytes past it are overwritten
-// by what comes next, or cut at the end).
+// step the output is no longer than the input read. With AVX-512 (VBMI2),
+// chunks of up to 63 bytes whose tokens no fold changes, most of the text, are
+// folded at once (FoldChunkAvx512); the rest, and everything on other CPUs,
+// token by token (FoldStep), which after a chunk it could not take goes on to
+// the next token's start.
 std::string FoldHashBustersAndUrls(std::string_view text, bool hash_busters,
-                                   bool urls) {
+                                   bool urls, bool vector_chunks) {
   std::string out(text.size(), '\0');
   char* const base = out.data();
   char* dst = base;
@@ -235,79 +411,25 @@ std::string FoldHashBustersAndUrls(std::string_view text, bool hash_busters,
   std::string url;
   bool first = true;  // no token yet on this line
   std::size_t i = 0;
-  while (i < n) {
-    const char c = src[i];
-    if (c == '\n') {
-      *dst++ = '\n';
-      first = true;
-      ++i;
+#ifdef MW_FOLD_X86
+  // FoldChunkAvx512 needs a token's start (or the text's): `i` is one
+  // whenever FoldStep reaches a non-blank byte that is not a line feed after
+  // a blank or a line feed.
+  while (vector_chunks && i + 64 <= n) {
+    const std::size_t used =
+        FoldChunkAvx512(src + i, dst, first, hash_busters, urls);
+    if (used != 0) {
+      i += used;
       continue;
     }
-    if (IsBlank(c)) {
-      ++i;
-      continue;
-    }
-    // A token runs up to the next blank or line feed. Where sixteen bytes can
-    // be read, one vector compare finds its end and tells whether it may be
-    // a hash buster (6+ bytes with a digit: one of fewer than 20 bytes must
-    // mix letters and digits) or a URL (it holds ':' or 'w').
-    std::size_t e = n;
-    bool may_bust = true;
-    bool may_url = true;
-    bool short_token = false;
-#ifdef MW_SCAN_SSE2
-    if (i + 16 <= n) {
-      const __m128i v = internal::Load16(src + i);
-      const auto stop = static_cast<std::uint32_t>(_mm_movemask_epi8(
-          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
-                                    _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))),
-                       _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')),
-                                    _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))))));
-      if (stop != 0) {
-        const int len = std::countr_zero(stop);
-        const std::uint32_t in_token = (std::uint32_t{1} << len) - 1;
-        e = i + static_cast<std::size_t>(len);
-        const auto digits = static_cast<std::uint32_t>(_mm_movemask_epi8(
-            _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
-                          _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), v))));
-        const auto colon_or_w = static_cast<std::uint32_t>(_mm_movemask_epi8(
-            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')),
-                         _mm_cmpeq_epi8(v, _mm_set1_epi8('w')))));
-        may_bust = len >= 6 && (digits & in_token) != 0;
-        may_url = (colon_or_w & in_token) != 0;
-        short_token = true;
-      }
-    }
-#endif
-    if (!short_token) {
-      e = i + 1;
-      while (e < n && !IsBlank(src[e]) && src[e] != '\n') ++e;
-    }
-    std::string_view token(src + i, e - i);
-    if (hash_busters && may_bust && IsHashBuster(token)) {
-      i = e;
-      continue;
-    }
-    if (urls && may_url && MayHoldUrl(token)) {
-      url = FoldUrl(token);
-      token = url;
-    }
-    if (!first) *dst++ = ' ';
-    first = false;
-#ifdef MW_SCAN_SSE2
-    if (short_token && token.data() == src + i) {
-      // dst + 16 <= base + i + 16 <= base + n: inside the buffer.
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst),
-                       internal::Load16(src + i));
-      dst += token.size();
-      i = e;
-      continue;
-    }
-#endif
-    std::memcpy(dst, token.data(), token.size());
-    dst += token.size();
-    i = e;
+    const std::size_t limit = i + 64;
+    while (i < n && (i < limit || IsBlank(src[i]) || src[i] == '\n'))
+      i = FoldStep(src, i, n, dst, first, hash_busters, urls, url);
   }
+#else
+  (void)vector_chunks;
+#endif
+  while (i < n) i = FoldStep(src, i, n, dst, first, hash_busters, urls, url);
   out.resize(static_cast<std::size_t>(dst - base));
   return out;
 }
@@ -383,13 +505,24 @@ std::string Fold(std::string_view text, const FoldOptions& options) {
     return std::string(text);
   }
   if (!options.numbers && !options.emails && !options.greetings) {
-    return FoldHashBustersAndUrls(text, options.hash_busters, options.urls);
+#ifdef MW_FOLD_X86
+    const bool vector_chunks = HasAvx512Fold();
+#else
+    const bool vector_chunks = false;
+#endif
+    return FoldHashBustersAndUrls(text, options.hash_busters, options.urls,
+                                  vector_chunks);
   }
   return FoldLines(text, options);
 }
 
 std::string TEST_FoldLines(std::string_view text, const FoldOptions& options) {
   return FoldLines(text, options);
+}
+
+std::string TEST_FoldTokens(std::string_view text, const FoldOptions& options) {
+  return FoldHashBustersAndUrls(text, options.hash_busters, options.urls,
+                                false);
 }
 
 }  // namespace mw::fingerprint

@@ -150,6 +150,69 @@ TEST(Fold, FastPathSameAsTheGeneralOne) {
         o.hash_busters = busters;
         o.urls = urls;
         ASSERT_EQ(Fold(text, o), TEST_FoldLines(text, o)) << text;
+        ASSERT_EQ(TEST_FoldTokens(text, o), TEST_FoldLines(text, o)) << text;
+      }
+    }
+  }
+}
+
+// With AVX-512, the fast path folds chunks of up to 63 bytes whose tokens no
+// fold changes at once, and hands the others to the token loop: text made
+// mostly of plain words (so most chunks are taken), with the tokens that make
+// a chunk go token by token now and then, blank runs and empty lines of every
+// length (across chunk edges, and longer than a chunk), a line of blanks
+// only, and text that begins with blanks or line feeds.
+TEST(Fold, ChunksSameAsTokenByToken) {
+  static constexpr std::string_view kPlain[] = {
+      "a",           "to",   "the", "offer", "rapid",  "mailing",
+      "subscribers", "café", "x.",  "(b)",   "e-mail", "12",
+      "2024",        "w",    "ww.", "http",  ":",      "/"};
+  static constexpr std::string_view kSpecial[] = {"x7f9k2",
+                                                  "abcdef123456",
+                                                  "aaaaaaaaaaaaaaaaaaaa",
+                                                  "http://x.com/a?b=1",
+                                                  "www.site.net/?id=7",
+                                                  "12345678",
+                                                  "sixsix",
+                                                  "abcde1",
+                                                  "www.a"};
+  std::mt19937_64 rng(22);
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string text;
+    if (trial % 5 == 0) text.append(rng() % 70, trial % 2 == 0 ? ' ' : '\n');
+    const std::size_t pieces = rng() % 200;
+    for (std::size_t k = 0; k < pieces; ++k) {
+      text += rng() % 25 == 0 ? kSpecial[rng() % std::size(kSpecial)]
+                              : kPlain[rng() % std::size(kPlain)];
+      switch (rng() % 12) {
+        case 0:
+          text.append(1 + rng() % 80, ' ');
+          break;
+        case 1:
+          text.append(1 + rng() % 3, '\n');
+          break;
+        case 2:
+          text += " \t\r\n  ";
+          break;
+        case 3:
+          text += "\r\n";
+          break;
+        case 4:
+          text += "\n" + std::string(rng() % 70, ' ') + "\n";
+          break;
+        default:
+          text += ' ';
+      }
+    }
+    for (const bool busters : {false, true}) {
+      for (const bool urls : {false, true}) {
+        if (!busters && !urls) continue;
+        FoldOptions o{false, false, false, false, false};
+        o.hash_busters = busters;
+        o.urls = urls;
+        const std::string reference = TEST_FoldLines(text, o);
+        ASSERT_EQ(Fold(text, o), reference) << text;
+        ASSERT_EQ(TEST_FoldTokens(text, o), reference) << text;
       }
     }
   }

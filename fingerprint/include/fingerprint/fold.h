@@ -44,6 +44,11 @@ std::string Fold(std::string_view text, const FoldOptions& options);
 // for the hash-buster and URL folds alone (the defaults) is checked against.
 std::string TEST_FoldLines(std::string_view text, const FoldOptions& options);
 
+// Test hook: the fast path for the hash-buster and URL folds (whichever of the
+// two `options` enables; the others are ignored) token by token, without the
+// 64-byte chunks it takes with AVX-512.
+std::string TEST_FoldTokens(std::string_view text, const FoldOptions& options);
+
 }  // namespace mw::fingerprint
 
 #endif  // MW_FINGERPRINT_FOLD_H_
