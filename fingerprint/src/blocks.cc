@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -143,29 +144,57 @@ bool IsDottedAbbreviation(std::string_view t) {
   return groups >= 2;
 }
 
+// The part of `token` (one run of non-space characters) that can be an
+// abbreviation: without a leading "(" or quotes and a trailing "," ";" ":"
+// ")", which do not belong to it. [*begin, *end) in `token`.
+std::string_view AbbreviationCore(std::string_view token, std::size_t* begin,
+                                  std::size_t* end) {
+  std::size_t b = 0;
+  while (b < token.size() && (token[b] == '(' || token[b] == '"' ||
+                              token[b] == '\'' || token[b] == '[')) {
+    ++b;
+  }
+  std::size_t e = token.size();
+  while (e > b &&
+         (token[e - 1] == ',' || token[e - 1] == ';' || token[e - 1] == ':' ||
+          token[e - 1] == ')' || token[e - 1] == ']')) {
+    --e;
+  }
+  *begin = b;
+  *end = e;
+  return token.substr(b, e - b);
+}
+
+bool IsListedAbbreviation(std::string_view word) {
+  // The longest listed one has 6 letters; most words ending a sentence are
+  // longer, or not listed, which the size compare inside == settles.
+  return word.size() <= 6 &&
+         std::find(kAbbreviations.begin(), kAbbreviations.end(), word) !=
+             kAbbreviations.end();
+}
+
+// Whether AppendToken would change `token`: most tokens with a dot end a
+// sentence and are copied as they are, so PrepareForSentences asks first.
+bool IsAbbreviation(std::string_view token) {
+  std::size_t begin;
+  std::size_t end;
+  const std::string_view core = AbbreviationCore(token, &begin, &end);
+  if (core.size() < 2 || core.back() != '.') return false;
+  const std::string_view word = core.substr(0, core.size() - 1);
+  return (word.size() == 1 && IsAsciiLetter(word[0])) ||
+         IsListedAbbreviation(word) || IsDottedAbbreviation(core);
+}
+
 // Removes the dots of abbreviations so that the sentence iterator does not cut
 // after them. `token` is one run of non-space characters.
 void AppendToken(std::string_view token, std::string& out) {
-  // Leading "(" or quotes and trailing "," ";" ":" ")" do not belong to the
-  // abbreviation.
-  std::size_t begin = 0;
-  while (begin < token.size() &&
-         (token[begin] == '(' || token[begin] == '"' || token[begin] == '\'' ||
-          token[begin] == '[')) {
-    ++begin;
-  }
-  std::size_t end = token.size();
-  while (end > begin && (token[end - 1] == ',' || token[end - 1] == ';' ||
-                         token[end - 1] == ':' || token[end - 1] == ')' ||
-                         token[end - 1] == ']')) {
-    --end;
-  }
-  const std::string_view core = token.substr(begin, end - begin);
+  std::size_t begin;
+  std::size_t end;
+  const std::string_view core = AbbreviationCore(token, &begin, &end);
   if (core.size() >= 2 && core.back() == '.') {
     const std::string_view word = core.substr(0, core.size() - 1);
     const bool initial = word.size() == 1 && IsAsciiLetter(word[0]);
-    const bool listed = std::find(kAbbreviations.begin(), kAbbreviations.end(),
-                                  word) != kAbbreviations.end();
+    const bool listed = IsListedAbbreviation(word);
     if (IsDottedAbbreviation(core)) {
       out.append(token.substr(0, begin));
       for (const char c : core) {
@@ -223,8 +252,14 @@ std::string PrepareForSentences(std::string_view text) {
       while (begin > from && out[begin - 1] != ' ') --begin;
       std::size_t end = d + 1;
       while (end < out.size() && out[end] != ' ') ++end;
+      const std::string_view word =
+          std::string_view(out).substr(begin, end - begin);
+      if (!IsAbbreviation(word)) {
+        k = end;
+        continue;
+      }
       token.clear();
-      AppendToken(std::string_view(out).substr(begin, end - begin), token);
+      AppendToken(word, token);
       // AppendToken only removes characters: same size, same token.
       if (token.size() != end - begin) out.replace(begin, end - begin, token);
       k = begin + token.size();
@@ -554,8 +589,12 @@ class HashSink final : public BlockSink {
     if (pending_) internal::Sha1ShaNi(waiting_, list_.hashes.back());
     pending_ = false;
     for (BlockKey& k : list_.keys) {
-      const Sha1& h = list_.hashes[k.pos];
-      for (int b = 0; b < 8; ++b) k.key = (k.key << 8) | h[b];
+      // The first 8 bytes of the hash, big-endian.
+      std::uint64_t first8;
+      std::memcpy(&first8, list_.hashes[k.pos].data(), sizeof first8);
+      if constexpr (std::endian::native == std::endian::little)
+        first8 = __builtin_bswap64(first8);
+      k.key = first8;
     }
     std::sort(list_.keys.begin(), list_.keys.end());
     return std::move(list_);
