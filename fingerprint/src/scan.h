@@ -17,6 +17,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 #if defined(__SSE2__)
@@ -180,6 +181,30 @@ inline FoldedScan ScanFolded(std::string_view block) {
     prev_space = space >> 15;
     alnum |= AlnumMask16(v);
     high |= static_cast<std::uint32_t>(_mm_movemask_epi8(v));
+  }
+  if (i < n) {
+    // The last 1-15 bytes in one more vector (a byte loop here cost as much
+    // as the rest, blocks being short): the 16 bytes that end the block when
+    // it has as many, where the bytes already read tell the first new one
+    // whether a space comes before it; else a copy padded with zeros, which
+    // count as nothing. `fresh` marks the bytes not read yet.
+    const std::size_t left = n - i;
+    __m128i v;
+    std::uint32_t fresh;
+    if (n >= 16) {
+      v = Load16(block.data() + n - 16);
+      fresh = 0xffffu & ~((1u << (16 - left)) - 1);
+    } else {
+      alignas(16) char tail[16] = {};
+      std::memcpy(tail, block.data(), n);
+      v = _mm_load_si128(reinterpret_cast<const __m128i*>(tail));
+      fresh = (1u << n) - 1;
+    }
+    const std::uint32_t space = ByteMask16(v, ' ');
+    bad |= (ControlSpaceMask16(v) | (space & (space << 1))) & fresh;
+    alnum |= AlnumMask16(v) & fresh;
+    high |= static_cast<std::uint32_t>(_mm_movemask_epi8(v)) & fresh;
+    i = n;
   }
   r.folded = bad == 0;
   r.ascii_word = alnum != 0;
