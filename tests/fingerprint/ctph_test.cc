@@ -4,8 +4,10 @@
 #include <fuzzy.h>
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace mw::fingerprint {
 namespace {
@@ -147,6 +149,102 @@ TEST(ComputeCtph, SameAsLibfuzzyOnLargeInputs) {
   for (const std::size_t n : {1u << 20, 3u << 20, 9u << 20}) {
     ExpectSameAsLibfuzzy(RandomText(n, rng()));
     ExpectSameAsLibfuzzy(std::string(n, 'z'));
+  }
+}
+
+// spamsum's rolling hash as libfuzzy writes it: a ring of the last 7 bytes
+// and three running sums.
+struct ReferenceRoll {
+  std::uint8_t window[7] = {};
+  std::uint32_t h1 = 0, h2 = 0, h3 = 0, n = 0;
+  std::uint32_t Update(std::uint8_t c) {
+    h2 -= h1;
+    h2 += 7 * std::uint32_t{c};
+    h1 += c;
+    h1 -= window[n % 7];
+    window[n % 7] = c;
+    ++n;
+    h3 <<= 5;
+    h3 ^= c;
+    return h1 + h2 + h3;
+  }
+};
+
+// Random bytes, a third of them 0x00 or 0xFF (the extremes of each term).
+std::string RandomBytes(std::size_t n, std::mt19937_64& rng) {
+  std::string s(n, '\0');
+  for (char& c : s) {
+    const std::uint64_t r = rng();
+    c = static_cast<char>(r % 6 == 0 ? 0x00 : r % 6 == 1 ? 0xFF : r >> 8);
+  }
+  return s;
+}
+
+TEST(CtphInternal, ClosedFormWindowHashEqualsTheRecurrence) {
+  std::mt19937_64 rng(21);
+  for (const std::size_t n : {1u, 2u, 6u, 7u, 8u, 9u, 100u, 5000u}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      std::string s = RandomBytes(n, rng);
+      if (trial == 0) s.assign(n, '\xff');
+      if (trial == 1) s.assign(n, '\0');
+      ReferenceRoll roll;
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(internal::CtphWindowHash(s, i),
+                  roll.Update(static_cast<std::uint8_t>(s[i])))
+            << "n " << n << " i " << i;
+      }
+    }
+  }
+}
+
+// Every cut at `level` or above, by the definition.
+std::vector<internal::CtphCut> ReferenceCuts(std::string_view s,
+                                             unsigned level) {
+  std::vector<internal::CtphCut> out;
+  ReferenceRoll roll;
+  const std::uint64_t b = std::uint64_t{3} << level;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const std::uint32_t horg = roll.Update(static_cast<std::uint8_t>(s[i])) + 1;
+    if (horg != 0 && horg % b == 0) out.push_back({i, horg});
+  }
+  return out;
+}
+
+void ExpectCutsAgree(std::string_view s, unsigned level) {
+  const std::vector<internal::CtphCut> ref = ReferenceCuts(s, level);
+  ASSERT_EQ(internal::CtphCutsPortable(s, level), ref)
+      << "length " << s.size() << " level " << level;
+  const auto avx2 = internal::CtphCutsAvx2(s, level);
+  if (avx2) {
+    ASSERT_EQ(*avx2, ref) << "length " << s.size() << " level " << level;
+  }
+}
+
+TEST(CtphInternal, CutFindersAgreeWithTheDefinition) {
+  if (!internal::CtphCutsAvx2("", 0)) {
+    std::cout << "no AVX2 on this CPU: the portable finder only\n";
+  }
+  std::mt19937_64 rng(22);
+  for (std::size_t n = 0; n <= 300; ++n) {
+    const std::string s = RandomBytes(n, rng);
+    const std::string text = RandomText(n, n);
+    for (const unsigned level : {0u, 1u, 2u, 4u, 7u}) {
+      ExpectCutsAgree(s, level);
+      ExpectCutsAgree(text, level);
+    }
+  }
+  // Long inputs: several of the AVX2 path's 1024-position blocks, levels up
+  // to where almost nothing cuts, and constant runs (a hit in every lane, or
+  // in none).
+  for (const std::size_t n : {1023u, 1024u, 1031u, 4099u, 100000u}) {
+    const std::string s = RandomBytes(n, rng);
+    for (const unsigned level : {0u, 3u, 9u, 20u, 31u})
+      ExpectCutsAgree(s, level);
+    for (const char c : {'\0', '\xff', 'a', 'z'}) {
+      for (const unsigned level : {0u, 1u, 5u}) {
+        ExpectCutsAgree(std::string(n, c), level);
+      }
+    }
   }
 }
 

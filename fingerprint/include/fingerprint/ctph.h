@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mw::fingerprint {
 
@@ -38,6 +39,30 @@ Ctph ComputeCtph(std::string_view bytes);
 // Test hook: the same signature from libfuzzy itself, the reference
 // ComputeCtph is checked against.
 Ctph TEST_ComputeCtphLibfuzzy(std::string_view bytes);
+
+namespace internal {
+// The pieces behind ComputeCtph, for tests.
+
+// spamsum's rolling hash of the 7 bytes ending at bytes[i] (those before the
+// start count as 0), from its closed form. REQUIRES: i < bytes.size().
+std::uint32_t CtphWindowHash(std::string_view bytes, std::size_t i);
+
+// A position where the rolling hash cuts: horg = window hash + 1, which is
+// divisible by 3·2^k for every level k that cuts there.
+struct CtphCut {
+  std::size_t pos;
+  std::uint32_t horg;
+  friend bool operator==(const CtphCut&, const CtphCut&) = default;
+};
+
+// Every position, in order, that cuts at `level` or above (horg != 0 and
+// divisible by 3·2^level), found by the scalar recurrence and by the AVX2
+// closed form. CtphCutsAvx2 returns nullopt where the CPU has no AVX2.
+// REQUIRES: level < 32.
+std::vector<CtphCut> CtphCutsPortable(std::string_view bytes, unsigned level);
+std::optional<std::vector<CtphCut>> CtphCutsAvx2(std::string_view bytes,
+                                                 unsigned level);
+}  // namespace internal
 
 // "B:sig:sig2", the ssdeep text form.
 std::string ToString(const Ctph& ctph);
