@@ -311,10 +311,11 @@ bool HasAvx512Fold() {
 // output written so far is no longer than the input read before p.
 //
 // The chunk ends at the last token start in p[1..63], so every token in it is
-// whole and no blank run crosses its start. A chunk holding a token that a
-// fold could change (6 or more bytes with a digit, 20 or more bytes, "://" or
-// "www.") is left to FoldStep: returns 0 then, as when no token starts in
-// p[1..63]. Else writes the chunk's output at dst and returns its length.
+// whole and no blank run crosses its start, or earlier, at the start of the
+// first token that a fold could change (6 or more bytes with a digit, 20 or
+// more bytes, "://" or "www."), which is left to FoldStep. Returns 0 when
+// the chunk would be empty (such a token at p, or no token start in
+// p[1..63]); else writes the chunk's output at dst and returns its length.
 //
 // Which blank of a run stands for the space does not matter (a space is
 // written whatever the blank was): the last one of each run that follows a
@@ -338,14 +339,15 @@ FoldChunkAvx512(const char* p, char*& dst, bool& first, bool hash_busters,
   const std::uint64_t starts =
       token_all & ~(token_all << 1) & ~std::uint64_t{1};
   if (starts == 0) return 0;
-  const int j = 63 - std::countl_zero(starts);  // 1 <= j <= 63
-  const std::uint64_t in_chunk = (std::uint64_t{1} << j) - 1;
-  const std::uint64_t token = token_all & in_chunk;
-  const std::uint64_t blank = blank_all & in_chunk;
-  const std::uint64_t lf = line_feed & in_chunk;
+  int j = 63 - std::countl_zero(starts);  // 1 <= j <= 63
+  std::uint64_t in_chunk = (std::uint64_t{1} << j) - 1;
+  // Bytes of tokens that a fold may change: the chunk ends before the first
+  // such token, which FoldStep takes.
+  std::uint64_t changed = 0;
   if (hash_busters) {
     // Bytes of tokens of 6 or more bytes: the 6-byte windows inside tokens,
-    // spread over the 6 bytes of each.
+    // spread over the 6 bytes of each; and the 20-byte windows.
+    const std::uint64_t token = token_all & in_chunk;
     const std::uint64_t a2 = token & (token >> 1);
     const std::uint64_t a4 = a2 & (a2 >> 2);
     const std::uint64_t a6 = a4 & (a2 >> 4);
@@ -357,7 +359,7 @@ FoldChunkAvx512(const char* p, char*& dst, bool& first, bool hash_busters,
     const std::uint64_t digit =
         _mm512_cmp_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8('0')),
                              _mm512_set1_epi8(10), _MM_CMPINT_LT);
-    if ((digit & long6) != 0 || a20 != 0) return 0;
+    changed |= (digit & long6) | a20;
   }
   if (urls) {
     const std::uint64_t colon =
@@ -368,8 +370,22 @@ FoldChunkAvx512(const char* p, char*& dst, bool& first, bool hash_busters,
     const std::uint64_t dot = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('.'));
     const std::uint64_t url = (colon & (slash >> 1) & (slash >> 2)) |
                               (w & (w >> 1) & (w >> 2) & (dot >> 3));
-    if ((url & in_chunk) != 0) return 0;
+    changed |= url & in_chunk;
   }
+  if (changed != 0) {
+    // The start of the token that holds the first such byte (a token byte,
+    // so some token starts at or before it: bit 0 is one when the chunk
+    // starts a token, and its first byte is none when it starts the text).
+    const int q = std::countr_zero(changed);
+    const std::uint64_t up_to_q = (std::uint64_t{2} << q) - 1;
+    const std::uint64_t token_starts = token_all & ~(token_all << 1);
+    j = 63 - std::countl_zero(token_starts & up_to_q);
+    if (j == 0) return 0;
+    in_chunk = (std::uint64_t{1} << j) - 1;
+  }
+  const std::uint64_t token = token_all & in_chunk;
+  const std::uint64_t blank = blank_all & in_chunk;
+  const std::uint64_t lf = line_feed & in_chunk;
   const std::uint64_t run_starts = blank & ~(blank << 1);
   const std::uint64_t after_token = run_starts & (token << 1);
   const std::uint64_t space = (((blank + after_token) & ~blank & token) >> 1);
@@ -422,8 +438,9 @@ std::string FoldHashBustersAndUrls(std::string_view text, bool hash_busters,
       i += used;
       continue;
     }
-    const std::size_t limit = i + 64;
-    while (i < n && (i < limit || IsBlank(src[i]) || src[i] == '\n'))
+    // One token (or blank, or line feed), then on to the next token's start.
+    i = FoldStep(src, i, n, dst, first, hash_busters, urls, url);
+    while (i < n && (IsBlank(src[i]) || src[i] == '\n'))
       i = FoldStep(src, i, n, dst, first, hash_busters, urls, url);
   }
 #else
