@@ -23,8 +23,8 @@
 // cycles against one for a scalar one, so a vector column costs about ten
 // cycles, not five. Two scalar chains with the same rearrangement (six
 // dependent operations a column, but about twenty operations per chain and
-// column) measured slower (152 against 129 ns for n = 64): they run out of
-// scalar ports, which the machine's two threads share.
+// column) measured slower (152 against 129 ns for n = 64, best of five), it
+// seems for want of scalar ports.
 #include <cstdint>
 #include <string_view>
 
