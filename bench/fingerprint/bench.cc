@@ -241,14 +241,38 @@ std::pair<std::string, std::string> TwoSignatures() {
   return {a, b};
 }
 
+// Two independent random 64-symbol signatures: what a store mostly compares.
+std::pair<std::string, std::string> TwoUnrelatedSignatures() {
+  static constexpr char kB64[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::mt19937_64 rng(3);
+  std::string a(64, 'A');
+  std::string b(64, 'A');
+  for (char& c : a) c = kB64[rng() % 64];
+  for (char& c : b) c = kB64[rng() % 64];
+  return {a, b};
+}
+
+// One pair alone, through the dispatched MyersDistance (AVX-512 where the CPU
+// has it) and through the one-chain scalar code, on a near-duplicate pair and
+// on an unrelated one.
+template <std::uint32_t (*kDistance)(std::string_view, std::string_view),
+          std::pair<std::string, std::string> (*kPair)()>
 void BM_Myers64(benchmark::State& state) {
-  const auto [a, b] = TwoSignatures();
+  const auto [a, b] = kPair();
   for (auto _ : state) {
     benchmark::DoNotOptimize(a.data());
-    benchmark::DoNotOptimize(fp::MyersDistance(a, b));
+    benchmark::DoNotOptimize(b.data());
+    benchmark::DoNotOptimize(kDistance(a, b));
   }
 }
-BENCHMARK(BM_Myers64);
+BENCHMARK(BM_Myers64<fp::MyersDistance, TwoSignatures>)->Name("BM_Myers64");
+BENCHMARK(BM_Myers64<fp::internal::MyersDistanceScalar, TwoSignatures>)
+    ->Name("BM_Myers64Scalar");
+BENCHMARK(BM_Myers64<fp::MyersDistance, TwoUnrelatedSignatures>)
+    ->Name("BM_Myers64Unrelated");
+BENCHMARK(BM_Myers64<fp::internal::MyersDistanceScalar, TwoUnrelatedSignatures>)
+    ->Name("BM_Myers64UnrelatedScalar");
 
 // One 64-symbol query against 64 candidate signatures (what a store does), per
 // pair: the dispatched MyersDistances (AVX2 where the CPU has it) and the

@@ -409,6 +409,142 @@ TEST(MyersDistances, BothPathsAgreeWithDp) {
   }
 }
 
+// Both implementations behind MyersDistance against the DP: every pattern
+// length 0..64 against texts of 0..150 symbols (the AVX-512 path takes texts
+// of 1..64 and splits them in two halves, so even and odd lengths and the
+// one-symbol text all come up), over two to four symbols (many ties and long
+// matches), the 64 CTPH symbols, and all byte values including 0 and 0xFF.
+TEST(MyersDistance, BothPathsAgreeWithDpForEveryLength) {
+  std::mt19937_64 rng(10);
+  static constexpr char kBase64[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::uint32_t unused;
+  const bool have_avx512 = internal::MyersDistanceAvx512("a", "a", &unused);
+  if (!have_avx512) GTEST_LOG_(INFO) << "no AVX-512 here: scalar path only";
+  for (int alphabet_kind = 0; alphabet_kind < 4; ++alphabet_kind) {
+    const auto symbol = [&]() -> char {
+      switch (alphabet_kind) {
+        case 0:
+          return static_cast<char>('a' + rng() % 2);
+        case 1:
+          return static_cast<char>('a' + rng() % 4);
+        case 2:
+          return kBase64[rng() % 64];
+        default:
+          return static_cast<char>(rng() % 256);
+      }
+    };
+    for (std::size_t m = 0; m <= 64; ++m) {
+      for (std::size_t n = 0; n <= 150; ++n) {
+        std::string a(m, 'x');
+        std::string b(n, 'x');
+        for (char& c : a) c = symbol();
+        for (char& c : b) c = symbol();
+        // Every third pair a mutation of the pattern: near-duplicates.
+        if (n % 3 == 0 && m > 0) {
+          b = a;
+          b.resize(n, symbol());
+          for (int e = static_cast<int>(rng() % 5); e > 0 && !b.empty(); --e) {
+            b[rng() % b.size()] = symbol();
+          }
+        }
+        const std::uint32_t want = DpDistance(a, b);
+        ASSERT_EQ(internal::MyersDistanceScalar(a, b), want)
+            << alphabet_kind << " " << m << "/" << n;
+        ASSERT_EQ(MyersDistance(a, b), want)
+            << alphabet_kind << " " << m << "/" << n;
+        std::uint32_t got = 12345;
+        if (internal::MyersDistanceAvx512(a, b, &got)) {
+          ASSERT_TRUE(have_avx512);
+          ASSERT_EQ(got, want) << alphabet_kind << " " << m << "/" << n;
+        } else {
+          ASSERT_EQ(got, 12345u);  // writes nothing when it declines
+          ASSERT_TRUE(!have_avx512 || m == 0 || n == 0 || n > 64)
+              << m << "/" << n;
+        }
+      }
+    }
+  }
+}
+
+// The AVX-512 and scalar paths called directly on many random pairs of
+// 64-symbol signatures, related and not.
+TEST(MyersDistance, Avx512AgreesWithScalar) {
+  std::uint32_t unused;
+  if (!internal::MyersDistanceAvx512("a", "a", &unused)) {
+    GTEST_SKIP() << "no AVX-512 on this CPU";
+  }
+  std::mt19937_64 rng(11);
+  static constexpr char kBase64[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (int round = 0; round < 20000; ++round) {
+    std::string a(64 - rng() % 8, 'x');
+    std::string b(64 - rng() % 8, 'x');
+    for (char& c : a) c = kBase64[rng() % 64];
+    for (char& c : b) c = kBase64[rng() % 64];
+    if (round % 2) {
+      b = a;
+      for (int e = static_cast<int>(rng() % 10); e > 0; --e) {
+        const std::size_t at = rng() % b.size();
+        switch (rng() % 3) {
+          case 0:
+            b[at] = kBase64[rng() % 64];
+            break;
+          case 1:
+            if (b.size() > 1) b.erase(at, 1);
+            break;
+          default:
+            if (b.size() < 64) b.insert(at, 1, kBase64[rng() % 64]);
+        }
+      }
+    }
+    std::uint32_t got = 0;
+    ASSERT_TRUE(internal::MyersDistanceAvx512(a, b, &got));
+    ASSERT_EQ(got, internal::MyersDistanceScalar(a, b)) << a << " / " << b;
+  }
+}
+
+TEST(MyersDistance, EdgeCases) {
+  const std::string a64(64, 'a');
+  std::string all_bytes;
+  for (int c = 0; c < 256; ++c) all_bytes += static_cast<char>(c);
+  const std::string low64 = all_bytes.substr(0, 64);
+  const std::string high64 = all_bytes.substr(192, 64);
+  struct Case {
+    std::string a;
+    std::string b;
+  };
+  const std::vector<Case> cases = {
+      {"a", "a"},
+      {"a", "b"},
+      {"a", "ab"},
+      {"ab", "a"},
+      {"abc", "c"},
+      {std::string(1, '\0'), std::string(1, '\xff')},
+      {std::string(1, '\xff'), std::string(3, '\xff')},
+      {a64, a64},
+      {a64, std::string(64, 'b')},
+      {a64, std::string(63, 'a')},
+      {a64, "a"},
+      {"a", a64},
+      {low64, high64},  // disjoint alphabets
+      {low64, low64},
+      {high64, std::string(high64.rbegin(), high64.rend())},
+      {"abcdefgh", std::string(150, 'x')},  // text much longer than pattern
+      {"abcdefgh", std::string(60, 'x') + "abcdefgh"},
+      {a64, std::string(150, 'a')},
+  };
+  for (const Case& c : cases) {
+    const std::uint32_t want = DpDistance(c.a, c.b);
+    EXPECT_EQ(MyersDistance(c.a, c.b), want) << c.a.size() << "/" << c.b.size();
+    EXPECT_EQ(internal::MyersDistanceScalar(c.a, c.b), want);
+    std::uint32_t got = 0;
+    if (internal::MyersDistanceAvx512(c.a, c.b, &got)) {
+      EXPECT_EQ(got, want);
+    }
+  }
+}
+
 TEST(MyersDistance, FullWordPattern) {
   const std::string a(64, 'a');
   std::string b = a;

@@ -199,8 +199,18 @@ inline double BlockContainment(std::span<const BlockKey> x,
 // with Myers' bit-parallel algorithm (Myers 1999, in Hyyrö's formulation): one
 // 64-bit word holds a whole DP column of `a`, so the cost is O(|a| + |b|) word
 // operations. REQUIRES: a.size() <= 64 (CTPH signatures are at most 64
-// symbols). Any byte values.
-inline std::uint32_t MyersDistance(std::string_view a, std::string_view b) {
+// symbols). Any byte values. CPU-only (myers_pair.cc): where the CPU has
+// AVX-512 (F, BW, VL, VBMI, BITALG; checked at run time) and 1 <= |b| <= 64,
+// the two halves of b run at once, one from each end (see myers_pair.cc);
+// otherwise internal::MyersDistanceScalar. Both give the same answers.
+std::uint32_t MyersDistance(std::string_view a, std::string_view b);
+
+namespace internal {
+// The one-chain implementation behind MyersDistance, inline so that a CUDA
+// kernel can share it: one column per text symbol, each a chain of about nine
+// dependent operations. REQUIRES: a.size() <= 64.
+inline std::uint32_t MyersDistanceScalar(std::string_view a,
+                                         std::string_view b) {
   const std::size_t m = a.size();
   if (m == 0) return static_cast<std::uint32_t>(b.size());
   if (b.empty()) return static_cast<std::uint32_t>(m);
@@ -233,6 +243,13 @@ inline std::uint32_t MyersDistance(std::string_view a, std::string_view b) {
   }
   return score;
 }
+
+// The AVX-512 implementation behind MyersDistance. Returns false, and writes
+// nothing, where the CPU lacks it or the input is outside what it takes (a or
+// b empty, b longer than 64). REQUIRES: a.size() <= 64.
+bool MyersDistanceAvx512(std::string_view a, std::string_view b,
+                         std::uint32_t* distance);
+}  // namespace internal
 
 // MyersDistance(pattern, texts[k]) into out[k] for every k: the store's case,
 // one query signature against many candidates. CPU-only (myers.cc): the match
