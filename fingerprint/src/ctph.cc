@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu.h"
 #include "fingerprint/core.h"
 
 #if defined(__x86_64__)
@@ -268,13 +269,7 @@ __attribute__((target("avx2"))) void FindCutsAvx2(const std::uint8_t* p,
   for (; i < n; ++i) scalar(i);
 }
 
-bool HasAvx2() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return has;
-}
+bool HasAvx2() { return internal::Cpu().avx2; }
 #endif
 
 // The cuts at levels lo .. hi (at most kSpanLevels of them) as a Sink for

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cpu.h"
 #include "scan.h"
 
 #if defined(__x86_64__)
@@ -294,15 +295,6 @@ std::size_t FoldStep(const char* src, std::size_t i, std::size_t n, char*& dst,
 }
 
 #ifdef MW_FOLD_X86
-bool HasAvx512Fold() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vbmi2");
-  }();
-  return has;
-}
 
 // Up to 63 bytes of the fold at once with AVX-512: the bytes kept (tokens,
 // line feeds, one space between two tokens of a line) are picked by a mask
@@ -523,7 +515,7 @@ std::string Fold(std::string_view text, const FoldOptions& options) {
   }
   if (!options.numbers && !options.emails && !options.greetings) {
 #ifdef MW_FOLD_X86
-    const bool vector_chunks = HasAvx512Fold();
+    const bool vector_chunks = internal::Cpu().avx512vbmi2;
 #else
     const bool vector_chunks = false;
 #endif

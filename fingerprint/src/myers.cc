@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cpu.h"
 #include "fingerprint/core.h"
 
 #if defined(__x86_64__)
@@ -194,13 +195,7 @@ __attribute__((target("avx2"))) void Avx2Batch(
   }
 }
 
-bool HasAvx2() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return has;
-}
+bool HasAvx2() { return internal::Cpu().avx2; }
 #endif
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "cpu.h"
 #include "fingerprint/core.h"
 
 #if defined(__x86_64__)
@@ -227,18 +228,7 @@ MW_AVX512_TARGET std::uint32_t Avx512Distance(std::string_view a,
                  static_cast<std::uint64_t>(_mm_extract_epi64(mv, 1)));
 }
 
-bool HasAvx512() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("avx512vbmi") &&
-           __builtin_cpu_supports("avx512bitalg") &&
-           __builtin_cpu_supports("popcnt");
-  }();
-  return has;
-}
+bool HasAvx512() { return internal::Cpu().avx512_myers; }
 #endif
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <bit>
 #include <cmath>
 
+#include "cpu.h"
 #include "scan.h"
 #include "utf8.h"
 
@@ -164,18 +165,9 @@ __attribute__((target("avx512f,avx512bw"))) void CountBitsAvx512(
 enum class BitCounter { kPortable, kAvx2, kAvx512 };
 
 BitCounter BestBitCounter() {
-#ifdef MW_SIMHASH_X86
-  static const BitCounter best = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
-      return BitCounter::kAvx512;
-    if (__builtin_cpu_supports("avx2")) return BitCounter::kAvx2;
-    return BitCounter::kPortable;
-  }();
-  return best;
-#else
+  if (internal::Cpu().avx512bw) return BitCounter::kAvx512;
+  if (internal::Cpu().avx2) return BitCounter::kAvx2;
   return BitCounter::kPortable;
-#endif
 }
 
 void CountBits(BitCounter how, const std::uint64_t* h, std::size_t n,
@@ -493,15 +485,8 @@ std::vector<std::array<std::uint32_t, 64>> TEST_CountBits(
   std::vector<std::array<std::uint32_t, 64>> out;
   for (const BitCounter how :
        {BitCounter::kPortable, BitCounter::kAvx2, BitCounter::kAvx512}) {
-#ifdef MW_SIMHASH_X86
-    if (how == BitCounter::kAvx2 && !__builtin_cpu_supports("avx2")) continue;
-    if (how == BitCounter::kAvx512 && (!__builtin_cpu_supports("avx512f") ||
-                                       !__builtin_cpu_supports("avx512bw"))) {
-      continue;
-    }
-#else
-    if (how != BitCounter::kPortable) continue;
-#endif
+    if (how == BitCounter::kAvx2 && !internal::Cpu().avx2) continue;
+    if (how == BitCounter::kAvx512 && !internal::Cpu().avx512bw) continue;
     out.emplace_back();
     out.back().fill(0);
     CountBits(how, hashes.data(), hashes.size(), out.back().data());
