@@ -303,8 +303,8 @@ struct Cuts {
                 const std::uint32_t* off, std::size_t hits) {
     // One level, written out four times below: GCC keeps an array of counts
     // in memory even when the loop over it is unrolled.
-    const auto add = [this](Level& l, std::uint64_t& count, std::size_t& last,
-                            unsigned level, unsigned top, std::size_t pos) {
+    const auto add = [](Level& l, std::uint64_t& count, std::size_t& last,
+                        unsigned level, unsigned top, std::size_t pos) {
       const std::size_t cut = level <= top ? ~std::size_t{0} : 0;
       l.first[std::min<std::uint64_t>(count, kSpamSumLength)] = pos;
       count -= cut;                        // + 1 where it cuts
