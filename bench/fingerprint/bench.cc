@@ -227,13 +227,20 @@ void BM_Compare200(benchmark::State& state) {
 }
 BENCHMARK(BM_Compare200);
 
+// The 64 symbols of CTPH signatures.
+constexpr char kB64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string RandomSignature(std::mt19937_64& rng) {
+  std::string s(64, 'A');
+  for (char& c : s) c = kB64[rng() % 64];
+  return s;
+}
+
 // Two 64-symbol CTPH-like signatures differing in a few places.
 std::pair<std::string, std::string> TwoSignatures() {
-  static constexpr char kB64[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::mt19937_64 rng(2);
-  std::string a(64, 'A');
-  for (char& c : a) c = kB64[rng() % 64];
+  const std::string a = RandomSignature(rng);
   std::string b = a;
   for (int k = 0; k < 6; ++k) b[rng() % 64] = kB64[rng() % 64];
   b.erase(10, 2);
@@ -243,14 +250,9 @@ std::pair<std::string, std::string> TwoSignatures() {
 
 // Two independent random 64-symbol signatures: what a store mostly compares.
 std::pair<std::string, std::string> TwoUnrelatedSignatures() {
-  static constexpr char kB64[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::mt19937_64 rng(3);
-  std::string a(64, 'A');
-  std::string b(64, 'A');
-  for (char& c : a) c = kB64[rng() % 64];
-  for (char& c : b) c = kB64[rng() % 64];
-  return {a, b};
+  std::string a = RandomSignature(rng);
+  return {a, RandomSignature(rng)};
 }
 
 // One pair alone, through the dispatched MyersDistance (AVX-512 where the CPU
@@ -280,8 +282,6 @@ BENCHMARK(BM_Myers64<fp::internal::MyersDistanceScalar, TwoUnrelatedSignatures>)
 template <void (*kBatch)(std::string_view, std::span<const std::string_view>,
                          std::span<std::uint32_t>)>
 void BM_Myers64Batch(benchmark::State& state) {
-  static constexpr char kB64[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   const auto [a, b] = TwoSignatures();
   std::mt19937_64 rng(4);
   std::vector<std::string> texts(64, b);

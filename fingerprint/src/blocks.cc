@@ -144,27 +144,6 @@ bool IsDottedAbbreviation(std::string_view t) {
   return groups >= 2;
 }
 
-// The part of `token` (one run of non-space characters) that can be an
-// abbreviation: without a leading "(" or quotes and a trailing "," ";" ":"
-// ")", which do not belong to it. [*begin, *end) in `token`.
-std::string_view AbbreviationCore(std::string_view token, std::size_t* begin,
-                                  std::size_t* end) {
-  std::size_t b = 0;
-  while (b < token.size() && (token[b] == '(' || token[b] == '"' ||
-                              token[b] == '\'' || token[b] == '[')) {
-    ++b;
-  }
-  std::size_t e = token.size();
-  while (e > b &&
-         (token[e - 1] == ',' || token[e - 1] == ';' || token[e - 1] == ':' ||
-          token[e - 1] == ')' || token[e - 1] == ']')) {
-    --e;
-  }
-  *begin = b;
-  *end = e;
-  return token.substr(b, e - b);
-}
-
 bool IsListedAbbreviation(std::string_view word) {
   // The longest listed one has 6 letters; most words ending a sentence are
   // longer, or not listed, which the size compare inside == settles.
@@ -173,44 +152,44 @@ bool IsListedAbbreviation(std::string_view word) {
              kAbbreviations.end();
 }
 
-// Whether AppendToken would change `token`: most tokens with a dot end a
-// sentence and are copied as they are, so PrepareForSentences asks first.
-bool IsAbbreviation(std::string_view token) {
-  std::size_t begin;
-  std::size_t end;
-  const std::string_view core = AbbreviationCore(token, &begin, &end);
+// When `token` (one run of non-space characters) is an abbreviation, writes
+// it to `out` without the dots that would make the sentence iterator cut
+// after it, and returns true; else writes nothing and returns false (most
+// tokens with a dot end a sentence, and are left where they are).
+bool RemoveAbbreviationDots(std::string_view token, std::string& out) {
+  // Leading "(" or quotes and trailing "," ";" ":" ")" do not belong to the
+  // abbreviation.
+  std::size_t begin = 0;
+  while (begin < token.size() &&
+         (token[begin] == '(' || token[begin] == '"' || token[begin] == '\'' ||
+          token[begin] == '[')) {
+    ++begin;
+  }
+  std::size_t end = token.size();
+  while (end > begin && (token[end - 1] == ',' || token[end - 1] == ';' ||
+                         token[end - 1] == ':' || token[end - 1] == ')' ||
+                         token[end - 1] == ']')) {
+    --end;
+  }
+  const std::string_view core = token.substr(begin, end - begin);
   if (core.size() < 2 || core.back() != '.') return false;
   const std::string_view word = core.substr(0, core.size() - 1);
-  return (word.size() == 1 && IsAsciiLetter(word[0])) ||
-         IsListedAbbreviation(word) || IsDottedAbbreviation(core);
-}
-
-// Removes the dots of abbreviations so that the sentence iterator does not cut
-// after them. `token` is one run of non-space characters.
-void AppendToken(std::string_view token, std::string& out) {
-  std::size_t begin;
-  std::size_t end;
-  const std::string_view core = AbbreviationCore(token, &begin, &end);
-  if (core.size() >= 2 && core.back() == '.') {
-    const std::string_view word = core.substr(0, core.size() - 1);
-    const bool initial = word.size() == 1 && IsAsciiLetter(word[0]);
-    const bool listed = IsListedAbbreviation(word);
-    if (IsDottedAbbreviation(core)) {
-      out.append(token.substr(0, begin));
-      for (const char c : core) {
-        if (c != '.') out.push_back(c);
-      }
-      out.append(token.substr(end));
-      return;
+  if (IsDottedAbbreviation(core)) {
+    out.append(token.substr(0, begin));
+    for (const char c : core) {
+      if (c != '.') out.push_back(c);
     }
-    if (initial || listed) {
-      out.append(token.substr(0, begin));
-      out.append(word);
-      out.append(token.substr(end));
-      return;
-    }
+    out.append(token.substr(end));
+    return true;
   }
-  out.append(token);
+  if ((word.size() == 1 && IsAsciiLetter(word[0])) ||
+      IsListedAbbreviation(word)) {
+    out.append(token.substr(0, begin));
+    out.append(word);
+    out.append(token.substr(end));
+    return true;
+  }
+  return false;
 }
 
 // One paragraph per line of the result: the lines of each "\n\n"-separated
@@ -252,16 +231,14 @@ std::string PrepareForSentences(std::string_view text) {
       while (begin > from && out[begin - 1] != ' ') --begin;
       std::size_t end = d + 1;
       while (end < out.size() && out[end] != ' ') ++end;
-      const std::string_view word =
-          std::string_view(out).substr(begin, end - begin);
-      if (!IsAbbreviation(word)) {
+      token.clear();
+      if (!RemoveAbbreviationDots(
+              std::string_view(out).substr(begin, end - begin), token)) {
         k = end;
         continue;
       }
-      token.clear();
-      AppendToken(word, token);
-      // AppendToken only removes characters: same size, same token.
-      if (token.size() != end - begin) out.replace(begin, end - begin, token);
+      // Only dots are removed: the token is shorter, in the same place.
+      out.replace(begin, end - begin, token);
       k = begin + token.size();
     }
   }

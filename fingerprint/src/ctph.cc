@@ -137,6 +137,12 @@ std::uint32_t CutLimit(unsigned level) {
   return (0xffffffffu >> level) / kMinBlockSize;
 }
 
+// Whether `horg` cuts at `level` or above; limit = CutLimit(level).
+bool CutsAt(std::uint32_t horg, unsigned level, std::uint32_t limit) {
+  return std::rotr(horg * kInverse3, static_cast<int>(level)) <= limit &&
+         horg != 0;
+}
+
 // Phase 1 without SIMD: the recurrence, with the byte leaving the window read
 // from `p` itself. Calls sink.Add(i, horg) for every position i, in order,
 // that cuts at `level` or above.
@@ -152,10 +158,7 @@ void FindCutsPortable(const std::uint8_t* p, std::size_t n, unsigned level,
     h1 = h1 + c - gone;
     h3 = (h3 << 5) ^ c;
     const std::uint32_t horg = h1 + h2 + h3 + 1;
-    if (std::rotr(horg * kInverse3, static_cast<int>(level)) <= limit &&
-        horg != 0) {
-      sink.Add(i, horg);
-    }
+    if (CutsAt(horg, level, limit)) sink.Add(i, horg);
   }
 }
 
@@ -195,10 +198,7 @@ __attribute__((target("avx2"))) void FindCutsAvx2(const std::uint8_t* p,
   const std::uint32_t limit = CutLimit(level);
   const auto scalar = [&](std::size_t i) {
     const std::uint32_t horg = WindowHashPlusOne(p, i);
-    if (std::rotr(horg * kInverse3, static_cast<int>(level)) <= limit &&
-        horg != 0) {
-      sink.Add(i, horg);
-    }
+    if (CutsAt(horg, level, limit)) sink.Add(i, horg);
   };
   std::size_t i = 0;
   for (; i < n && i < kWindow - 1; ++i) scalar(i);
@@ -527,6 +527,7 @@ Ctph SpamSum(std::string_view bytes) {
     return out;
   }
 }
+
 }  // namespace
 
 Ctph ComputeCtph(std::string_view bytes) {
@@ -586,6 +587,7 @@ std::optional<std::vector<CtphCut>> CtphCutsAvx2(std::string_view bytes,
 }
 
 }  // namespace internal
+
 std::string ToString(const Ctph& ctph) {
   return std::to_string(ctph.block_size) + ":" + ctph.sig + ":" + ctph.sig2;
 }

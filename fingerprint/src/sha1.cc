@@ -48,22 +48,34 @@ __attribute__((target("sha,sse4.1"), always_inline)) inline void Rounds(
   (Group<kGroups>(w, abcd, prev), ...);
 }
 
-// Compresses one 64-byte block into `s`.
-__attribute__((target("sha,sse4.1"))) void Compress(Sha1State& s,
-                                                    const unsigned char* p) {
-  // Big-endian words, word 0 in the top lane.
+// The 64-byte block at p as the rounds read it: big-endian words, word 0 in
+// the top lane.
+__attribute__((target("sha,sse4.1"), always_inline)) inline void LoadWords(
+    const unsigned char* p, __m128i (&w)[4]) {
   const __m128i swap =
       _mm_set_epi64x(0x0001020304050607LL, 0x08090a0b0c0d0e0fLL);
-  __m128i w[4];
   for (int i = 0; i < 4; ++i) {
     w[i] = _mm_shuffle_epi8(
         _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i)), swap);
   }
+}
+
+// Adds the rounds' result to the state, as a block's compression ends.
+__attribute__((target("sha,sse4.1"), always_inline)) inline void AddRounds(
+    Sha1State& s, __m128i abcd, __m128i prev) {
+  s.e = _mm_sha1nexte_epu32(prev, s.e);
+  s.abcd = _mm_add_epi32(abcd, s.abcd);
+}
+
+// Compresses one 64-byte block into `s`.
+__attribute__((target("sha,sse4.1"))) void Compress(Sha1State& s,
+                                                    const unsigned char* p) {
+  __m128i w[4];
+  LoadWords(p, w);
   __m128i abcd = s.abcd;
   __m128i prev = s.e;  // group 0 adds E to the words
   Rounds(std::make_integer_sequence<int, 20>(), w, abcd, prev);
-  s.e = _mm_sha1nexte_epu32(prev, s.e);
-  s.abcd = _mm_add_epi32(abcd, s.abcd);
+  AddRounds(s, abcd, prev);
 }
 
 template <int... kGroups>
@@ -81,26 +93,18 @@ __attribute__((target("sha,sse4.1"))) void Compress2(Sha1State& s0,
                                                      const unsigned char* p0,
                                                      Sha1State& s1,
                                                      const unsigned char* p1) {
-  const __m128i swap =
-      _mm_set_epi64x(0x0001020304050607LL, 0x08090a0b0c0d0e0fLL);
   __m128i w0[4];
   __m128i w1[4];
-  for (int i = 0; i < 4; ++i) {
-    w0[i] = _mm_shuffle_epi8(
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(p0 + 16 * i)), swap);
-    w1[i] = _mm_shuffle_epi8(
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(p1 + 16 * i)), swap);
-  }
+  LoadWords(p0, w0);
+  LoadWords(p1, w1);
   __m128i abcd0 = s0.abcd;
   __m128i prev0 = s0.e;
   __m128i abcd1 = s1.abcd;
   __m128i prev1 = s1.e;
   Rounds2(std::make_integer_sequence<int, 20>(), w0, abcd0, prev0, w1, abcd1,
           prev1);
-  s0.e = _mm_sha1nexte_epu32(prev0, s0.e);
-  s0.abcd = _mm_add_epi32(abcd0, s0.abcd);
-  s1.e = _mm_sha1nexte_epu32(prev1, s1.e);
-  s1.abcd = _mm_add_epi32(abcd1, s1.abcd);
+  AddRounds(s0, abcd0, prev0);
+  AddRounds(s1, abcd1, prev1);
 }
 
 // One message as the 64-byte blocks SHA-1 compresses: those of the bytes

@@ -206,9 +206,9 @@ inline double BlockContainment(std::span<const BlockKey> x,
 std::uint32_t MyersDistance(std::string_view a, std::string_view b);
 
 namespace internal {
-// The one-chain implementation behind MyersDistance, inline so that a CUDA
-// kernel can share it: one column per text symbol, each a chain of about nine
-// dependent operations. REQUIRES: a.size() <= 64.
+// The one-chain implementation behind MyersDistance (its portable path, and
+// the baseline of its tests and benchmarks): one column per text symbol, each
+// a chain of about nine dependent operations. REQUIRES: a.size() <= 64.
 inline std::uint32_t MyersDistanceScalar(std::string_view a,
                                          std::string_view b) {
   const std::size_t m = a.size();
