@@ -1,0 +1,45 @@
+// A fingerprint that can be stored: a versioned, compact binary encoding.
+//
+// Layout (docs/fingerprint.md, "Stored form"): a magic byte, a format version,
+// a digest of the Options that shape a fingerprint (paragraph_threshold,
+// paragraph_band and the folds: a fingerprint made under others must not be
+// compared with one made under these), then the body SHA-1, the body size, the
+// block lists (64-bit block keys in message order with their lengths), the
+// CTPH signatures, the SimHash and the word bag. Every integer is
+// little-endian or a LEB128 varint, whatever the host.
+//
+// Decode(Encode(f)) compares under Compare exactly as f does with any other
+// fingerprint; it is not equal to f in one respect: BlockList::hashes holds
+// only each block's 64-bit key in its first 8 bytes (big-endian, as BlockKey
+// takes it from the SHA-1), the other 12 bytes zero.
+//
+// Thread-safety: pure functions.
+#ifndef MW_FINGERPRINT_ENCODING_H_
+#define MW_FINGERPRINT_ENCODING_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "fingerprint/fingerprint.h"
+#include "mw/result.h"
+
+namespace mw::fingerprint {
+
+inline constexpr std::uint8_t kEncodingVersion = 1;
+
+// The digest of the options a fingerprint depends on, as Encode records it.
+std::uint32_t OptionsDigest(const Options& options);
+
+// The stored form of `fp`, computed under `options`.
+std::string Encode(const Fingerprint& fp, const Options& options);
+
+// Reads Encode's form. Fails with kCorrupt on any malformed, truncated or
+// oversized input (never reads past `bytes`, never allocates more than a
+// small multiple of bytes.size()), and with kInvalidArgument when the
+// fingerprint was made under options whose digest differs from `options`'.
+Result<Fingerprint> Decode(std::string_view bytes, const Options& options);
+
+}  // namespace mw::fingerprint
+
+#endif  // MW_FINGERPRINT_ENCODING_H_

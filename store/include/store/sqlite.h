@@ -1,0 +1,60 @@
+// The SQLite backend of store::Store: one file, WAL, hashes only.
+//
+// Layout and costs: docs/store.md. Startup: the file is opened (created with
+// its directory's secret when new), `PRAGMA quick_check` runs, and a file that
+// fails it or is not a mailwave store is renamed "<path>.corrupt-<unix time>"
+// with one log line and a new store is started in its place, so a damaged file
+// never causes a crash loop. A file that cannot be written (read-only, full
+// disk) is opened for lookups alone.
+//
+// Thread-safety: OpenSqlite's result may be used from any number of threads;
+// lookups run on a pool of read connections, writes on one write connection.
+#ifndef MW_STORE_SQLITE_H_
+#define MW_STORE_SQLITE_H_
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "fingerprint/fingerprint.h"
+#include "mw/result.h"
+#include "store/store.h"
+
+namespace mw::store {
+
+// Receives the store's log lines (one line each, no trailing newline); the
+// programs send them to stderr or syslog. Called from any thread.
+using LogFn = std::function<void(std::string_view line)>;
+
+struct SqliteOptions {
+  std::string path = "/var/lib/mailwave/mailwave.db";
+  // Fingerprints are compared under these; the store refuses (skips) rows
+  // written under other options.
+  fingerprint::Options fingerprint;
+  // How long a statement waits for another connection's lock.
+  std::chrono::milliseconds busy_timeout{200};
+  // Candidates returned by Find, and stored messages read per index key
+  // (newest first): a key shared by a whole wave costs this much, not the
+  // wave's size.
+  std::size_t max_candidates = 32;
+  std::size_t max_per_key = 64;
+  // The secret file for the keyed hashes; empty: "<path's dir>/secret". Made
+  // (0600, 32 random bytes) when absent.
+  std::string secret_path;
+  // WAL pages past which a write checkpoints (PASSIVE, then TRUNCATE when
+  // the WAL has grown beyond wal_limit_bytes despite readers).
+  std::uint64_t wal_limit_bytes = 64ull << 20;
+  bool read_only = false;  // open for lookups alone (mailwave store stats)
+  LogFn log;               // empty: no log
+};
+
+// Opens or creates the store. Fails with kIo when the directory cannot be
+// used at all, kCorrupt never (a corrupt file is moved aside; see above).
+Result<std::unique_ptr<Store>> OpenSqlite(const SqliteOptions& options);
+
+}  // namespace mw::store
+
+#endif  // MW_STORE_SQLITE_H_
