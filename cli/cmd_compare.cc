@@ -6,6 +6,7 @@
 #include "cli/cmd_fingerprint.h"
 #include "cli/command.h"
 #include "cli/util.h"
+#include "pipeline/options.h"
 
 namespace mw::cli {
 namespace {
@@ -111,7 +112,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
                                                                 : kExitUsage);
   }
   const fingerprint::Options options =
-      FingerprintOptions(settings->fingerprint);
+      pipeline::FingerprintOptions(settings->fingerprint);
   fingerprint::Fingerprint fps[2];
   for (int i = 0; i < 2; ++i) {
     auto body = ReadBody(paths[i], plain_text, *settings);

@@ -4,6 +4,7 @@
 
 #include "cli/command.h"
 #include "cli/util.h"
+#include "pipeline/options.h"
 #include "mime/message.h"
 
 namespace mw::cli {
@@ -110,7 +111,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   if (!settings) return Complain("", settings.error().message(), kExitUsage);
   auto bytes = ReadInput(path);
   if (!bytes) return Complain("extract", bytes.error().message(), kExitFailure);
-  auto msg = mime::Parse(*bytes, MimeLimits(settings->mime));
+  auto msg = mime::Parse(*bytes, pipeline::MimeLimits(settings->mime));
   if (!msg)
     return Complain("extract", path + ": " + msg.error().message(),
                     kExitFailure);

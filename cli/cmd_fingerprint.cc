@@ -11,49 +11,22 @@
 #include "cli/util.h"
 #include "fingerprint/simhash.h"
 #include "mime/message.h"
+#include "pipeline/analysis.h"
+#include "pipeline/options.h"
 
 namespace mw::cli {
 
-fingerprint::Options FingerprintOptions(const config::FingerprintSettings& s) {
-  fingerprint::Options o;
-  o.paragraph_threshold = static_cast<std::size_t>(s.paragraph_threshold);
-  o.paragraph_band = s.paragraph_band;
-  o.block_count_ratio = s.block_count_ratio;
-  o.min_paragraph_blocks = s.min_paragraph_blocks;
-  o.duplicate_threshold = s.duplicate_threshold;
-  o.ctph_edit_rate = s.ctph_edit_rate;
-  o.ctph_min_bytes = static_cast<std::size_t>(s.ctph_min_bytes);
-  o.confirm_similarity = s.confirm_similarity;
-  o.confirm_hamming = s.confirm_hamming;
-  o.containment_threshold = s.containment_threshold;
-  o.containment_length_ratio = s.containment_length_ratio;
-  o.containment_hamming = s.containment_hamming;
-  o.containment_min_lines = s.containment_min_lines;
-  o.reorder_min_words = s.reorder_min_words;
-  o.reorder_hamming = s.reorder_hamming;
-  o.trailer_min_blocks = s.trailer_min_blocks;
-  o.trailer_max_bytes = s.trailer_max_bytes;
-  o.simhash_max_distance = s.simhash_max_distance;
-  o.folds.hash_busters = s.fold_hash_busters;
-  o.folds.numbers = s.fold_numbers;
-  o.folds.urls = s.fold_urls;
-  o.folds.emails = s.fold_emails;
-  o.folds.greetings = s.fold_greetings;
-  return o;
-}
-
 Result<std::string> ReadBody(const std::string& path, bool plain_text,
                              const config::Settings& settings) {
-  auto bytes = ReadInput(path);
+  auto bytes = ReadInput(path, settings.mime.max_bytes);
   if (!bytes) return Fail(bytes.error());
-  if (plain_text) return mime::NormaliseText(*bytes);
-  auto message =
-      mime::Parse(std::string_view(*bytes), MimeLimits(settings.mime));
-  if (!message) {
+  auto text = pipeline::ToText(*bytes, plain_text,
+                               pipeline::MimeLimits(settings.mime));
+  if (!text) {
     return Fail(
-        Error(message.error().code(), path + ": " + message.error().message()));
+        Error(text.error().code(), path + ": " + text.error().message()));
   }
-  return mime::Normalise(*message).body;
+  return std::move(text->body);
 }
 
 std::string_view KindName(fingerprint::BlockKind kind) {
@@ -167,7 +140,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   auto body = ReadBody(path, plain_text, *settings);
   if (!body) return Complain(kName, body.error().message(), kExitFailure);
   const fingerprint::Options options =
-      FingerprintOptions(settings->fingerprint);
+      pipeline::FingerprintOptions(settings->fingerprint);
   const fingerprint::Fingerprint fp = fingerprint::Compute(*body, options);
   const std::vector<std::uint64_t> keys =
       fingerprint::SimHashKeys(fp.simhash, options.simhash_max_distance);

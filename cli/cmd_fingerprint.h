@@ -14,8 +14,6 @@
 namespace mw::cli {
 
 // Copies the [fingerprint] settings into the module's own options.
-fingerprint::Options FingerprintOptions(const config::FingerprintSettings& s);
-
 // Reads `path` ("-" for standard input). As a message: parsed and normalised as
 // the daemon does; with `plain_text`: the bytes are UTF-8 text, normalised with
 // mime::NormaliseText. Returns the normalised body. Errors name the file.

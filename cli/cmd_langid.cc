@@ -9,6 +9,7 @@
 
 #include "cli/command.h"
 #include "cli/util.h"
+#include "pipeline/options.h"
 #include "langid/langid.h"
 #include "langid/model.h"
 #include "mime/message.h"
@@ -178,14 +179,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   auto settings = LoadSettings(global);
   if (!settings) return Complain(kName, settings.error().message(), kExitUsage);
   const config::LangidSettings& ls = settings->langid;
-  langid::Options options;
-  options.k1 = ls.k1;
-  options.k2 = ls.k2;
-  options.k_unknown = ls.k_unknown;
-  options.bilingual_min_score = ls.bilingual_min_score;
-  options.bilingual_min_lines = ls.bilingual_min_lines;
-  options.ngram_weight = ls.ngram_weight;
-  options.close_ratio = ls.close_ratio;
+  langid::Options options = pipeline::LangidOptions(ls);
   options.min_words = min_words.value_or(ls.min_words);
   options.min_score = min_score.value_or(ls.min_score);
   auto model = langid::OpenDictionary(dict.empty() ? ls.dictionary : dict);
@@ -215,7 +209,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
         rest.remove_prefix(nl + 1);
       }
     } else if (eml) {
-      auto msg = mime::Parse(*data, MimeLimits(settings->mime));
+      auto msg = mime::Parse(*data, pipeline::MimeLimits(settings->mime));
       if (!msg) {
         status =
             Complain(kName, file + ": " + msg.error().message(), kExitFailure);

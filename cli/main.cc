@@ -9,6 +9,7 @@
 // when it exists, else the built-in defaults. Security posture: reads the files
 // it is given and writes only where told to (--out); it needs no privileges and
 // should be run as an ordinary user.
+#include <csignal>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -50,6 +51,9 @@ void PrintOverview(std::ostream& os) {
 
 int main(int argc, char** argv) {
   using mw::cli::Complain;
+  // A closed pipe is a write error like any other (exit 1 with one line), not
+  // a silent death by SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   mw::cli::GlobalOptions global;
   int i = 1;
   for (; i < argc; ++i) {

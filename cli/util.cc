@@ -1,6 +1,13 @@
 #include "cli/util.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <limits>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -13,34 +20,50 @@
 
 namespace mw::cli {
 
-Result<std::string> ReadInput(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    if (std::cin.bad()) return Fail(Error::Io("-: cannot read standard input"));
-    return ss.str();
+Result<std::string> ReadInput(const std::string& path,
+                              std::uint64_t max_bytes) {
+  // One read loop for files and standard input: never more than max_bytes
+  // (an endless stream is cut, not read forever), and a directory or an
+  // unreadable file is one error naming it.
+  const bool is_stdin = path == "-";
+  const std::string name = is_stdin ? "standard input" : path;
+  const int fd = is_stdin ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Fail(Error::Io(path + ": " + std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (!is_stdin) ::close(fd);
+    return Fail(Error::Io(name + ": is a directory"));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Fail(Error::Io(path + ": " + std::strerror(errno)));
-  std::string data((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
-  if (in.bad()) return Fail(Error::Io(path + ": read error"));
+  std::string data;
+  if (S_ISREG(st.st_mode)) {
+    data.reserve(static_cast<std::size_t>(
+        std::min<std::uint64_t>(static_cast<std::uint64_t>(st.st_size), max_bytes)));
+  }
+  char buf[1 << 16];
+  int err = 0;
+  while (data.size() < max_bytes) {
+    const std::size_t want = static_cast<std::size_t>(
+        std::min<std::uint64_t>(sizeof buf, max_bytes - data.size()));
+    const ssize_t n = ::read(fd, buf, want);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      err = errno;
+      break;
+    }
+    if (n == 0) break;
+    data.append(buf, static_cast<std::size_t>(n));
+  }
+  if (!is_stdin) ::close(fd);
+  if (err != 0) return Fail(Error::Io(name + ": " + std::strerror(err)));
   return data;
+}
+
+Result<std::string> ReadInput(const std::string& path) {
+  return ReadInput(path, std::numeric_limits<std::uint64_t>::max());
 }
 
 Result<config::Settings> LoadSettings(const GlobalOptions& global) {
   return config::Load(global.config_path);
-}
-
-mime::Limits MimeLimits(const config::MimeSettings& s) {
-  mime::Limits l;
-  l.max_bytes = s.max_bytes;
-  l.max_text_bytes = s.max_text_bytes;
-  l.header_size_limit = s.header_size_limit;
-  l.nesting_limit = s.nesting_limit;
-  l.max_parts = s.max_parts;
-  l.html_nesting_limit = s.html_nesting_limit;
-  return l;
 }
 
 void AppendJsonString(std::string& out, std::string_view s) {

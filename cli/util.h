@@ -2,6 +2,7 @@
 #ifndef MW_CLI_UTIL_H_
 #define MW_CLI_UTIL_H_
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -15,12 +16,13 @@ namespace mw::cli {
 
 // Reads a whole file, or standard input for "-". Errors name the file and the
 // OS reason.
+// Reads FILE, or standard input for "-", up to max_bytes (the rest is left
+// unread). Errors name the file: "PATH: is a directory", "PATH: <strerror>".
+Result<std::string> ReadInput(const std::string& path, std::uint64_t max_bytes);
 Result<std::string> ReadInput(const std::string& path);
 
 // Loads the configuration named by -c (or the default), see config::Load.
 Result<config::Settings> LoadSettings(const GlobalOptions& global);
-
-mime::Limits MimeLimits(const config::MimeSettings& s);
 
 // Appends `s` to `out` as a JSON string literal (quotes included). Invalid
 // UTF-8 bytes are replaced by U+FFFD so the output is always valid JSON.

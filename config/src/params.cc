@@ -8,6 +8,9 @@ std::span<const Table> Tables() {
       MimeTable(),
       FingerprintTable(),
       LangidTable(),
+      PipelineTable(),
+      StoreTable(),
+      WaveTable(),
   };
   return kTables;
 }

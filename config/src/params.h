@@ -75,6 +75,9 @@ struct Table {
 Table MimeTable();
 Table FingerprintTable();
 Table LangidTable();
+Table PipelineTable();
+Table StoreTable();
+Table WaveTable();
 
 // Every table, in the order --defaults prints them.
 std::span<const Table> Tables();

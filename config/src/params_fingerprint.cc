@@ -43,6 +43,12 @@ Table FingerprintTable() {
        .meaning = "line lists are compared only when both have at least this "
                   "many lines (a shared footer must not decide)",
        .field = Member<&Settings::fingerprint, &S::min_paragraph_blocks>},
+      {.key = "weigh_blocks",
+       .kind = Kind::kBool,
+       .meaning = "similarity is the smaller of counted and length-weighted "
+                  "block similarity (keeps templates of short lines apart); "
+                  "false: counted only",
+       .field = Member<&Settings::fingerprint, &S::weigh_blocks>},
       {.key = "duplicate_threshold",
        .kind = Kind::kReal,
        .min = 0.5,

@@ -82,6 +82,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csetjmp>
 #include <cstddef>
 #include <cstdlib>
@@ -1695,7 +1696,8 @@ class Walker {
 
 }  // namespace
 
-HtmlText HtmlToText(std::string_view html, std::uint32_t nesting_limit) {
+HtmlText HtmlToText(std::string_view html, std::uint32_t nesting_limit,
+                    const Budget& budget) {
   HtmlText result;
   if (html.size() > kMaxInputBytes) {
     html = html.substr(0, Utf8Boundary(html, kMaxInputBytes));
@@ -1708,8 +1710,13 @@ HtmlText HtmlToText(std::string_view html, std::uint32_t nesting_limit) {
     Prepared prepared = Preparer(html, depth_cap, mode).Run();
     result.nesting_limit_hit |= prepared.depth_cut;
     result.input_truncated |= prepared.work_cut;
+    // Each attempt gets no more CPU time than the message has left, so the
+    // retries cannot add up past the message's budget.
+    const double left =
+        std::chrono::duration<double>(budget.CpuLeft()).count();
+    if (left <= 0) break;
     Arena arena(kArenaBase + kArenaPerInputByte * prepared.html.size(),
-                kMaxParseCpuSeconds);
+                std::min(kMaxParseCpuSeconds, left));
     GumboOutput* output = arena.Parse(prepared.html);
     if (output == nullptr) {
       // Over the memory or time budget: retry in a cheaper mode, and once

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "mw/budget.h"
+
 namespace mw::mime {
 
 struct HtmlText {
@@ -38,7 +40,8 @@ struct HtmlText {
 // after 1 s of CPU time and retried in a cheaper mode (about 3 s of CPU in the
 // worst case found). Each cut sets a flag and keeps what was read.
 // Thread-safe: no shared state.
-HtmlText HtmlToText(std::string_view html, std::uint32_t nesting_limit);
+HtmlText HtmlToText(std::string_view html, std::uint32_t nesting_limit,
+                    const Budget& budget = Budget());
 
 }  // namespace mw::mime
 

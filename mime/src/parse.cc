@@ -209,6 +209,16 @@ class Walker {
                                    " skipped (mime.nesting_limit)");
       return;
     }
+    if (limits_.budget.Exceeded()) {
+      // The work budget covers the whole message: what was extracted so far
+      // is kept, the rest is not visited.
+      LimitOnce(budget_warned_,
+                "budget: parts after the first " +
+                    std::to_string(parts_seen_) +
+                    " skipped (pipeline.max_cpu or max_wall spent)");
+      truncated_ = true;
+      return;
+    }
     if (++parts_seen_ > limits_.max_parts) {
       LimitOnce(parts_warned_, "limit: parts after the first " +
                                    std::to_string(limits_.max_parts) +
@@ -395,7 +405,8 @@ class Walker {
     }
     std::string text;
     if (info.content_type == "text/html") {
-      HtmlText html = HtmlToText(decoded.utf8, limits_.html_nesting_limit);
+      HtmlText html = HtmlToText(decoded.utf8, limits_.html_nesting_limit,
+                                 limits_.budget);
       if (html.nesting_limit_hit) {
         LimitOnce(html_warned_, "limit: HTML elements nested deeper than " +
                                     std::to_string(limits_.html_nesting_limit) +
@@ -503,6 +514,7 @@ class Walker {
   const Limits& limits_;
   std::vector<std::string>& warnings_;
   std::uint32_t parts_seen_ = 0;
+  bool budget_warned_ = false;
   std::uint64_t text_bytes_ = 0;
   bool truncated_ = false;
   bool depth_warned_ = false;
@@ -513,6 +525,44 @@ class Walker {
 
 // Text that GMime cannot read as a message at all (no header block): keep it as
 // plain text.
+// The value of header `name` as GMime decodes it, cut at the header size
+// limit; empty when absent.
+std::string HeaderText(GMimeMessage* message, const char* name,
+                       const Limits& limits) {
+  const char* v =
+      g_mime_object_get_header(GMIME_OBJECT(message), name);  // borrowed
+  if (v == nullptr) return {};
+  std::string out(v, strnlen(v, limits.header_size_limit));
+  CutUtf8(out, limits.header_size_limit);
+  return DecodeToUtf8(out, "utf-8").utf8;
+}
+
+// Removes surrounding white space and one pair of angle brackets.
+void TrimAngles(std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  const auto e = s.find_last_not_of(" \t\r\n");
+  s = b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+  if (s.size() >= 2 && s.front() == '<' && s.back() == '>')
+    s = s.substr(1, s.size() - 2);
+}
+
+// The first mailbox address in `list` (borrowed), "" when there is none.
+std::string FirstAddress(InternetAddressList* list, const Limits& limits) {
+  if (list == nullptr) return {};
+  const int n = internet_address_list_length(list);
+  for (int i = 0; i < n; ++i) {
+    InternetAddress* a = internet_address_list_get_address(list, i);
+    if (!INTERNET_ADDRESS_IS_MAILBOX(a)) continue;
+    const char* addr =
+        internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(a));
+    if (addr == nullptr) continue;
+    std::string out(addr, strnlen(addr, limits.header_size_limit));
+    CutUtf8(out, limits.header_size_limit);
+    return DecodeToUtf8(out, "utf-8").utf8;
+  }
+  return {};
+}
+
 void ParseAsPlainText(std::string_view data, const Limits& limits,
                       Message& msg) {
   Decoded decoded = DecodeToUtf8(data, "");
@@ -617,6 +667,12 @@ Result<Message> Parse(std::string_view bytes, const Limits& limits) {
     // through.
     msg.subject = DecodeToUtf8(msg.subject, "utf-8").utf8;
   }
+
+  msg.message_id = HeaderText(message.get(), "Message-ID", limits);
+  TrimAngles(msg.message_id);
+  msg.from = FirstAddress(g_mime_message_get_from(message.get()), limits);
+  msg.return_path = HeaderText(message.get(), "Return-Path", limits);
+  TrimAngles(msg.return_path);
 
   GMimeObject* body = g_mime_message_get_mime_part(message.get());  // borrowed
   if (body == nullptr) {

@@ -18,6 +18,7 @@
 #ifndef MW_CONFIG_CONFIG_H_
 #define MW_CONFIG_CONFIG_H_
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -88,6 +89,9 @@ struct FingerprintSettings {
   // no more than the shared part: one text with different footers.
   std::uint32_t trailer_min_blocks = 2;
   std::uint64_t trailer_max_bytes = 512;
+  // Similarity is the smaller of counted and length-weighted block
+  // similarity; false: counted only.
+  bool weigh_blocks = true;
   // k: Hamming distance for near-duplicates.
   std::uint32_t simhash_max_distance = 3;
   // Fold long random tokens before hashing.
@@ -133,10 +137,52 @@ struct LangidSettings {
   bool operator==(const LangidSettings&) const = default;
 };
 
+// [pipeline]: the work budget of one message's analysis (issue 10).
+struct PipelineSettings {
+  // CPU time of the analysis (parse, normalise, language, fingerprint); past
+  // it the analysis stops with what it has and says so ("budget").
+  std::chrono::milliseconds max_cpu{500};
+  // Wall-clock time of the whole check, store included.
+  std::chrono::milliseconds max_wall{2000};
+
+  bool operator==(const PipelineSettings&) const = default;
+};
+
+// [store]: the SQLite store of recent mail (hashes only).
+struct StoreSettings {
+  std::string path = "/var/lib/mailwave/mailwave.db";
+  // Messages older than this are pruned.
+  std::chrono::milliseconds retention = std::chrono::hours(24 * 7);
+  // How long a statement waits for another connection's lock.
+  std::chrono::milliseconds busy_timeout{200};
+  // Candidates compared per message, and stored messages read per index key.
+  std::uint32_t max_candidates = 32;
+  std::uint32_t max_per_key = 64;
+  // Messages removed per pruning transaction.
+  std::uint32_t prune_batch = 500;
+
+  bool operator==(const StoreSettings&) const = default;
+};
+
+// [wave]: when a cluster of near-duplicates is a spam wave.
+struct WaveSettings {
+  // Members inside `window` for a cluster to be a wave.
+  std::uint32_t min_size = 5;
+  std::chrono::milliseconds window = std::chrono::hours(1);
+  // File that receives one JSON line when a cluster becomes a wave; empty:
+  // none.
+  std::string events;
+
+  bool operator==(const WaveSettings&) const = default;
+};
+
 struct Settings {
   MimeSettings mime;
   FingerprintSettings fingerprint;
   LangidSettings langid;
+  PipelineSettings pipeline;
+  StoreSettings store;
+  WaveSettings wave;
 
   bool operator==(const Settings&) const = default;
 };

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mw/budget.h"
 #include "mw/result.h"
 
 namespace mw::mime {
@@ -37,6 +38,10 @@ struct Limits {
   std::uint32_t max_parts = 1000;     // parts visited; later ones are skipped
   std::uint32_t html_nesting_limit =
       512;  // HTML elements deeper than this are skipped
+  // The message's work budget: checked before each part and each HTML parse
+  // attempt; past it the parts left are skipped with a "budget:" warning and
+  // `truncated` set. Unlimited by default.
+  Budget budget;
 };
 
 // One MIME leaf part, as the summary of `mailwave extract --json` shows it.
@@ -66,8 +71,16 @@ struct Message {
       body;  // UTF-8 text of the chosen parts, HTML already turned into text;
              // lines end in '\n', paragraphs are separated by a blank line
   std::vector<Part> parts;  // every leaf part visited, in document order
-  std::vector<std::string>
-      warnings;  // "truncated", "bad encoding", limits hit; human-readable
+  // Header values the pipeline keeps only as keyed hashes or uses to name the
+  // sender when no envelope is known; RFC 2047 decoded, cut at
+  // header_size_limit; empty when absent.
+  std::string message_id;   // Message-ID, without the angle brackets
+  std::string from;         // the first From address ("user@example.org")
+  std::string return_path;  // Return-Path address; "" also for "<>"
+  // Human-readable, each "<category>: <detail>" where the category is one of
+  // "limit", "budget", "parser", "charset", "encoding" or "part <path>"
+  // (a part's own problem; its detail may start with "charset:").
+  std::vector<std::string> warnings;
   bool truncated = false;  // a limit stopped extraction early
 };
 

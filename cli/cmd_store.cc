@@ -1,0 +1,239 @@
+// mailwave store: inspect and maintain the store of recent mail.
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+#include "cli/util.h"
+#include "pipeline/options.h"
+#include "pipeline/verdict.h"
+#include "store/sqlite.h"
+
+namespace mw::cli {
+namespace {
+
+constexpr std::string_view kName = "store";
+
+constexpr std::string_view kHelp =
+    R"(Usage: mailwave [-c FILE] store [--store FILE] [--json] ACTION
+       mailwave store --help
+
+Inspects and maintains the store of recent mail ([store] path). The store holds
+hashes only: fingerprints of bodies, keyed hashes of Message-IDs and senders,
+queue ids, sizes, languages and clusters; never text.
+
+Actions:
+  stats          messages, clusters, waves, index rows, bytes on disk, the
+                 oldest and newest message
+  waves          the clusters that are waves now ([wave] min_size members
+                 inside [wave] window): id, size, senders, first and last
+                 seen, language
+  clusters       every cluster of two or more messages, newest first
+  show CLUSTER   one cluster (8 hex digits, as in X-Mailwave-Wave) and its
+                 members: arrival, queue id, Message-ID hash
+  prune          removes messages older than [store] retention now, in
+                 batches of [store] prune_batch
+  check          full integrity check (PRAGMA integrity_check)
+
+Options:
+  --store FILE   the store's SQLite file instead of [store] path
+  --json         JSON instead of text (one object; lists as arrays)
+  --limit N      at most N clusters or members (default 100)
+  -h, --help     this text
+
+Exit status:
+  0  success (check: the store is sound)
+  1  the store cannot be opened or read, check found problems, a cluster is
+     unknown, or output could not be written
+  2  usage or configuration error
+
+Examples:
+  mailwave store waves
+  mailwave store --json show 7f3a9c21 | jq '.members[].queue_id'
+)";
+
+store::UnixMillis NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+nlohmann::ordered_json ClusterJson(const store::Cluster& c, bool wave_now) {
+  return {{"cluster", store::ClusterIdString(c.id)},
+          {"size", c.size},
+          {"senders", c.senders},
+          {"first_seen", pipeline::FormatTime(c.first_seen)},
+          {"last_seen", pipeline::FormatTime(c.last_seen)},
+          {"language", c.language},
+          {"wave", wave_now},
+          {"wave_since", c.wave_since ? nlohmann::ordered_json(
+                                            pipeline::FormatTime(c.wave_since))
+                                      : nlohmann::ordered_json(nullptr)}};
+}
+
+std::string ClusterLine(const store::Cluster& c) {
+  return store::ClusterIdString(c.id) + "  size=" + std::to_string(c.size) +
+         "  senders=" + std::to_string(c.senders) +
+         "  first=" + pipeline::FormatTime(c.first_seen) +
+         "  last=" + pipeline::FormatTime(c.last_seen) +
+         "  language=" + (c.language.empty() ? "-" : c.language);
+}
+
+int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
+  bool json = false;
+  std::optional<std::string> store_path;
+  std::size_t limit = 100;
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--json") {
+      json = true;
+    } else if (a == "--store") {
+      if (i + 1 >= args.size())
+        return Complain(kName, "--store needs FILE", kExitUsage);
+      store_path = args[++i];
+    } else if (a == "--limit") {
+      const std::string v = i + 1 < args.size() ? args[++i] : "";
+      if (v.empty() || v.size() > 9 ||
+          v.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoul(v) == 0) {
+        return Complain(kName, "--limit needs a positive number", kExitUsage);
+      }
+      limit = std::stoul(v);
+    } else if (IsHelp(a)) {
+      std::cout << kHelp;
+      return kExitOk;
+    } else if (a.size() > 1 && a[0] == '-') {
+      return Complain(kName,
+                      "unknown option " + a + " (try mailwave store --help)",
+                      kExitUsage);
+    } else {
+      rest.push_back(a);
+    }
+  }
+  if (rest.empty()) {
+    return Complain(kName,
+                    "needs an action: stats, waves, clusters, show CLUSTER, "
+                    "prune or check",
+                    kExitUsage);
+  }
+  const std::string action = rest[0];
+  std::optional<store::ClusterId> cluster_id;
+  if (action == "show") {
+    if (rest.size() != 2 || !(cluster_id = store::ParseClusterId(rest[1]))) {
+      return Complain(kName, "show needs one CLUSTER id (8 hex digits)",
+                      kExitUsage);
+    }
+  } else if (action != "stats" && action != "waves" && action != "clusters" &&
+             action != "prune" && action != "check") {
+    return Complain(kName, "unknown action '" + action + "' (try mailwave store --help)",
+                    kExitUsage);
+  } else if (rest.size() != 1) {
+    return Complain(kName, action + " takes no argument", kExitUsage);
+  }
+
+  auto settings = LoadSettings(global);
+  if (!settings) {
+    return Complain(kName, settings.error().message(),
+                    settings.error().code() == Error::Code::kIo ? kExitFailure
+                                                                : kExitUsage);
+  }
+  store::SqliteOptions so = pipeline::SqliteOptions(*settings);
+  if (store_path) so.path = *store_path;
+  so.read_only = action != "prune";
+  so.log = [](std::string_view line) { Complain(kName, line, 0); };
+  auto db = store::OpenSqlite(so);
+  if (!db) return Complain(kName, db.error().message(), kExitFailure);
+
+  const store::WaveRule rule = pipeline::WaveRule(settings->wave);
+  const store::UnixMillis now = NowMillis();
+  nlohmann::ordered_json j;
+  std::string text;
+  int status = kExitOk;
+  if (action == "stats") {
+    auto s = (*db)->GetStats();
+    if (!s) return Complain(kName, s.error().message(), kExitFailure);
+    j = {{"path", s->path},
+         {"messages", s->messages},
+         {"clusters", s->clusters},
+         {"waves", s->waves},
+         {"index_rows", s->index_rows},
+         {"file_bytes", s->file_bytes},
+         {"bytes_per_message",
+          s->messages ? nlohmann::ordered_json(static_cast<double>(s->file_bytes) /
+                                               static_cast<double>(s->messages))
+                      : nlohmann::ordered_json(nullptr)},
+         {"oldest", s->messages ? nlohmann::ordered_json(
+                                      pipeline::FormatTime(s->oldest))
+                                : nlohmann::ordered_json(nullptr)},
+         {"newest", s->messages ? nlohmann::ordered_json(
+                                      pipeline::FormatTime(s->newest))
+                                : nlohmann::ordered_json(nullptr)},
+         {"writable", s->writable}};
+    for (const auto& [k, v] : j.items()) {
+      text += k + ": " + (v.is_string() ? v.get<std::string>()
+                          : v.is_null() ? std::string("-")
+                                        : v.dump()) +
+              "\n";
+    }
+  } else if (action == "waves" || action == "clusters") {
+    auto list = (*db)->Clusters(action == "waves", rule, now, limit);
+    if (!list) return Complain(kName, list.error().message(), kExitFailure);
+    j = nlohmann::ordered_json::array();
+    for (const auto& c : *list) {
+      j.push_back(ClusterJson(c, action == "waves"));
+      text += ClusterLine(c) + "\n";
+    }
+  } else if (action == "show") {
+    auto c = (*db)->FindCluster(*cluster_id);
+    if (!c) return Complain(kName, c.error().message(), kExitFailure);
+    if (!*c) {
+      return Complain(kName,
+                      "no cluster " + store::ClusterIdString(*cluster_id),
+                      kExitFailure);
+    }
+    auto members = (*db)->Members(*cluster_id, limit);
+    if (!members) return Complain(kName, members.error().message(), kExitFailure);
+    j = ClusterJson(**c, (**c).wave);
+    j["members"] = nlohmann::ordered_json::array();
+    text = ClusterLine(**c) + "\n";
+    for (const auto& m : *members) {
+      j["members"].push_back({{"arrival", pipeline::FormatTime(m.arrival)},
+                              {"queue_id", m.queue_id},
+                              {"message_id_hash", m.message_id_hash}});
+      text += "  " + pipeline::FormatTime(m.arrival) + "  " +
+              (m.queue_id.empty() ? "-" : m.queue_id) + "  " +
+              m.message_id_hash + "\n";
+    }
+  } else if (action == "prune") {
+    const store::UnixMillis before = now - settings->store.retention.count();
+    auto n = (*db)->Prune(before, settings->store.prune_batch,
+                          std::numeric_limits<std::size_t>::max());
+    if (!n) return Complain(kName, n.error().message(), kExitFailure);
+    j = {{"pruned", *n}, {"before", pipeline::FormatTime(before)}};
+    text = "pruned " + std::to_string(*n) + " messages older than " +
+           pipeline::FormatTime(before) + "\n";
+  } else if (action == "check") {
+    auto r = (*db)->Check();
+    if (!r) return Complain(kName, r.error().message(), kExitFailure);
+    j = {{"ok", *r == "ok"}, {"result", *r}};
+    text = *r + "\n";
+    if (*r != "ok") status = kExitFailure;
+  }
+  std::cout << (json ? j.dump() + "\n" : text) << std::flush;
+  if (!std::cout) {
+    return Complain(kName, "cannot write standard output", kExitFailure);
+  }
+  return status;
+}
+
+const Registration kReg(
+    {kName, "inspect the store of recent mail: stats, waves, show, prune",
+     kHelp, &Run});
+
+}  // namespace
+}  // namespace mw::cli

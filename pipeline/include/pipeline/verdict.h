@@ -1,0 +1,90 @@
+// The wave verdict: which earlier mail a message matches, and the header
+// values the milter adds (and `mailwave check` prints) for it.
+//
+// Pure functions over the store's answer (store::Lookup) and the message's
+// analysis; the store round trips and the clock live in pipeline/check.h.
+//
+// Header grammar (docs/waves.md), one regular expression each:
+//   X-Mailwave-Wave: dup=(exact|near); method=(exact|blocks|containment|
+//     trailer|reordered|ctph|simhash); sim=[01]\.[0-9]{2};
+//     cluster=[0-9a-f]{8}; size=[0-9]+; senders=[0-9]+;
+//     first=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z;
+//     wave=(yes|no)
+//   X-Mailwave-Language: [a-z]{2,3}(\+[a-z]{2,3})?|und; score=[0-9]+;
+//     bilingual=(yes|no)
+// (the fields in this order, separated by "; ").
+//
+// Thread-safety: pure functions.
+#ifndef MW_PIPELINE_VERDICT_H_
+#define MW_PIPELINE_VERDICT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fingerprint/fingerprint.h"
+#include "langid/langid.h"
+#include "store/store.h"
+
+namespace mw::pipeline {
+
+// The earlier message a new one duplicates.
+struct Match {
+  store::ClusterId cluster = 0;
+  std::int64_t message = 0;  // the store's id of the message it matched
+  bool canonical = false;    // that message is its cluster's first
+  fingerprint::Comparison comparison;
+};
+
+// Decides which cluster `fp` joins: it is compared with each candidate
+// cluster's canonical (first) message first, in the order the clusters'
+// members rank among the candidates, and only when none of those is a
+// duplicate, with the other candidates, best first. Comparing with the
+// canonical first keeps a chain of small edits (A~B, B~C, ... ) from drifting
+// into unrelated mail. nullopt when nothing is a duplicate, or `fp` is empty.
+std::optional<Match> Decide(const fingerprint::Fingerprint& fp,
+                            const store::Lookup& lookup,
+                            const fingerprint::Options& options);
+
+// The score the header's sim= shows for a duplicate, in [0, 1]: 1 for exact,
+// the block similarity (blocks), the containment (containment), the block
+// similarity or else containment (trailer), 1 - edit rate (ctph) and
+// 1 - Hamming/64 (reordered, simhash).
+double Similarity(const fingerprint::Comparison& comparison);
+
+// What the wave header says.
+struct WaveVerdict {
+  fingerprint::Method method = fingerprint::Method::kNone;
+  double similarity = 0;
+  store::ClusterId cluster = 0;
+  std::uint64_t size = 0;  // members including this message
+  std::uint64_t senders = 0;
+  store::UnixMillis first_seen = 0;
+  bool wave = false;
+};
+
+// "dup=near; method=blocks; sim=0.93; cluster=7f3a9c21; size=148;
+// senders=97; first=2026-11-22T09:14:03Z; wave=yes".
+std::string WaveHeaderValue(const WaveVerdict& verdict);
+// "en; score=87; bilingual=no", "en+es; score=61; bilingual=yes", "und; ...".
+std::string LanguageHeaderValue(const langid::Language& language);
+
+// RFC 3339 UTC, seconds: "2026-11-22T09:14:03Z".
+std::string FormatTime(store::UnixMillis t);
+
+inline constexpr std::string_view kWaveHeader = "X-Mailwave-Wave";
+inline constexpr std::string_view kLanguageHeader = "X-Mailwave-Language";
+// Every header mailwave adds starts with this; the milter deletes incoming
+// ones (forged verdicts).
+inline constexpr std::string_view kHeaderPrefix = "X-Mailwave-";
+
+struct Header {
+  std::string name;
+  std::string value;
+  friend bool operator==(const Header&, const Header&) = default;
+};
+
+}  // namespace mw::pipeline
+
+#endif  // MW_PIPELINE_VERDICT_H_

@@ -1,0 +1,204 @@
+#include "pipeline/analysis.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "mw/budget.h"
+#include "pipeline/options.h"
+
+namespace mw::pipeline {
+namespace {
+
+// Measures the calling thread's CPU time into *out from construction to
+// destruction.
+class StageTimer {
+ public:
+  explicit StageTimer(std::chrono::nanoseconds* out)
+      : out_(out), start_(Budget::ThreadCpuNow()) {}
+  ~StageTimer() { *out_ += Budget::ThreadCpuNow() - start_; }
+  StageTimer(const StageTimer&) = delete;
+  StageTimer& operator=(const StageTimer&) = delete;
+
+ private:
+  std::chrono::nanoseconds* out_;
+  std::chrono::nanoseconds start_;
+};
+
+void NoteBudget(Analysis& a, std::string_view stage) {
+  a.degraded = true;
+  a.warnings.push_back({WarningKind::kBudget,
+                        "work budget spent before " + std::string(stage) +
+                            " (pipeline.max_cpu or max_wall); no duplicate "
+                            "verdict"});
+}
+
+}  // namespace
+
+std::string_view WarningName(WarningKind kind) {
+  switch (kind) {
+    case WarningKind::kLimit:
+      return "limit";
+    case WarningKind::kBudget:
+      return "budget";
+    case WarningKind::kParser:
+      return "parser";
+    case WarningKind::kCharset:
+      return "charset";
+    case WarningKind::kEncoding:
+      return "encoding";
+    case WarningKind::kPart:
+      return "part";
+    case WarningKind::kDegraded:
+      return "degraded";
+    case WarningKind::kStore:
+      return "store";
+  }
+  return "part";
+}
+
+Warning ClassifyMimeWarning(std::string_view line) {
+  const auto colon = line.find(": ");
+  const std::string_view head =
+      colon == std::string_view::npos ? std::string_view() : line.substr(0, colon);
+  const std::string detail(line);
+  if (head == "limit") return {WarningKind::kLimit, detail};
+  if (head == "budget") return {WarningKind::kBudget, detail};
+  if (head == "parser") return {WarningKind::kParser, detail};
+  if (head == "charset") return {WarningKind::kCharset, detail};
+  if (head == "encoding") return {WarningKind::kEncoding, detail};
+  if (head.starts_with("part ")) {
+    const std::string_view rest = line.substr(colon + 2);
+    if (rest.starts_with("charset:")) return {WarningKind::kCharset, detail};
+    if (rest.find("invalid byte sequence") != std::string_view::npos ||
+        rest.find("base64") != std::string_view::npos ||
+        rest.find("uuencoded") != std::string_view::npos) {
+      return {WarningKind::kEncoding, detail};
+    }
+    if (rest.find("too large or too costly") != std::string_view::npos) {
+      return {WarningKind::kLimit, detail};
+    }
+  }
+  return {WarningKind::kPart, detail};
+}
+
+Result<mime::Text> ToText(std::string_view bytes, bool plain_text,
+                          const mime::Limits& limits) {
+  if (plain_text) {
+    mime::Text t;
+    t.body = mime::NormaliseText(
+        bytes.substr(0, std::min<std::size_t>(bytes.size(), limits.max_text_bytes)));
+    return t;
+  }
+  auto message = mime::Parse(bytes, limits);
+  if (!message) return Fail(message.error());
+  return mime::Normalise(*message);
+}
+
+std::string LanguageText(const mime::Text& text) {
+  return text.subject + "\n\n" + text.body;
+}
+
+Analyzer::Analyzer(const config::Settings& settings,
+                   std::shared_ptr<const langid::Model> model)
+    : settings_(settings),
+      limits_(MimeLimits(settings.mime)),
+      fingerprint_(FingerprintOptions(settings.fingerprint)),
+      langid_(LangidOptions(settings.langid)),
+      model_(std::move(model)) {}
+
+Result<std::shared_ptr<const Analyzer>> Analyzer::Create(
+    const config::Settings& settings) {
+  auto model = langid::OpenDictionary(settings.langid.dictionary);
+  if (!model) return Fail(model.error());
+  return Create(settings,
+                std::make_shared<const langid::Model>(std::move(*model)));
+}
+
+std::shared_ptr<const Analyzer> Analyzer::Create(
+    const config::Settings& settings,
+    std::shared_ptr<const langid::Model> model) {
+  return std::shared_ptr<const Analyzer>(
+      new Analyzer(settings, std::move(model)));
+}
+
+Result<Analysis> Analyzer::Analyze(std::string_view bytes,
+                                   const Envelope& envelope) const {
+  const Budget budget =
+      Budget::Start(settings_.pipeline.max_cpu, settings_.pipeline.max_wall);
+  Analysis a;
+  a.size = bytes.size();
+  mime::Limits limits = limits_;
+  limits.budget = budget;
+  Result<mime::Message> message = [&] {
+    StageTimer t(&a.timings.parse);
+    return mime::Parse(bytes, limits);
+  }();
+  if (!message) return Fail(message.error());
+  for (const std::string& w : message->warnings)
+    a.warnings.push_back(ClassifyMimeWarning(w));
+  a.parts = message->parts.size();
+  a.message_id = message->message_id;
+  a.sender = !envelope.sender.empty()       ? envelope.sender
+             : !message->return_path.empty() ? message->return_path
+                                             : message->from;
+  if (budget.Exceeded()) {
+    NoteBudget(a, "normalisation");
+    return a;
+  }
+  mime::Text text;
+  {
+    StageTimer t(&a.timings.normalise);
+    text = mime::Normalise(*message);
+  }
+  Finish(text, budget, a);
+  return a;
+}
+
+Analysis Analyzer::AnalyzeText(std::string_view utf8) const {
+  const Budget budget =
+      Budget::Start(settings_.pipeline.max_cpu, settings_.pipeline.max_wall);
+  Analysis a;
+  a.size = utf8.size();
+  mime::Text text;
+  {
+    StageTimer t(&a.timings.normalise);
+    text.body = mime::NormaliseText(utf8.substr(
+        0, std::min<std::size_t>(utf8.size(), limits_.max_text_bytes)));
+  }
+  if (utf8.size() > limits_.max_text_bytes) {
+    a.warnings.push_back({WarningKind::kLimit,
+                          "limit: text beyond " +
+                              std::to_string(limits_.max_text_bytes) +
+                              " bytes ignored (mime.max_text_bytes)"});
+  }
+  Finish(text, budget, a);
+  return a;
+}
+
+void Analyzer::Finish(const mime::Text& text, const Budget& budget,
+                      Analysis& a) const {
+  a.body_bytes = text.body.size();
+  if (budget.Exceeded()) return NoteBudget(a, "language identification");
+  {
+    StageTimer t(&a.timings.langid);
+    a.language = langid::Detect(LanguageText(text), *model_, langid_);
+  }
+  if (budget.Exceeded()) return NoteBudget(a, "fingerprinting");
+  {
+    StageTimer t(&a.timings.fingerprint);
+    a.fingerprint = fingerprint::Compute(text.body, fingerprint_);
+  }
+  if (a.fingerprint.degraded) {
+    a.degraded = true;
+    a.warnings.push_back(
+        {WarningKind::kDegraded,
+         "degraded: a SHA-1 could not be computed; no duplicate verdict"});
+  }
+  if (budget.Exceeded()) {
+    // The fingerprint is complete, but a message that overran its budget is
+    // not stored: a flood of costly messages must not fill the store either.
+    NoteBudget(a, "the store lookup");
+  }
+}
+
+}  // namespace mw::pipeline

@@ -1,0 +1,186 @@
+#include "pipeline/check.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "mw/budget.h"
+#include "pipeline/options.h"
+
+namespace mw::pipeline {
+namespace {
+
+class StageTimer {
+ public:
+  explicit StageTimer(std::chrono::nanoseconds* out)
+      : out_(out), start_(Budget::ThreadCpuNow()) {}
+  ~StageTimer() { *out_ += Budget::ThreadCpuNow() - start_; }
+  StageTimer(const StageTimer&) = delete;
+  StageTimer& operator=(const StageTimer&) = delete;
+
+ private:
+  std::chrono::nanoseconds* out_;
+  std::chrono::nanoseconds start_;
+};
+
+void StoreFailed(Outcome& out, std::string_view what, const Error& e) {
+  out.analysis.warnings.push_back(
+      {WarningKind::kStore, "store: " + std::string(what) + ": " +
+                                e.message() + "; message passes untagged"});
+}
+
+}  // namespace
+
+Result<Outcome> Check(const Analyzer& analyzer, store::Store* store,
+                      std::string_view bytes, const Envelope& envelope,
+                      const CheckOptions& options) {
+  auto analysis = analyzer.Analyze(bytes, envelope);
+  if (!analysis) return Fail(analysis.error());
+  return CheckAnalysis(analyzer, store, std::move(*analysis), envelope,
+                       options);
+}
+
+Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
+                      Analysis analysis, const Envelope& envelope,
+                      const CheckOptions& options) {
+  Outcome out;
+  out.analysis = std::move(analysis);
+  Analysis& a = out.analysis;
+  // Empty bodies match nothing and are not worth remembering.
+  if (store != nullptr && !a.degraded && a.fingerprint.body_bytes > 0) {
+    store::Message m{.fingerprint = a.fingerprint,
+                     .arrival = options.now,
+                     .queue_id = envelope.queue_id,
+                     .message_id = a.message_id,
+                     .sender = a.sender,
+                     .language = a.language.code,
+                     .size = a.size};
+    Result<store::Lookup> lookup = [&] {
+      StageTimer t(&a.timings.lookup);
+      return store->Find(m);
+    }();
+    if (!lookup) {
+      StoreFailed(out, "lookup", lookup.error());
+    } else {
+      {
+        StageTimer t(&a.timings.decide);
+        out.match = Decide(a.fingerprint, *lookup, analyzer.fingerprint_options());
+      }
+      const store::WaveRule rule = WaveRule(analyzer.settings().wave);
+      if (options.dry_run) {
+        if (out.match) {
+          out.cluster = out.match->cluster;
+          for (const auto& [c, fp] : lookup->clusters) {
+            if (c.id != out.match->cluster) continue;
+            // What the header would say once this message joined: the
+            // store is not asked for the window, so "wave" is the cluster's
+            // state so far.
+            out.wave = WaveVerdict{
+                .method = out.match->comparison.method,
+                .similarity = Similarity(out.match->comparison),
+                .cluster = c.id,
+                .size = c.size + 1,
+                .senders = c.senders,
+                .first_seen = c.first_seen,
+                .wave = c.wave};
+          }
+        }
+      } else {
+        store::Join join;
+        if (out.match) join.cluster = out.match->cluster;
+        Result<store::Recorded> rec = [&] {
+          StageTimer t(&a.timings.record);
+          return store->Record(m, join, rule);
+        }();
+        if (!rec) {
+          StoreFailed(out, "record", rec.error());
+          if (out.match) {
+            // The match stands even when it could not be remembered.
+            for (const auto& [c, fp] : lookup->clusters) {
+              if (c.id != out.match->cluster) continue;
+              out.cluster = c.id;
+              out.wave = WaveVerdict{
+                  .method = out.match->comparison.method,
+                  .similarity = Similarity(out.match->comparison),
+                  .cluster = c.id,
+                  .size = c.size + 1,
+                  .senders = c.senders,
+                  .first_seen = c.first_seen,
+                  .wave = c.wave};
+            }
+          }
+        } else {
+          out.cluster = rec->cluster.id;
+          if (out.match && rec->cluster.id == out.match->cluster) {
+            out.wave = WaveVerdict{
+                .method = out.match->comparison.method,
+                .similarity = Similarity(out.match->comparison),
+                .cluster = rec->cluster.id,
+                .size = rec->cluster.size,
+                .senders = rec->cluster.senders,
+                .first_seen = rec->cluster.first_seen,
+                .wave = rec->window_size >= rule.min_size};
+          }
+          if (rec->became_wave) {
+            out.event = WaveEvent{.time = options.now,
+                                  .cluster = rec->cluster,
+                                  .queue_id = envelope.queue_id,
+                                  .earlier = rec->earlier};
+          }
+          out.recorded = std::move(*rec);
+        }
+      }
+    }
+  }
+  if (out.wave) {
+    out.headers.push_back(
+        {std::string(kWaveHeader), WaveHeaderValue(*out.wave)});
+  }
+  out.headers.push_back(
+      {std::string(kLanguageHeader), LanguageHeaderValue(a.language)});
+  return out;
+}
+
+std::string WaveEventJson(const WaveEvent& e) {
+  nlohmann::ordered_json j;
+  j["event"] = "wave";
+  j["time"] = FormatTime(e.time);
+  j["cluster"] = store::ClusterIdString(e.cluster.id);
+  j["size"] = e.cluster.size;
+  j["senders"] = e.cluster.senders;
+  j["language"] = e.cluster.language;
+  j["first"] = FormatTime(e.cluster.first_seen);
+  j["queue_id"] = e.queue_id;
+  nlohmann::ordered_json earlier = nlohmann::ordered_json::array();
+  for (const store::Member& m : e.earlier) {
+    nlohmann::ordered_json o;
+    o["queue_id"] = m.queue_id;
+    o["message_id_hash"] = m.message_id_hash;
+    o["arrival"] = FormatTime(m.arrival);
+    earlier.push_back(std::move(o));
+  }
+  j["earlier"] = std::move(earlier);
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Result<bool> AppendLine(const std::string& path, std::string_view line) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+                        0640);
+  if (fd < 0) return Fail(Error::Io(path + ": " + std::strerror(errno)));
+  std::string buf(line);
+  buf.push_back('\n');
+  const ssize_t n = ::write(fd, buf.data(), buf.size());
+  const int err = errno;
+  ::close(fd);
+  if (n != static_cast<ssize_t>(buf.size())) {
+    return Fail(Error::Io(path + ": " +
+                          (n < 0 ? std::strerror(err) : "short write")));
+  }
+  return true;
+}
+
+}  // namespace mw::pipeline

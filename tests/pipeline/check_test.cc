@@ -1,0 +1,273 @@
+// pipeline::Check against a real SQLite store in a temporary directory: waves
+// grow, hams stay untagged, clusters survive a restart, and a store that fails
+// leaves the message untagged.
+#include "pipeline/check.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "store/sqlite.h"
+#include "testutil.h"
+
+namespace mw::pipeline {
+namespace {
+
+using testing::Fixture;
+using testing::TempDir;
+using testing::TestAnalyzer;
+using testing::TestSettings;
+
+constexpr store::UnixMillis kT0 = 1'790'000'000'000;  // 2026-09-21
+constexpr store::UnixMillis kMinute = 60'000;
+
+std::unique_ptr<store::Store> Open(const std::string& dir) {
+  store::SqliteOptions o;
+  o.path = dir + "/mailwave.db";
+  auto s = store::OpenSqlite(o);
+  EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().message());
+  return s ? std::move(*s) : nullptr;
+}
+
+// The message with one word of its body replaced and its own headers.
+std::string Variant(const std::string& bytes, int i) {
+  std::string v = bytes;
+  const auto body = v.find("\n\n");
+  const auto p = v.find(" the ", body);
+  if (p != std::string::npos) v.replace(p, 5, " a" + std::to_string(i) + " ");
+  return "Message-ID: <v" + std::to_string(i) + "@example.org>\n" + v;
+}
+
+const Header* Find(const Outcome& o, std::string_view name) {
+  for (const Header& h : o.headers)
+    if (h.name == name) return &h;
+  return nullptr;
+}
+
+TEST(Check, WaveGrowsAndBecomesAWave) {
+  TempDir dir;
+  auto db = Open(dir.path());
+  auto analyzer = TestAnalyzer();
+  ASSERT_TRUE(db && analyzer);
+  const std::string base = Fixture("fp-faq-a.eml");
+  std::optional<store::ClusterId> cluster;
+  for (int i = 0; i < 6; ++i) {
+    auto o = Check(*analyzer, db.get(), Variant(base, i),
+                   {.sender = "s" + std::to_string(i % 3) + "@example.org",
+                    .queue_id = "Q" + std::to_string(i)},
+                   {.now = kT0 + i * kMinute});
+    ASSERT_TRUE(o.has_value());
+    ASSERT_TRUE(o->cluster.has_value());
+    ASSERT_NE(Find(*o, kLanguageHeader), nullptr);
+    EXPECT_EQ(Find(*o, kLanguageHeader)->value.substr(0, 4), "en; ");
+    if (i == 0) {
+      cluster = o->cluster;
+      EXPECT_EQ(Find(*o, kWaveHeader), nullptr);  // first of its kind
+      continue;
+    }
+    EXPECT_EQ(o->cluster, cluster);
+    const Header* w = Find(*o, kWaveHeader);
+    ASSERT_NE(w, nullptr) << i;
+    EXPECT_NE(w->value.find("cluster=" + store::ClusterIdString(*cluster)),
+              std::string::npos);
+    EXPECT_NE(w->value.find("; size=" + std::to_string(i + 1) + ";"),
+              std::string::npos)
+        << w->value;
+    EXPECT_NE(w->value.find(i + 1 >= 5 ? "wave=yes" : "wave=no"),
+              std::string::npos)
+        << w->value;
+    EXPECT_NE(
+        w->value.find("senders=" + std::to_string(std::min(i + 1, 3)) + ";"),
+        std::string::npos)
+        << w->value;
+    // The fifth member makes it a wave, once.
+    EXPECT_EQ(o->event.has_value(), i == 4) << i;
+    if (o->event) {
+      EXPECT_EQ(o->event->queue_id, "Q4");
+      ASSERT_EQ(o->event->earlier.size(), 4u);
+      EXPECT_EQ(o->event->earlier[0].queue_id, "Q0");
+      EXPECT_EQ(o->event->earlier[0].message_id_hash.size(), 16u);
+      const std::string json = WaveEventJson(*o->event);
+      EXPECT_NE(json.find("\"cluster\":\"" +
+                          store::ClusterIdString(*cluster) + "\""),
+                std::string::npos);
+      EXPECT_EQ(json.find("v0@example.org"), std::string::npos)
+          << "message ids appear only as keyed hashes";
+    }
+  }
+}
+
+TEST(Check, HamStaysUntagged) {
+  TempDir dir;
+  auto db = Open(dir.path());
+  auto analyzer = TestAnalyzer();
+  ASSERT_TRUE(db && analyzer);
+  int n = 0;
+  for (const char* name :
+       {"fp-faq-a.eml", "fp-template-a.eml", "alternative-html-wins.eml",
+        "charset-koi8-r.eml", "encoding-base64.eml", "forwarded-rfc822.eml"}) {
+    auto o = Check(*analyzer, db.get(), Fixture(name), {},
+                   {.now = kT0 + (n++) * kMinute});
+    ASSERT_TRUE(o.has_value()) << name;
+    EXPECT_EQ(Find(*o, kWaveHeader), nullptr) << name;
+    EXPECT_NE(Find(*o, kLanguageHeader), nullptr) << name;
+  }
+}
+
+TEST(Check, DryRunRecordsNothing) {
+  TempDir dir;
+  auto db = Open(dir.path());
+  auto analyzer = TestAnalyzer();
+  ASSERT_TRUE(db && analyzer);
+  const std::string base = Fixture("fp-faq-a.eml");
+  ASSERT_TRUE(Check(*analyzer, db.get(), base, {}, {.now = kT0}).has_value());
+  for (int i = 0; i < 3; ++i) {
+    auto o = Check(*analyzer, db.get(), Variant(base, i), {},
+                   {.dry_run = true, .now = kT0 + kMinute});
+    ASSERT_TRUE(o.has_value());
+    const Header* w = Find(*o, kWaveHeader);
+    ASSERT_NE(w, nullptr);
+    EXPECT_NE(w->value.find("size=2;"), std::string::npos) << w->value;
+    EXPECT_FALSE(o->recorded.has_value());
+  }
+  auto stats = db->GetStats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->messages, 1u);
+}
+
+TEST(Check, ClusterSurvivesRestart) {
+  TempDir dir;
+  auto analyzer = TestAnalyzer();
+  ASSERT_NE(analyzer, nullptr);
+  const std::string base = Fixture("fp-template-a.eml");
+  std::optional<store::ClusterId> cluster;
+  {
+    auto db = Open(dir.path());
+    ASSERT_NE(db, nullptr);
+    for (int i = 0; i < 2; ++i) {
+      auto o = Check(*analyzer, db.get(), Variant(base, i), {},
+                     {.now = kT0 + i * kMinute});
+      ASSERT_TRUE(o.has_value());
+      cluster = o->cluster;
+    }
+  }
+  auto db = Open(dir.path());
+  ASSERT_NE(db, nullptr);
+  auto o = Check(*analyzer, db.get(), Variant(base, 2), {},
+                 {.now = kT0 + 2 * kMinute});
+  ASSERT_TRUE(o.has_value());
+  EXPECT_EQ(o->cluster, cluster);
+  const Header* w = Find(*o, kWaveHeader);
+  ASSERT_NE(w, nullptr);
+  EXPECT_NE(w->value.find("size=3;"), std::string::npos) << w->value;
+}
+
+// Copies spread wider than the wave window never make a wave.
+TEST(Check, WindowEdge) {
+  TempDir dir;
+  auto db = Open(dir.path());
+  config::Settings s = TestSettings();
+  s.wave.min_size = 3;
+  s.wave.window = std::chrono::minutes(10);
+  auto analyzer = TestAnalyzer(s);
+  ASSERT_TRUE(db && analyzer);
+  const std::string base = Fixture("fp-faq-b.eml");
+  // Members at 0, 6 and 12 minutes: at most two inside any 10 minutes.
+  for (int i = 0; i < 3; ++i) {
+    auto o = Check(*analyzer, db.get(), Variant(base, i), {},
+                   {.now = kT0 + i * 6 * kMinute});
+    ASSERT_TRUE(o.has_value());
+    if (i > 0) {
+      ASSERT_NE(Find(*o, kWaveHeader), nullptr);
+      EXPECT_NE(Find(*o, kWaveHeader)->value.find("wave=no"),
+                std::string::npos);
+    }
+  }
+  // A fourth at 16 minutes: 6, 12 and 16 are exactly inside the window
+  // (16 - 10 = 6: the member at the window's edge counts).
+  auto o = Check(*analyzer, db.get(), Variant(base, 3), {},
+                 {.now = kT0 + 16 * kMinute});
+  ASSERT_TRUE(o.has_value());
+  ASSERT_NE(Find(*o, kWaveHeader), nullptr);
+  EXPECT_NE(Find(*o, kWaveHeader)->value.find("wave=yes"), std::string::npos);
+  EXPECT_TRUE(o->event.has_value());
+}
+
+// A store that fails every call: the edge is an interface (STYLE.md 8), and
+// a real SQLite file cannot be made to fail on demand for root.
+class FailingStore final : public store::Store {
+ public:
+  Result<store::Lookup> Find(const store::Message&) override {
+    return Fail(Error::Unavailable("database is locked"));
+  }
+  Result<store::Recorded> Record(const store::Message&, const store::Join&,
+                                 const store::WaveRule&) override {
+    return Fail(Error::Unavailable("database is locked"));
+  }
+  Result<std::vector<store::Cluster>> Clusters(bool, const store::WaveRule&,
+                                               store::UnixMillis,
+                                               std::size_t) override {
+    return Fail(Error::Unavailable("down"));
+  }
+  Result<std::optional<store::Cluster>> FindCluster(store::ClusterId) override {
+    return Fail(Error::Unavailable("down"));
+  }
+  Result<std::vector<store::Member>> Members(store::ClusterId,
+                                             std::size_t) override {
+    return Fail(Error::Unavailable("down"));
+  }
+  Result<std::uint64_t> Prune(store::UnixMillis, std::size_t,
+                              std::size_t) override {
+    return Fail(Error::Unavailable("down"));
+  }
+  Result<store::Stats> GetStats() override {
+    return Fail(Error::Unavailable("down"));
+  }
+  Result<std::string> Check() override {
+    return Fail(Error::Unavailable("down"));
+  }
+};
+
+TEST(Check, FailingStoreLeavesMessageUntagged) {
+  FailingStore db;
+  auto analyzer = TestAnalyzer();
+  ASSERT_NE(analyzer, nullptr);
+  auto o = Check(*analyzer, &db, Fixture("fp-faq-a.eml"), {}, {.now = kT0});
+  ASSERT_TRUE(o.has_value());
+  EXPECT_EQ(Find(*o, kWaveHeader), nullptr);
+  EXPECT_NE(Find(*o, kLanguageHeader), nullptr);
+  bool store_warning = false;
+  for (const Warning& w : o->analysis.warnings)
+    store_warning |= w.kind == WarningKind::kStore;
+  EXPECT_TRUE(store_warning);
+}
+
+TEST(Check, DegradedAnalysisIsNotStored) {
+  TempDir dir;
+  auto db = Open(dir.path());
+  config::Settings s = TestSettings();
+  s.pipeline.max_cpu = std::chrono::milliseconds(0);
+  auto analyzer = TestAnalyzer(s);
+  ASSERT_TRUE(db && analyzer);
+  auto o = Check(*analyzer, db.get(), Fixture("fp-faq-a.eml"), {},
+                 {.now = kT0});
+  ASSERT_TRUE(o.has_value());
+  EXPECT_FALSE(o->recorded.has_value());
+  EXPECT_NE(Find(*o, kLanguageHeader), nullptr);
+  auto stats = db->GetStats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->messages, 0u);
+}
+
+TEST(Check, AppendLineWritesWholeLines) {
+  TempDir dir;
+  const std::string path = dir.path() + "/events.jsonl";
+  ASSERT_TRUE(AppendLine(path, "{\"a\":1}").has_value());
+  ASSERT_TRUE(AppendLine(path, "{\"b\":2}").has_value());
+  EXPECT_EQ(testing::ReadFile(path), "{\"a\":1}\n{\"b\":2}\n");
+  EXPECT_FALSE(AppendLine(dir.path() + "/no/such/dir/x", "x").has_value());
+}
+
+}  // namespace
+}  // namespace mw::pipeline

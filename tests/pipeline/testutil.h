@@ -1,0 +1,67 @@
+// Helpers shared by the pipeline tests: settings that find the dictionary the
+// build made, real fixture messages, and a store in a temporary directory.
+#ifndef MW_TESTS_PIPELINE_TESTUTIL_H_
+#define MW_TESTS_PIPELINE_TESTUTIL_H_
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+
+#include "config/config.h"
+#include "pipeline/analysis.h"
+
+namespace mw::pipeline::testing {
+
+inline config::Settings TestSettings() {
+  config::Settings s;
+  s.langid.dictionary =
+      std::string(MW_BINARY_DIR) + "/share/mailwave/langid.dict";
+  return s;
+}
+
+inline std::shared_ptr<const Analyzer> TestAnalyzer(
+    const config::Settings& settings = TestSettings()) {
+  auto a = Analyzer::Create(settings);
+  EXPECT_TRUE(a.has_value()) << (a ? "" : a.error().message());
+  return a ? *a : nullptr;
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline std::string Fixture(const std::string& name) {
+  return ReadFile(std::string(MW_SOURCE_DIR) + "/tests/fixtures/mail/" + name);
+}
+
+// A directory under /tmp removed with everything in it at destruction.
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/mw-pipeline-XXXXXX";
+    const char* d = mkdtemp(tmpl);
+    EXPECT_NE(d, nullptr);
+    path_ = d ? d : "/tmp";
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace mw::pipeline::testing
+
+#endif  // MW_TESTS_PIPELINE_TESTUTIL_H_

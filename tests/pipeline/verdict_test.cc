@@ -1,0 +1,218 @@
+// The wave decision (canonical first, then the other candidates) and the
+// header values, on fingerprints of real text.
+#include "pipeline/verdict.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include "fingerprint/fingerprint.h"
+#include "mime/message.h"
+
+namespace mw::pipeline {
+namespace {
+
+// A few paragraphs of ordinary prose; variants change single sentences.
+std::string Base() {
+  return mime::NormaliseText(
+      "Thank you for your order of the garden chairs. They will leave our "
+      "warehouse on Monday morning.\n"
+      "The delivery company will call you the day before to agree on a "
+      "time that suits you.\n"
+      "If you are not at home, the driver leaves a card with a number to "
+      "call for a new date.\n"
+      "Please keep the packaging until you have checked that nothing was "
+      "damaged on the way.\n"
+      "Our customer service answers every working day from eight in the "
+      "morning until six in the evening.\n"
+      "We hope you will enjoy many summer evenings in your new chairs.\n"
+      "With kind regards, the team of the garden shop on the corner of the "
+      "market square.\n");
+}
+
+std::string Unrelated() {
+  return mime::NormaliseText(
+      "The committee meets on Thursday to discuss the budget for next "
+      "year.\nMembers who cannot attend may send their comments by letter "
+      "before Wednesday noon.\nThe minutes of the last meeting are attached "
+      "and will be approved first.\nCoffee will be served in the hall from "
+      "half past nine.\n");
+}
+
+std::string Replace(std::string s, const std::string& from,
+                    const std::string& to) {
+  const auto p = s.find(from);
+  EXPECT_NE(p, std::string::npos) << from;
+  if (p != std::string::npos) s.replace(p, from.size(), to);
+  return s;
+}
+
+fingerprint::Fingerprint Fp(const std::string& text) {
+  return fingerprint::Compute(text, fingerprint::Options{});
+}
+
+store::Candidate Cand(std::int64_t id, store::ClusterId cluster,
+                      const std::string& text) {
+  return {.id = id, .cluster = cluster, .fingerprint = Fp(text)};
+}
+
+store::Cluster ClusterOf(store::ClusterId id, std::int64_t canonical) {
+  store::Cluster c;
+  c.id = id;
+  c.canonical = canonical;
+  c.size = 2;
+  return c;
+}
+
+TEST(Decide, NothingToCompare) {
+  EXPECT_FALSE(Decide(Fp(Base()), {}, {}).has_value());
+}
+
+TEST(Decide, EmptyBodyMatchesNothing) {
+  store::Lookup l;
+  l.candidates.push_back(Cand(1, 7, ""));
+  l.clusters.push_back({ClusterOf(7, 1), Fp("")});
+  EXPECT_FALSE(Decide(Fp(""), l, {}).has_value());
+}
+
+TEST(Decide, UnrelatedCandidatesDoNotMatch) {
+  store::Lookup l;
+  l.candidates.push_back(Cand(1, 7, Unrelated()));
+  l.clusters.push_back({ClusterOf(7, 1), Fp(Unrelated())});
+  EXPECT_FALSE(Decide(Fp(Base()), l, {}).has_value());
+}
+
+TEST(Decide, ExactCopyOfCanonical) {
+  store::Lookup l;
+  l.candidates.push_back(Cand(1, 7, Base()));
+  l.clusters.push_back({ClusterOf(7, 1), Fp(Base())});
+  const auto m = Decide(Fp(Base()), l, {});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->cluster, 7u);
+  EXPECT_TRUE(m->canonical);
+  EXPECT_EQ(m->comparison.method, fingerprint::Method::kExact);
+}
+
+// A chain of edits: cluster 7's newest member has drifted far from its
+// canonical and happens to resemble the query; cluster 9's canonical is the
+// query's own original. The query joins 9, although 7's member ranks first.
+TEST(Decide, CanonicalFirstStopsDrift) {
+  const std::string query =
+      Replace(Base(), "monday morning", "tuesday afternoon");
+  store::Lookup l;
+  l.candidates.push_back(Cand(5, 7, query));  // ranks first, drifted cluster
+  l.candidates.push_back(Cand(2, 9, Base()));
+  l.clusters.push_back({ClusterOf(7, 4), Fp(Unrelated())});
+  l.clusters.push_back({ClusterOf(9, 2), Fp(Base())});
+  const auto m = Decide(Fp(query), l, {});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->cluster, 9u);
+  EXPECT_TRUE(m->canonical);
+  EXPECT_EQ(m->message, 2);
+}
+
+// No canonical matches: the best other candidate decides.
+TEST(Decide, FallsBackToOtherMembers) {
+  const std::string member = Replace(Base(), "garden chairs", "deck chairs");
+  const std::string query = Replace(member, "eight in the", "nine in the");
+  store::Lookup l;
+  l.candidates.push_back(Cand(8, 7, member));
+  l.clusters.push_back({ClusterOf(7, 3), Fp(Unrelated())});
+  const auto m = Decide(Fp(query), l, {});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->cluster, 7u);
+  EXPECT_FALSE(m->canonical);
+  EXPECT_EQ(m->message, 8);
+  EXPECT_TRUE(m->comparison.duplicate);
+}
+
+// A cluster whose canonical was pruned (nullopt) is still reachable through
+// its members.
+TEST(Decide, PrunedCanonical) {
+  store::Lookup l;
+  l.candidates.push_back(Cand(8, 7, Base()));
+  l.clusters.push_back({ClusterOf(7, 3), std::nullopt});
+  const auto m = Decide(Fp(Base()), l, {});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->cluster, 7u);
+  EXPECT_FALSE(m->canonical);
+}
+
+const std::regex& WaveGrammar() {
+  static const std::regex re(
+      "dup=(exact|near); "
+      "method=(exact|blocks|containment|trailer|reordered|ctph|simhash); "
+      "sim=[01]\\.[0-9]{2}; cluster=[0-9a-f]{8}; size=[0-9]+; "
+      "senders=[0-9]+; "
+      "first=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z; "
+      "wave=(yes|no)");
+  return re;
+}
+
+TEST(Headers, WaveValueAsDocumented) {
+  WaveVerdict v{.method = fingerprint::Method::kBlocks,
+                .similarity = 0.9371,
+                .cluster = 0x7f3a9c21,
+                .size = 148,
+                .senders = 97,
+                .first_seen = 1763802843000,  // 2025-11-22T09:14:03Z
+                .wave = true};
+  EXPECT_EQ(WaveHeaderValue(v),
+            "dup=near; method=blocks; sim=0.93; cluster=7f3a9c21; size=148; "
+            "senders=97; first=2025-11-22T09:14:03Z; wave=yes");
+  EXPECT_TRUE(std::regex_match(WaveHeaderValue(v), WaveGrammar()));
+  v.method = fingerprint::Method::kExact;
+  v.similarity = 1;
+  v.cluster = 0x1;
+  v.wave = false;
+  const std::string exact = WaveHeaderValue(v);
+  EXPECT_TRUE(exact.starts_with("dup=exact; method=exact; sim=1.00; "
+                                "cluster=00000001;"))
+      << exact;
+  EXPECT_TRUE(std::regex_match(exact, WaveGrammar()));
+}
+
+TEST(Headers, SimilarityNeverRoundsUpToOne) {
+  WaveVerdict v{.method = fingerprint::Method::kBlocks, .similarity = 0.999,
+                .cluster = 5};
+  EXPECT_NE(WaveHeaderValue(v).find("sim=0.99;"), std::string::npos);
+}
+
+TEST(Headers, LanguageValue) {
+  langid::Language l;
+  l.code = "en";
+  l.score = 87.4;
+  EXPECT_EQ(LanguageHeaderValue(l), "en; score=87; bilingual=no");
+  l.code = "en+es";
+  l.bilingual = true;
+  EXPECT_EQ(LanguageHeaderValue(l), "en+es; score=87; bilingual=yes");
+  l = langid::Language{};
+  EXPECT_EQ(LanguageHeaderValue(l), "und; score=0; bilingual=no");
+  const std::regex re(
+      "([a-z]{2,3}(\\+[a-z]{2,3})?|und); score=[0-9]+; bilingual=(yes|no)");
+  EXPECT_TRUE(std::regex_match(LanguageHeaderValue(l), re));
+}
+
+TEST(Headers, SimilarityPerMethod) {
+  fingerprint::Comparison c;
+  c.method = fingerprint::Method::kExact;
+  EXPECT_EQ(Similarity(c), 1.0);
+  c.method = fingerprint::Method::kBlocks;
+  c.similarity = 0.8;
+  EXPECT_EQ(Similarity(c), 0.8);
+  c.method = fingerprint::Method::kCtph;
+  c.edit_rate = 0.25;
+  EXPECT_EQ(Similarity(c), 0.75);
+  c.method = fingerprint::Method::kSimHash;
+  c.hamming = 16;
+  EXPECT_EQ(Similarity(c), 0.75);
+}
+
+TEST(Headers, FormatTime) {
+  EXPECT_EQ(FormatTime(0), "1970-01-01T00:00:00Z");
+  EXPECT_EQ(FormatTime(1763802843999), "2025-11-22T09:14:03Z");
+}
+
+}  // namespace
+}  // namespace mw::pipeline
