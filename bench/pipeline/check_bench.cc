@@ -1,0 +1,206 @@
+// check_bench: CPU time of `mailwave check` per message, split by stage, over
+// the development corpus, with GMime's bare parse (construct the message,
+// decode every leaf) measured in the same run as the baseline.
+//
+//   build/bin/check_bench [--rounds N] [--store DIR]
+//
+// Each round runs the baseline over the whole corpus, then the analysis
+// (pipeline::Analyzer::Analyze), then pipeline::Check against a fresh SQLite
+// store in a temporary directory (every message looked up and recorded, so
+// the lookup and record figures include a store that fills up to the corpus'
+// size); the table gives the median round. CPU time is this thread's
+// (CLOCK_THREAD_CPUTIME_ID), so other processes on a shared host do not count;
+// the ratio against the baseline is what compares across days.
+#include <gmime/gmime.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mw/budget.h"
+#include "pipeline/analysis.h"
+#include "pipeline/check.h"
+#include "pipeline/options.h"
+#include "store/sqlite.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Ns = std::chrono::nanoseconds;
+
+std::vector<std::string> Corpus() {
+  std::vector<std::string> out;
+  const char* env = std::getenv("MW_MAIL_DIR");
+  const fs::path dir = env ? fs::path(env)
+                           : fs::path(MW_SOURCE_DIR) / ".." / "shared/data/mail";
+  if (!fs::is_directory(dir)) return out;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().filename() != "SOURCE.txt")
+      files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    out.push_back(ss.str());
+  }
+  return out;
+}
+
+void DecodeLeaves(GMimeObject*, GMimeObject* part, gpointer data) {
+  if (!GMIME_IS_PART(part)) return;
+  GMimeDataWrapper* w = g_mime_part_get_content(GMIME_PART(part));
+  if (w == nullptr) return;
+  GMimeStream* mem = g_mime_stream_mem_new();
+  g_mime_data_wrapper_write_to_stream(w, mem);
+  *static_cast<size_t*>(data) += g_mime_stream_length(mem);
+  g_object_unref(mem);
+}
+
+Ns Baseline(const std::vector<std::string>& corpus) {
+  const Ns t0 = mw::Budget::ThreadCpuNow();
+  size_t decoded = 0;
+  for (const auto& m : corpus) {
+    GMimeStream* stream = g_mime_stream_mem_new_with_buffer(m.data(), m.size());
+    GMimeParser* parser = g_mime_parser_new_with_stream(stream);
+    GMimeMessage* msg = g_mime_parser_construct_message(parser, nullptr);
+    if (msg != nullptr) {
+      g_mime_message_foreach(msg, DecodeLeaves, &decoded);
+      g_object_unref(msg);
+    }
+    g_object_unref(parser);
+    g_object_unref(stream);
+  }
+  if (decoded == 1) std::puts("");  // keeps the loop from being optimised out
+  return mw::Budget::ThreadCpuNow() - t0;
+}
+
+struct Round {
+  Ns baseline{0};
+  mw::pipeline::Timings analysis;  // summed over the corpus (Analyze)
+  Ns analysis_total{0};
+  mw::pipeline::Timings check;  // summed over the corpus (Check)
+  Ns check_total{0};
+};
+
+void Add(mw::pipeline::Timings& sum, const mw::pipeline::Timings& t) {
+  sum.parse += t.parse;
+  sum.normalise += t.normalise;
+  sum.langid += t.langid;
+  sum.fingerprint += t.fingerprint;
+  sum.lookup += t.lookup;
+  sum.decide += t.decide;
+  sum.record += t.record;
+}
+
+double Ms(Ns ns, size_t n) {
+  return static_cast<double>(ns.count()) / 1e6 / static_cast<double>(n);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rounds = 3;
+  std::string store_dir;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--rounds" && i + 1 < argc) {
+      rounds = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--store" && i + 1 < argc) {
+      store_dir = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: check_bench [--rounds N] [--store DIR]\n");
+      return 2;
+    }
+  }
+  const std::vector<std::string> corpus = Corpus();
+  if (corpus.empty()) {
+    std::fprintf(stderr,
+                 "check_bench: dev corpus not found: set MW_MAIL_DIR or "
+                 "provide ../shared/data/mail\n");
+    return 1;
+  }
+  g_mime_init();
+  mw::config::Settings settings;
+  settings.langid.dictionary =
+      std::string(MW_BINARY_DIR) + "/share/mailwave/langid.dict";
+  auto analyzer = mw::pipeline::Analyzer::Create(settings);
+  if (!analyzer) {
+    std::fprintf(stderr, "check_bench: %s\n",
+                 analyzer.error().message().c_str());
+    return 1;
+  }
+  std::uint64_t bytes = 0;
+  for (const auto& m : corpus) bytes += m.size();
+  std::printf("corpus: %zu messages, %.1f MB, mean %.0f bytes\n",
+              corpus.size(), static_cast<double>(bytes) / 1e6,
+              static_cast<double>(bytes) / static_cast<double>(corpus.size()));
+
+  std::vector<Round> results;
+  for (int r = 0; r < rounds; ++r) {
+    Round round;
+    round.baseline = Baseline(corpus);
+    {
+      const Ns t0 = mw::Budget::ThreadCpuNow();
+      for (const auto& m : corpus) {
+        auto a = (*analyzer)->Analyze(m, {});
+        if (a) Add(round.analysis, a->timings);
+      }
+      round.analysis_total = mw::Budget::ThreadCpuNow() - t0;
+    }
+    char tmpl[] = "/tmp/mw-check-bench-XXXXXX";
+    const std::string dir =
+        store_dir.empty() ? std::string(mkdtemp(tmpl)) : store_dir;
+    {
+      mw::store::SqliteOptions so = mw::pipeline::SqliteOptions(settings);
+      so.path = dir + "/bench-" + std::to_string(r) + ".db";
+      auto db = mw::store::OpenSqlite(so);
+      if (!db) {
+        std::fprintf(stderr, "check_bench: %s\n", db.error().message().c_str());
+        return 1;
+      }
+      const Ns t0 = mw::Budget::ThreadCpuNow();
+      std::int64_t now = 1'790'000'000'000;
+      for (const auto& m : corpus) {
+        auto o = mw::pipeline::Check(**analyzer, db->get(), m, {},
+                                     {.dry_run = false, .now = now += 1000});
+        if (o) Add(round.check, o->analysis.timings);
+      }
+      round.check_total = mw::Budget::ThreadCpuNow() - t0;
+    }
+    if (store_dir.empty()) fs::remove_all(dir);
+    results.push_back(round);
+  }
+  std::sort(results.begin(), results.end(), [](const Round& a, const Round& b) {
+    return a.check_total < b.check_total;
+  });
+  const Round& m = results[results.size() / 2];
+  const size_t n = corpus.size();
+  const double base = Ms(m.baseline, n);
+  std::printf("\nCPU ms per message (median of %d rounds; ratio = against "
+              "GMime's bare parse in the same round)\n\n",
+              rounds);
+  std::printf("%-34s %9s %8s\n", "stage", "ms/msg", "ratio");
+  auto row = [&](const char* name, Ns ns) {
+    std::printf("%-34s %9.4f %8.2f\n", name, Ms(ns, n), Ms(ns, n) / base);
+  };
+  row("GMime bare parse (baseline)", m.baseline);
+  row("parse + text extraction", m.check.parse);
+  row("normalisation", m.check.normalise);
+  row("language", m.check.langid);
+  row("fingerprints", m.check.fingerprint);
+  row("store lookup", m.check.lookup);
+  row("decision (Compare)", m.check.decide);
+  row("store record", m.check.record);
+  row("analysis alone (Analyze)", m.analysis_total);
+  row("whole check (Check, store incl.)", m.check_total);
+  return 0;
+}

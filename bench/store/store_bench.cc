@@ -1,0 +1,265 @@
+// store_bench: latency of one message's store round trips (Find, the decision,
+// Record) and bytes on disk per message, with a store of N messages built from
+// real fingerprints.
+//
+//   build/bin/store_bench [--messages N] [--queries Q] [--dir DIR]
+//
+// The corpus (../shared/data/mail, or MW_MAIL_DIR) is fingerprinted once; the
+// store is then filled with N synthetic variants of those fingerprints (each
+// a base with some block keys replaced, a few SimHash bits and CTPH symbols
+// changed and its own body SHA-1), in waves: a base recurs every
+// corpus-size messages, so clusters grow as on a real MX. Each message of
+// the fill goes through the same path as the milter's (Find, Decide,
+// Record). Then Q more messages are timed one by one (wall clock, this
+// process alone on the store), half of them variants of stored mail, half
+// fingerprints of unrelated text (random keys): p50, p99 and max of
+// Find + Decide + Record, and of each part.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fingerprint/fingerprint.h"
+#include "pipeline/analysis.h"
+#include "pipeline/verdict.h"
+#include "store/sqlite.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace fp = mw::fingerprint;
+using Clock = std::chrono::steady_clock;
+
+std::vector<fp::Fingerprint> CorpusFingerprints(const fp::Options& options) {
+  std::vector<fp::Fingerprint> out;
+  const char* env = std::getenv("MW_MAIL_DIR");
+  const fs::path dir = env ? fs::path(env)
+                           : fs::path(MW_SOURCE_DIR) / ".." / "shared/data/mail";
+  if (!fs::is_directory(dir)) return out;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().filename() != "SOURCE.txt")
+      files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    auto text = mw::pipeline::ToText(ss.str(), false, mw::mime::Limits{});
+    if (!text || text->body.empty()) continue;
+    out.push_back(fp::Compute(text->body, options));
+  }
+  return out;
+}
+
+void SetKey(fp::BlockList& list, std::size_t i, std::uint64_t key) {
+  list.keys[i].key = key;
+  const std::uint32_t pos = list.keys[i].pos;
+  if (pos < list.hashes.size()) {
+    for (int b = 0; b < 8; ++b)
+      list.hashes[pos][b] = static_cast<std::uint8_t>(key >> (56 - 8 * b));
+  }
+}
+
+// Replaces about `share` of the list's blocks by new ones.
+void Mutate(fp::BlockList& list, double share, std::mt19937_64& rng) {
+  if (list.keys.empty()) return;
+  std::uniform_real_distribution<double> u(0, 1);
+  for (std::size_t i = 0; i < list.keys.size(); ++i) {
+    if (u(rng) < share) SetKey(list, i, rng());
+  }
+  std::sort(list.keys.begin(), list.keys.end());
+}
+
+fp::Fingerprint Variant(const fp::Fingerprint& base, std::mt19937_64& rng) {
+  fp::Fingerprint v = base;
+  for (auto& b : v.body_sha1) b = static_cast<std::uint8_t>(rng());
+  Mutate(v.blocks, 0.1, rng);
+  if (v.other_blocks) Mutate(*v.other_blocks, 0.1, rng);
+  v.simhash ^= std::uint64_t{1} << (rng() % 64);
+  static const char kB64[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  if (!v.ctph.sig.empty()) v.ctph.sig[rng() % v.ctph.sig.size()] = kB64[rng() % 64];
+  if (!v.ctph.sig2.empty())
+    v.ctph.sig2[rng() % v.ctph.sig2.size()] = kB64[rng() % 64];
+  v.word_bag.hash = rng();
+  return v;
+}
+
+// A fingerprint of text unrelated to anything stored.
+fp::Fingerprint Unrelated(const fp::Fingerprint& shape, std::mt19937_64& rng) {
+  fp::Fingerprint v = Variant(shape, rng);
+  Mutate(v.blocks, 1.0, rng);
+  if (v.other_blocks) Mutate(*v.other_blocks, 1.0, rng);
+  v.simhash = rng();
+  static const char kB64[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (char& c : v.ctph.sig) c = kB64[rng() % 64];
+  for (char& c : v.ctph.sig2) c = kB64[rng() % 64];
+  return v;
+}
+
+struct Timing {
+  double find_us = 0, decide_us = 0, record_us = 0;
+  double total() const { return find_us + decide_us + record_us; }
+};
+
+double Us(Clock::duration d) {
+  return std::chrono::duration<double, std::micro>(d).count();
+}
+
+bool OneMessage(mw::store::Store& db, const fp::Fingerprint& f,
+                const fp::Options& options, std::int64_t now,
+                std::uint64_t serial, Timing* t) {
+  mw::store::Message m{.fingerprint = f,
+                       .arrival = now,
+                       .queue_id = "Q" + std::to_string(serial),
+                       .message_id = std::to_string(serial) + "@bench",
+                       .sender = "s" + std::to_string(serial % 997) + "@bench",
+                       .language = "en",
+                       .size = f.body_bytes + 800};
+  const auto t0 = Clock::now();
+  auto lookup = db.Find(m);
+  const auto t1 = Clock::now();
+  if (!lookup) {
+    std::fprintf(stderr, "find: %s\n", lookup.error().message().c_str());
+    return false;
+  }
+  const auto match = mw::pipeline::Decide(f, *lookup, options);
+  const auto t2 = Clock::now();
+  mw::store::Join join;
+  if (match) join.cluster = match->cluster;
+  auto rec = db.Record(m, join, mw::store::WaveRule{});
+  const auto t3 = Clock::now();
+  if (!rec) {
+    std::fprintf(stderr, "record: %s\n", rec.error().message().c_str());
+    return false;
+  }
+  if (t) *t = {Us(t1 - t0), Us(t2 - t1), Us(t3 - t2)};
+  return true;
+}
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t i = std::min(
+      v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())));
+  return v[i];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::uint64_t messages = 1'000'000;
+  std::uint64_t queries = 10'000;
+  std::string dir;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--messages" && i + 1 < argc) {
+      messages = std::strtoull(argv[++i], nullptr, 10);
+    } else if (a == "--queries" && i + 1 < argc) {
+      queries = std::strtoull(argv[++i], nullptr, 10);
+    } else if (a == "--dir" && i + 1 < argc) {
+      dir = argv[++i];
+    } else {
+      std::fprintf(stderr,
+                   "usage: store_bench [--messages N] [--queries Q] [--dir "
+                   "DIR]\n");
+      return 2;
+    }
+  }
+  const fp::Options options;
+  const std::vector<fp::Fingerprint> corpus = CorpusFingerprints(options);
+  if (corpus.empty()) {
+    std::fprintf(stderr,
+                 "store_bench: dev corpus not found: set MW_MAIL_DIR or "
+                 "provide ../shared/data/mail\n");
+    return 1;
+  }
+  bool made_dir = false;
+  if (dir.empty()) {
+    char tmpl[] = "/tmp/mw-store-bench-XXXXXX";
+    dir = mkdtemp(tmpl);
+    made_dir = true;
+  }
+  mw::store::SqliteOptions so;
+  so.path = dir + "/bench.db";
+  so.fingerprint = options;
+  so.log = [](std::string_view line) {
+    std::fprintf(stderr, "store: %.*s\n", static_cast<int>(line.size()),
+                 line.data());
+  };
+  auto db = mw::store::OpenSqlite(so);
+  if (!db) {
+    std::fprintf(stderr, "store_bench: %s\n", db.error().message().c_str());
+    return 1;
+  }
+  std::mt19937_64 rng(20261124);
+  std::int64_t now = 1'790'000'000'000;
+  const auto fill0 = Clock::now();
+  for (std::uint64_t i = 0; i < messages; ++i) {
+    const fp::Fingerprint f = Variant(corpus[i % corpus.size()], rng);
+    // About 0.6 s apart: a million messages span a week, the retention.
+    now += 600;
+    if (!OneMessage(**db, f, options, now, i, nullptr)) return 1;
+    if ((i + 1) % 100'000 == 0) {
+      std::fprintf(stderr, "filled %llu (%.0f s)\n",
+                   static_cast<unsigned long long>(i + 1),
+                   std::chrono::duration<double>(Clock::now() - fill0).count());
+    }
+  }
+  const double fill_s =
+      std::chrono::duration<double>(Clock::now() - fill0).count();
+  auto stats = (*db)->GetStats();
+  if (!stats) return 1;
+
+  std::vector<double> total, find, decide, record;
+  for (std::uint64_t q = 0; q < queries; ++q) {
+    const fp::Fingerprint& base = corpus[rng() % corpus.size()];
+    const fp::Fingerprint f =
+        q % 2 == 0 ? Variant(base, rng) : Unrelated(base, rng);
+    Timing t;
+    now += 600;
+    if (!OneMessage(**db, f, options, now, messages + q, &t)) return 1;
+    total.push_back(t.total());
+    find.push_back(t.find_us);
+    decide.push_back(t.decide_us);
+    record.push_back(t.record_us);
+  }
+  std::printf("store: %llu messages filled in %.0f s (%.0f messages/s, one "
+              "thread, Find + Decide + Record each)\n",
+              static_cast<unsigned long long>(messages), fill_s,
+              static_cast<double>(messages) / fill_s);
+  std::printf("on disk: %llu bytes = %.0f bytes per message (%llu index "
+              "rows, %.1f per message; %llu clusters of 2+)\n",
+              static_cast<unsigned long long>(stats->file_bytes),
+              static_cast<double>(stats->file_bytes) /
+                  static_cast<double>(stats->messages),
+              static_cast<unsigned long long>(stats->index_rows),
+              static_cast<double>(stats->index_rows) /
+                  static_cast<double>(stats->messages),
+              static_cast<unsigned long long>(stats->clusters));
+  std::printf("\n%llu timed messages (half variants of stored mail, half "
+              "unrelated), microseconds:\n",
+              static_cast<unsigned long long>(queries));
+  std::printf("%-24s %9s %9s %9s\n", "", "p50", "p99", "max");
+  auto row = [](const char* name, const std::vector<double>& v) {
+    std::printf("%-24s %9.0f %9.0f %9.0f\n", name, Percentile(v, 0.5),
+                Percentile(v, 0.99), Percentile(v, 1.0));
+  };
+  row("find", find);
+  row("decide (Compare)", decide);
+  row("record", record);
+  row("lookup + record (total)", total);
+  if (made_dir) fs::remove_all(dir);
+  return 0;
+}
