@@ -221,6 +221,7 @@ TEST_F(StoreTest, JoinNewAndVanishedClusters) {
   EXPECT_FALSE(ParseClusterId("").has_value());
   EXPECT_FALSE(ParseClusterId("123456789").has_value());
   EXPECT_FALSE(ParseClusterId("-1").has_value());
+  EXPECT_FALSE(ParseClusterId("00000000").has_value());
   EXPECT_FALSE(ParseClusterId("12g4").has_value());
 }
 
