@@ -221,6 +221,9 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
 
   store::SqliteOptions so = pipeline::SqliteOptions(*settings);
   if (store_path) so.path = *store_path;
+  // Pruning follows --now here (after the messages), not the clock: replayed
+  // old mail must not be pruned as it is recorded.
+  so.retention = std::chrono::milliseconds(0);
   so.log = [](std::string_view line) { Complain(kName, line, 0); };
   auto opened = store::OpenSqlite(so);
   std::unique_ptr<store::Store> db;

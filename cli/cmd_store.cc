@@ -163,6 +163,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
          {"waves", s->waves},
          {"index_rows", s->index_rows},
          {"file_bytes", s->file_bytes},
+         {"wal_bytes", s->wal_bytes},
          {"bytes_per_message",
           s->messages ? nlohmann::ordered_json(static_cast<double>(s->file_bytes) /
                                                static_cast<double>(s->messages))

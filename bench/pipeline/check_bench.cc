@@ -162,6 +162,8 @@ int main(int argc, char** argv) {
     {
       mw::store::SqliteOptions so = mw::pipeline::SqliteOptions(settings);
       so.path = dir + "/bench-" + std::to_string(r) + ".db";
+      so.retention = std::chrono::milliseconds(0);  // the messages are dated
+                                                    // in the past
       auto db = mw::store::OpenSqlite(so);
       if (!db) {
         std::fprintf(stderr, "check_bench: %s\n", db.error().message().c_str());

@@ -63,6 +63,8 @@ store::SqliteOptions SqliteOptions(const config::Settings& s) {
   o.busy_timeout = s.store.busy_timeout;
   o.max_candidates = s.store.max_candidates;
   o.max_per_key = s.store.max_per_key;
+  o.retention = s.store.retention;
+  o.prune_batch = s.store.prune_batch;
   return o;
 }
 

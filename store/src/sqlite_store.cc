@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -21,6 +23,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <thread>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -36,9 +39,9 @@
 namespace mw::store {
 namespace {
 
-// A checkpoint is attempted every this many records even when the WAL is
-// small, so that it is folded back while it is still cheap to do so.
-constexpr std::uint64_t kCheckpointEvery = 1000;
+// The maintenance thread checkpoints once the WAL holds this much, so that
+// it is folded back while that is still cheap.
+constexpr std::uint64_t kCheckpointBytes = 4ull << 20;
 // Record's `earlier` list stops here: a wave event names its first members,
 // not all of a wave of a million.
 constexpr std::int64_t kMaxEarlier = 1000;
@@ -179,7 +182,19 @@ class SqliteStore final : public Store {
         secret_(secret),
         writer_(std::move(writer)),
         rng_(std::random_device{}()),
-        writable_(writable) {}
+        writable_(writable) {
+    if (writer_) maintenance_ = std::thread([this] { Maintain(); });
+  }
+  ~SqliteStore() override {
+    {
+      std::lock_guard<std::mutex> lock(maintenance_mu_);
+      stopping_ = true;
+    }
+    maintenance_cv_.notify_all();
+    if (maintenance_.joinable()) maintenance_.join();
+  }
+  SqliteStore(const SqliteStore&) = delete;
+  SqliteStore& operator=(const SqliteStore&) = delete;
 
   Result<Lookup> Find(const Message& message) override;
   Result<Recorded> Record(const Message& message, const Join& join,
@@ -230,14 +245,16 @@ class SqliteStore final : public Store {
                             const std::string& blob, Recorded* out);
   Result<ClusterId> NewClusterIdLocked();
   Result<std::uint64_t> PruneBatchLocked(UnixMillis before, std::size_t batch);
-  void MaybeCheckpointLocked();
+  // The maintenance thread's loop: checkpoints and background pruning, every
+  // maintenance_interval until the store is destroyed.
+  void Maintain();
+  void Checkpoint(Db& db);
 
   const SqliteOptions options_;
   const Secret secret_;
 
   std::mutex write_mu_;
   std::optional<Db> writer_;  // guarded by write_mu_; none when read-only
-  std::uint64_t records_since_checkpoint_ = 0;  // guarded by write_mu_
   std::mt19937_64 rng_;                         // guarded by write_mu_
   std::atomic<bool> writable_;
 
@@ -245,6 +262,12 @@ class SqliteStore final : public Store {
   std::vector<std::unique_ptr<Db>> idle_readers_;  // guarded by readers_mu_
 
   std::atomic<std::uint64_t> index_rows_read_{0};
+
+  std::mutex maintenance_mu_;
+  std::condition_variable maintenance_cv_;
+  bool stopping_ = false;  // guarded by maintenance_mu_
+  // Last: started in the constructor once every other member exists.
+  std::thread maintenance_;
 };
 
 Result<SqliteStore::ReaderLease> SqliteStore::AcquireReader() {
@@ -594,26 +617,50 @@ Result<Recorded> SqliteStore::Record(const Message& message, const Join& join,
   Recorded out;
   auto done = RecordLocked(message, join, rule, keys, blob, &out);
   if (!done) return Fail(WriteFailed(done.error()));
-  ++records_since_checkpoint_;
-  MaybeCheckpointLocked();
   return out;
 }
 
-void SqliteStore::MaybeCheckpointLocked() {
+void SqliteStore::Checkpoint(Db& db) {
   const std::string wal = options_.path + "-wal";
-  const std::uint64_t wal_bytes = FileBytes(wal);
-  if (records_since_checkpoint_ < kCheckpointEvery &&
-      wal_bytes <= options_.wal_limit_bytes) {
-    return;
-  }
-  records_since_checkpoint_ = 0;
-  // PASSIVE copies what no reader still needs and never waits. Readers that
-  // stay in the WAL all the time keep it from ever being reset, so past the
-  // limit TRUNCATE waits (busy_timeout at most) for them and shrinks the file
-  // to zero. Failures (SQLITE_BUSY) are left for the next try.
-  (void)writer_->Exec("PRAGMA wal_checkpoint(PASSIVE)");
+  if (FileBytes(wal) < kCheckpointBytes) return;
+  // PASSIVE copies what no reader still needs and never waits, and it runs
+  // beside the writer: commits never pay for it (wal_autocheckpoint is off).
+  // Readers that stay in the WAL all the time keep it from ever being reset,
+  // so past the limit TRUNCATE waits (busy_timeout at most) for them and
+  // shrinks the file to zero. Failures (SQLITE_BUSY) are left for the next
+  // round.
+  (void)db.Exec("PRAGMA wal_checkpoint(PASSIVE)");
   if (FileBytes(wal) > options_.wal_limit_bytes) {
-    (void)writer_->Exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    (void)db.Exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  }
+}
+
+void SqliteStore::Maintain() {
+  // A connection of its own: a checkpoint on the writer's would hold
+  // write_mu_ for its whole length.
+  auto db = Db::Open(options_.path, SQLITE_OPEN_READWRITE, options_.busy_timeout);
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(maintenance_mu_);
+      maintenance_cv_.wait_for(lock, options_.maintenance_interval,
+                               [this] { return stopping_; });
+      if (stopping_) return;
+    }
+    if (db) Checkpoint(*db);
+    if (options_.retention.count() > 0 && writable_.load()) {
+      const UnixMillis now =
+          std::chrono::duration_cast<std::chrono::milliseconds>(
+              std::chrono::system_clock::now().time_since_epoch())
+              .count();
+      // A few batches a round: pruning keeps up with any plausible mail
+      // flow (prune_batch messages a batch) without starving Record, which
+      // waits for one batch at most.
+      auto pruned = Prune(now - options_.retention.count(),
+                          options_.prune_batch, 8);
+      if (!pruned && options_.log && writable_.load()) {
+        options_.log("store: background prune: " + pruned.error().message());
+      }
+    }
   }
 }
 
@@ -697,7 +744,6 @@ Result<std::uint64_t> SqliteStore::Prune(UnixMillis before, std::size_t batch,
     auto n = PruneBatchLocked(before, batch);
     if (!n) return Fail(WriteFailed(n.error()));
     removed += *n;
-    MaybeCheckpointLocked();
     if (*n < batch) break;
   }
   return removed;
@@ -808,8 +854,8 @@ Result<Stats> SqliteStore::GetStats() {
       stats.newest = q->Int(1);
     }
   }
-  stats.file_bytes =
-      FileBytes(options_.path) + FileBytes(options_.path + "-wal");
+  stats.file_bytes = FileBytes(options_.path);
+  stats.wal_bytes = FileBytes(options_.path + "-wal");
   stats.writable = writable_.load();
   stats.path = options_.path;
   return stats;
@@ -871,6 +917,8 @@ Result<Db> OpenWriter(const SqliteOptions& options, bool* read_only_file) {
   // NORMAL in WAL mode: a power cut may lose the last commits but never
   // corrupts the file; the store is a cache of recent mail, not a ledger.
   MW_TRY(db->Exec("PRAGMA synchronous = NORMAL"));
+  // Commits never checkpoint; the maintenance thread does (Checkpoint).
+  MW_TRY(db->QueryInt("PRAGMA wal_autocheckpoint = 0"));
   const std::string limit =
       "PRAGMA journal_size_limit = " + std::to_string(options.wal_limit_bytes);
   MW_TRY(db->QueryInt(limit.c_str()));

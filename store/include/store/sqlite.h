@@ -44,9 +44,18 @@ struct SqliteOptions {
   // The secret file for the keyed hashes; empty: "<path's dir>/secret". Made
   // (0600, 32 random bytes) when absent.
   std::string secret_path;
-  // WAL pages past which a write checkpoints (PASSIVE, then TRUNCATE when
-  // the WAL has grown beyond wal_limit_bytes despite readers).
+  // WAL size past which the maintenance thread checkpoints with TRUNCATE
+  // (waiting busy_timeout for readers) after its PASSIVE checkpoint, so the
+  // WAL cannot grow without bound under constant readers.
   std::uint64_t wal_limit_bytes = 64ull << 20;
+  // The store's maintenance thread (writable stores only) wakes this often:
+  // it folds the WAL back into the database (PASSIVE checkpoints on a
+  // connection of its own, so no commit ever pays for one) and, when
+  // `retention` is set, prunes messages older than that in batches of
+  // prune_batch, each its own short transaction.
+  std::chrono::milliseconds maintenance_interval{250};
+  std::chrono::milliseconds retention{0};  // 0: no background pruning
+  std::size_t prune_batch = 500;
   bool read_only = false;  // open for lookups alone (mailwave store stats)
   LogFn log;               // empty: no log
 };

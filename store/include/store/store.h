@@ -138,7 +138,8 @@ struct Stats {
   std::uint64_t clusters = 0;  // with at least two members
   std::uint64_t waves = 0;     // clusters that are waves now
   std::uint64_t index_rows = 0;
-  std::uint64_t file_bytes = 0;  // database and WAL on disk
+  std::uint64_t file_bytes = 0;  // the database file on disk
+  std::uint64_t wal_bytes = 0;   // its write-ahead log, not yet folded back
   UnixMillis oldest = 0;
   UnixMillis newest = 0;
   bool writable = true;
