@@ -6,17 +6,19 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdint>
-#include <limits>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 
 #include "mw/utf8.h"
+#include "pipeline/analysis.h"
+#include "pipeline/options.h"
 
 namespace mw::cli {
 
@@ -36,8 +38,8 @@ Result<std::string> ReadInput(const std::string& path,
   }
   std::string data;
   if (S_ISREG(st.st_mode)) {
-    data.reserve(static_cast<std::size_t>(
-        std::min<std::uint64_t>(static_cast<std::uint64_t>(st.st_size), max_bytes)));
+    data.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(
+        static_cast<std::uint64_t>(st.st_size), max_bytes)));
   }
   char buf[1 << 16];
   int err = 0;
@@ -62,8 +64,42 @@ Result<std::string> ReadInput(const std::string& path) {
   return ReadInput(path, std::numeric_limits<std::uint64_t>::max());
 }
 
+Result<mime::Text> ReadText(const std::string& path, bool plain_text,
+                            const config::Settings& settings) {
+  auto bytes = ReadInput(path, settings.mime.max_bytes);
+  if (!bytes) return Fail(bytes.error());
+  auto text =
+      pipeline::ToText(*bytes, plain_text, pipeline::MimeLimits(settings.mime));
+  if (!text) {
+    return Fail(
+        Error(text.error().code(), path + ": " + text.error().message()));
+  }
+  return std::move(*text);
+}
+
 Result<config::Settings> LoadSettings(const GlobalOptions& global) {
   return config::Load(global.config_path);
+}
+
+int ConfigFailure(const Error& error) {
+  return Complain("", error.message(), kExitUsage);
+}
+
+bool IsOption(std::string_view arg) { return arg.size() > 1 && arg[0] == '-'; }
+
+bool OutputFailed() {
+  std::cout.flush();
+  return !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+}
+
+int OutputStatus(std::string_view command) {
+  errno = 0;
+  if (!OutputFailed()) return kExitOk;
+  const int err = errno;
+  return Complain(command,
+                  std::string("standard output: ") +
+                      (err != 0 ? std::strerror(err) : "write error"),
+                  kExitFailure);
 }
 
 void AppendJsonString(std::string& out, std::string_view s) {
@@ -118,11 +154,17 @@ std::string JsonString(std::string_view s) {
   return out;
 }
 
+std::string JsonStringOrNull(std::string_view s) {
+  return s.empty() ? std::string("null") : JsonString(s);
+}
+
 std::string JsonNumber(double v) {
   if (!std::isfinite(v)) return "null";
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
+  std::string out(buf, r.ptr);
+  if (out.find_first_of(".e") == std::string::npos) out += ".0";
+  return out;
 }
 
 int Complain(std::string_view command, std::string_view message, int status) {
