@@ -114,6 +114,7 @@ int main(int argc, char** argv) {
   // A closed pipe is a write error like any other (exit 1 with one line), not
   // a silent death by SIGPIPE.
   std::signal(SIGPIPE, SIG_IGN);
+  mw::cli::InstallStdout();
   mw::cli::GlobalOptions global;
   int i = 1;
   for (; i < argc; ++i) {

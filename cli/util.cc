@@ -87,15 +87,63 @@ int ConfigFailure(const Error& error) {
 
 bool IsOption(std::string_view arg) { return arg.size() > 1 && arg[0] == '-'; }
 
+namespace {
+
+// std::cout's buffer: writes to descriptor 1 and keeps the errno of the first
+// failed write, which stdio forgets, so that the one line says why ("Broken
+// pipe", "No space left on device"). After a failure it discards the rest.
+class StdoutBuffer : public std::streambuf {
+ public:
+  StdoutBuffer() { setp(buffer_, buffer_ + sizeof buffer_); }
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!Drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  int sync() override { return Drain() ? 0 : -1; }
+
+ private:
+  bool Drain() {
+    const char* p = pbase();
+    const char* const end = pptr();
+    while (error_ == 0 && p < end) {
+      const ssize_t n = ::write(1, p, static_cast<std::size_t>(end - p));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        error_ = n < 0 ? errno : EIO;
+        break;
+      }
+      p += n;
+    }
+    setp(buffer_, buffer_ + sizeof buffer_);
+    return error_ == 0;
+  }
+
+  char buffer_[1 << 16];
+  int error_ = 0;
+};
+
+// Never destroyed: std::cout may be flushed after static destructors ran.
+StdoutBuffer* const kStdout = new StdoutBuffer;
+
+}  // namespace
+
+void InstallStdout() { std::cout.rdbuf(kStdout); }
+
 bool OutputFailed() {
   std::cout.flush();
-  return !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+  return !std::cout || kStdout->error() != 0;
 }
 
 int OutputStatus(std::string_view command) {
-  errno = 0;
   if (!OutputFailed()) return kExitOk;
-  const int err = errno;
+  const int err = kStdout->error();
   return Complain(command,
                   std::string("standard output: ") +
                       (err != 0 ? std::strerror(err) : "write error"),

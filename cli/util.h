@@ -41,6 +41,10 @@ int ConfigFailure(const Error& error);
 // handles "--" itself.
 bool IsOption(std::string_view arg);
 
+// Makes std::cout write through a buffer that remembers why a write failed;
+// main() calls it first. Commands print with std::cout only (not stdio).
+void InstallStdout();
+
 // Flushes standard output and says whether it failed: a full disk, a closed
 // pipe (SIGPIPE is ignored, so a write gets EPIPE). Commands that print as
 // they go call it to stop early; main() calls OutputStatus after every
