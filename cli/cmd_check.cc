@@ -24,9 +24,9 @@ constexpr std::string_view kHelp =
     R"(Usage: mailwave [-c FILE] check [options] FILE...|-
        mailwave check --help
 
-Analyses each message as the milter does (MIME, language, fingerprints, under the
-[pipeline] work budget), looks it up in the store of recent mail, records it
-there (unless --dry-run) and prints the headers the milter would add, one
+Analyses each message as the milter does (MIME, language, fingerprints, under
+the [pipeline] work budget), looks it up in the store of recent mail, records
+it there (unless --dry-run) and prints the headers the milter would add, one
 "Name: value" line each:
 
   X-Mailwave-Wave: dup=near; method=blocks; sim=0.93; cluster=7f3a9c21;
@@ -36,8 +36,8 @@ there (unless --dry-run) and prints the headers the milter would add, one
 (each header on one line). X-Mailwave-Wave appears only when the message
 duplicates earlier mail; size counts the cluster with this message; wave=yes
 once the cluster has [wave] min_size members inside [wave] window. Messages
-are taken in the order given, each FILE one message whatever its name; with
-several FILEs each message's lines follow a "==> FILE <==" line.
+are taken in the order given, each FILE one RFC 822 message whatever its name;
+with several FILEs each message's lines follow a "==> FILE <==" line.
 
 Options:
   --store FILE   the store's SQLite file instead of [store] path
@@ -45,7 +45,9 @@ Options:
   --json         one JSON object per message, one per line: file, headers,
                  cluster (null when it starts none), size, method, similarity,
                  senders, first_seen, wave, language, score, bilingual,
-                 warnings [{kind, detail}], degraded, timings_us per stage
+                 warnings [{kind, detail}], degraded, timings_us per stage;
+                 absent values are null
+  --             ends the options: a FILE named -x is given as -- -x
   --sender ADDR  envelope sender (default: Return-Path, else From)
   --queue-id ID  the queue id recorded with the message and named in events
   --now TIME     the arrival time (RFC 3339 "2026-11-22T09:14:03Z" or Unix
@@ -76,8 +78,8 @@ std::optional<store::UnixMillis> ParseTime(const std::string& s) {
   std::tm tm{};
   int y, mo, d, h, mi, sec;
   char z = 0;
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d, &h,
-                  &mi, &sec, &z) != 7 ||
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d, &h, &mi,
+                  &sec, &z) != 7 ||
       z != 'Z' || s.size() != 20) {
     return std::nullopt;
   }
@@ -147,13 +149,11 @@ std::string Json(const std::string& file, const pipeline::Outcome& o,
   }
   j["warnings"] = warnings;
   const pipeline::Timings& t = a.timings;
-  j["timings_us"] = {{"parse", Micros(t.parse)},
-                     {"normalise", Micros(t.normalise)},
-                     {"langid", Micros(t.langid)},
-                     {"fingerprint", Micros(t.fingerprint)},
-                     {"lookup", Micros(t.lookup)},
-                     {"decide", Micros(t.decide)},
-                     {"record", Micros(t.record)}};
+  j["timings_us"] = {
+      {"parse", Micros(t.parse)},   {"normalise", Micros(t.normalise)},
+      {"langid", Micros(t.langid)}, {"fingerprint", Micros(t.fingerprint)},
+      {"lookup", Micros(t.lookup)}, {"decide", Micros(t.decide)},
+      {"record", Micros(t.record)}};
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -173,7 +173,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
       return true;
     };
     std::string v;
-    if (only_files || a == "-" || a.empty() || a[0] != '-') {
+    if (only_files || !IsOption(a)) {
       files.push_back(a);
     } else if (a == "--") {
       only_files = true;
@@ -197,9 +197,6 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
                         "seconds",
                         kExitUsage);
       }
-    } else if (IsHelp(a)) {
-      std::cout << kHelp;
-      return kExitOk;
     } else {
       return Complain(kName,
                       "unknown option " + a + " (try mailwave check --help)",
@@ -211,13 +208,10 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
                     kExitUsage);
   }
   auto settings = LoadSettings(global);
-  if (!settings) {
-    return Complain(kName, settings.error().message(),
-                    settings.error().code() == Error::Code::kIo ? kExitFailure
-                                                                : kExitUsage);
-  }
+  if (!settings) return ConfigFailure(settings.error());
   auto analyzer = pipeline::Analyzer::Create(*settings);
-  if (!analyzer) return Complain(kName, analyzer.error().message(), kExitFailure);
+  if (!analyzer)
+    return Complain(kName, analyzer.error().message(), kExitFailure);
 
   store::SqliteOptions so = pipeline::SqliteOptions(*settings);
   if (store_path) so.path = *store_path;
@@ -233,8 +227,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
     // As the milter does: no store, no wave verdicts, but the message is
     // still analysed and given its language header.
     Complain(kName,
-             opened.error().message() + "; messages are checked untagged",
-             0);
+             opened.error().message() + "; messages are checked untagged", 0);
   }
 
   int status = opened ? kExitOk : kExitFailure;
@@ -248,8 +241,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
     }
     pipeline::CheckOptions co{.dry_run = dry_run,
                               .now = now.value_or(NowMillis())};
-    auto outcome =
-        pipeline::Check(**analyzer, db.get(), *bytes, envelope, co);
+    auto outcome = pipeline::Check(**analyzer, db.get(), *bytes, envelope, co);
     if (!outcome) {
       status = Complain(kName, file + ": " + outcome.error().message(),
                         kExitFailure);
@@ -270,11 +262,8 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
     }
     first = false;
     std::cout << out;
-    if (!std::cout) break;
-  }
-  std::cout.flush();
-  if (!std::cout) {
-    return Complain(kName, "cannot write standard output", kExitFailure);
+    // A closed pipe or a full disk: stop checking (main() says why).
+    if (OutputFailed()) return kExitFailure;
   }
   if (db && !dry_run) {
     // What the milter's pruner does in the background: a few short batches.
@@ -287,8 +276,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
 }
 
 const Registration kReg(
-    {kName,
-     "what mailwave says about a message: analysis, store lookup, headers",
+    {kName, "what mailwave says about messages: analysis, store, headers",
      kHelp, &Run});
 
 }  // namespace

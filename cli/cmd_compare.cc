@@ -14,40 +14,46 @@ namespace {
 constexpr std::string_view kName = "compare";
 
 constexpr std::string_view kHelp =
-    R"(Usage: mailwave [-c FILE] compare [--json] [--text] A B
+    R"(Usage: mailwave [-c FILE] compare [--json] [--text] [--] A B
        mailwave compare --help
 
-Fingerprints messages A and B as the daemon does (see mailwave fingerprint --help) and says how
-near they are by each method, and whether they are duplicates under the configured thresholds
-([fingerprint] table). One of A and B may be - for standard input.
+Fingerprints messages A and B as the daemon does (see mailwave fingerprint
+--help) and says how near they are by each method, and whether they are
+duplicates under the configured thresholds ([fingerprint] table). One of A and
+B may be - for standard input. Input is read up to mime.max_bytes.
 
 Methods, in the order they decide (the first that holds is reported):
   exact    the normalised bodies are identical (equal SHA-1)
-  blocks   block-list similarity >= duplicate_threshold (0.6). Matching blocks (sentences,
-           or lines) are weighed by how far apart they are: Σ (M − |i − j|) / M², M the
-           larger block count, each repeated block paired with its own occurrence; the
-           score is the smaller of that and the same sum weighted by block length, so a
-           shared template of short lines does not decide; in [0, 1]. Lists of one kind
-           are compared when their counts are within block_count_ratio (2), line lists
-           only when both have min_paragraph_blocks (8) lines; the best kind counts.
+  blocks   block-list similarity >= duplicate_threshold (0.6). Matching
+           blocks (sentences, or lines) are weighed by how far apart they
+           are: Σ (M − |i − j|) / M², M the larger block count, each repeated
+           block paired with its own occurrence; the score is the smaller of
+           that and the same sum weighted by block length, so a shared
+           template of short lines does not decide; in [0, 1]. Lists of one
+           kind are compared when their counts are within block_count_ratio
+           (2), line lists only when both have min_paragraph_blocks (8)
+           lines; the best kind counts.
   containment
-           the share of the smaller block list found in the other in any order, counted
-           and by bytes (the smaller of the two) >= containment_threshold (0.9), the two
-           lists' total lengths within containment_length_ratio (1.3), and the SimHashes
-           at most containment_hamming (16) bits apart: text inserted between many lines.
-           Line lists count here from containment_min_lines (4) lines
-  trailer  both begin with the same blocks, at least trailer_min_blocks (2), and go on
-           with at most trailer_max_bytes (512) each, no more than the shared part: one
-           text with a list footer, a disclaimer or a signature added
+           the share of the smaller block list found in the other in any
+           order, counted and by bytes (the smaller of the two) >=
+           containment_threshold (0.9), the two lists' total lengths within
+           containment_length_ratio (1.3), and the SimHashes at most
+           containment_hamming (16) bits apart: text inserted between many
+           lines. Line lists count here from containment_min_lines (4) lines
+  trailer  both begin with the same blocks, at least trailer_min_blocks (2),
+           and go on with at most trailer_max_bytes (512) each, no more than
+           the shared part: one text with a list footer, a disclaimer or a
+           signature added
   reordered
            the same words the same number of times in any order (at least
-           reorder_min_words, 16), and the SimHashes at most reorder_hamming (20) bits
-           apart: shuffled sentences, paragraphs wrapped again
-  ctph     CTPH signature edit rate < ctph_edit_rate (0.05): Levenshtein distance over the sum
-           of the two signature lengths, at a common block size (B or 2B); only when both
-           bodies have ctph_min_bytes (512). Also a candidate below 3 × ctph_edit_rate
-           when the block similarity is at least confirm_similarity (0.4) and the
-           SimHashes are at most confirm_hamming (12) bits apart
+           reorder_min_words, 16), and the SimHashes at most reorder_hamming
+           (20) bits apart: shuffled sentences, paragraphs wrapped again
+  ctph     CTPH signature edit rate < ctph_edit_rate (0.05): Levenshtein
+           distance over the sum of the two signature lengths, at a common
+           block size (B or 2B); only when both bodies have ctph_min_bytes
+           (512). Also a candidate below 3 × ctph_edit_rate when the block
+           similarity is at least confirm_similarity (0.4) and the SimHashes
+           are at most confirm_hamming (12) bits apart
   simhash  SimHash Hamming distance <= simhash_max_distance (3)
   none     none of these: not duplicates
 Bodies without text are never duplicates.
@@ -55,19 +61,22 @@ Bodies without text are never duplicates.
 Options:
   --json      one JSON object instead of text
   --text      A and B are plain UTF-8 texts, not messages
+  --          ends the options: a file named -x is given as -- -x
   -h, --help  this text
 
 Output (JSON):
   {"blocks":{"similarity":0.83|null,"kind":"sentences|paragraphs"|null,
-   "containment":0.9|null},"ctph":{"edit_rate":0.02|null},"simhash":{"hamming":4},
-   "duplicate":true,"method":"exact|blocks|containment|trailer|reordered|ctph|simhash|none"}
-null means the method could not compare the two (block counts too far apart, CTPH block sizes
-more than a factor 2 apart, or an empty body).
+   "containment":0.9|null},"ctph":{"edit_rate":0.02|null},
+   "simhash":{"hamming":4},"duplicate":true,
+   "method":"exact|blocks|containment|trailer|reordered|ctph|simhash|none"}
+Fractions are always written with a decimal point (1.0, not 1). null means
+the method could not compare the two (block counts too far apart, CTPH block
+sizes more than a factor 2 apart, or an empty body).
 Output (text): the same items as "key: value" lines.
 
 Exit status:
   0  compared (whether or not they are duplicates: read "duplicate")
-  1  A or B cannot be read
+  1  A or B cannot be read, or output could not be written
   2  usage error or invalid configuration
 
 Examples:
@@ -82,13 +91,16 @@ std::string OptionalNumber(const std::optional<double>& v) {
 int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   bool json = false;
   bool plain_text = false;
+  bool only_files = false;
   std::vector<std::string> paths;
   for (const std::string& a : args) {
-    if (a == "--json") {
+    if (!only_files && a == "--") {
+      only_files = true;
+    } else if (!only_files && a == "--json") {
       json = true;
-    } else if (a == "--text") {
+    } else if (!only_files && a == "--text") {
       plain_text = true;
-    } else if (a.size() > 1 && a[0] == '-') {
+    } else if (!only_files && IsOption(a)) {
       return Complain(kName,
                       "unknown option " + a + " (try mailwave compare --help)",
                       kExitUsage);
@@ -106,11 +118,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
                     kExitUsage);
   }
   auto settings = LoadSettings(global);
-  if (!settings) {
-    return Complain(kName, settings.error().message(),
-                    settings.error().code() == Error::Code::kIo ? kExitFailure
-                                                                : kExitUsage);
-  }
+  if (!settings) return ConfigFailure(settings.error());
   const fingerprint::Options options =
       pipeline::FingerprintOptions(settings->fingerprint);
   fingerprint::Fingerprint fps[2];
@@ -149,9 +157,6 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
               << "duplicate: " << (c.duplicate ? "true" : "false") << '\n'
               << "method: " << fingerprint::MethodName(c.method) << '\n';
   }
-  std::cout.flush();
-  if (!std::cout)
-    return Complain(kName, "cannot write standard output", kExitFailure);
   return kExitOk;
 }
 

@@ -18,35 +18,44 @@ constexpr std::string_view kHelp = R"(Usage: mailwave config --defaults
        mailwave config --example
        mailwave config --help
 
-Shows and validates the configuration of mailwave. The programs read one TOML file: the one
-given with -c, else /etc/mailwave/mailwave.toml when it exists, else nothing, and the
-built-in defaults apply. The file has one table per module ([mime], [fingerprint], [langid])
-and lists only the parameters it changes. Unknown tables and keys, values of the wrong type
-and values out of bounds are errors; nothing is silently ignored.
+Shows and validates the configuration of mailwave. The programs read one TOML
+file: the one given with -c, else /etc/mailwave/mailwave.toml when it exists,
+else nothing, and the built-in defaults apply. The file has one table per
+module ([mime], [fingerprint], [langid], ...) and lists only the parameters it
+changes. Unknown tables and keys, values of the wrong type and values out of
+bounds are errors; nothing is silently ignored.
 
-Values: sizes are bytes, as an integer or a string with a unit ("512B", "20KiB", "4MiB",
-"1GiB"; decimal "20kB", "4MB"); durations are strings ("500ms", "30s", "5m", "1m30s");
-counts are integers, numbers may be integers or floats, switches are true or false.
+Values: sizes are bytes, as an integer or a string with a unit ("512B",
+"20KiB", "4MiB", "1GiB"; decimal "20kB", "4MB"); durations are strings
+("500ms", "30s", "5m", "1m30s"); counts are integers, numbers may be integers
+or floats, switches are true or false.
 
 Options (exactly one):
-  --defaults  print every parameter with its built-in default, its meaning and its bounds,
-              as TOML (like postconf -d). The configuration file is not read.
-  --changed   print, as TOML, only the parameters whose value in the configuration file
-              differs from the default (like postconf -n); nothing when none does.
-  --check     validate the configuration file and print "FILE: ok". Without -c, checks
-              /etc/mailwave/mailwave.toml, and says so when it does not exist.
-  --example   print the documented example file, every parameter commented out (the
-              source of config/mailwave.toml).
+  --defaults  print every parameter with its built-in default, its meaning
+              and its bounds, as TOML (like postconf -d). The configuration
+              file is not read.
+  --changed   print, as TOML, only the parameters whose value in the
+              configuration file differs from the default (like postconf -n);
+              nothing when none does.
+  --check     validate the configuration file and print "FILE: ok". Without
+              -c, checks /etc/mailwave/mailwave.toml, and says so when it
+              does not exist.
+  --example   print the documented example file, every parameter commented
+              out (the source of config/mailwave.toml).
   -h, --help  this text
 
 Errors name the file, the line and the parameter, on one line, for example
-  mailwave config: mailwave.toml:12: mime.max_bytes: must be between 1 KiB and 1 GiB
-  mailwave config: mailwave.toml:3: mime.max_prts: unknown key (did you mean mime.max_parts?)
+  mailwave: mailwave.toml:12: mime.max_bytes: must be between 1 KiB and 1 GiB
+  mailwave: mailwave.toml:3: mime.max_prts: unknown key (did you mean
+  mime.max_parts?)
+Every command reports a configuration error this way, with exit status 2.
 
 Exit status:
-  0  success (for --check: the file is valid, or there is no file and the defaults apply)
-  1  the configuration file exists but cannot be read
-  2  usage error, missing -c file, or invalid configuration
+  0  success (for --check: the file is valid, or there is no file and the
+     defaults apply)
+  1  output could not be written
+  2  usage error, or a configuration file that is missing (-c), unreadable or
+     invalid
 
 Examples:
   mailwave config --defaults | less
@@ -57,12 +66,18 @@ Examples:
 
 constexpr std::string_view kName = "config";
 
-int LoadFailure(const Error& e) {
-  return Complain(kName, e.message(),
-                  e.code() == Error::Code::kIo ? kExitFailure : kExitUsage);
-}
-
-int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
+int Run(const std::vector<std::string>& all_args, const GlobalOptions& global) {
+  // config takes no FILE: "--" ends nothing but is accepted, like everywhere.
+  std::vector<std::string> args;
+  for (std::size_t i = 0; i < all_args.size(); ++i) {
+    if (all_args[i] != "--") {
+      args.push_back(all_args[i]);
+      continue;
+    }
+    if (i + 1 < all_args.size()) {
+      return Complain(kName, "takes no FILE: " + all_args[i + 1], kExitUsage);
+    }
+  }
   if (args.size() != 1) {
     return Complain(
         kName,
@@ -83,13 +98,13 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   }
   if (mode == "--changed") {
     auto settings = LoadSettings(global);
-    if (!settings) return LoadFailure(settings.error());
+    if (!settings) return ConfigFailure(settings.error());
     std::cout << config::RenderChanged(*settings);
     return kExitOk;
   }
   if (mode == "--check") {
     auto settings = LoadSettings(global);
-    if (!settings) return LoadFailure(settings.error());
+    if (!settings) return ConfigFailure(settings.error());
     if (!global.config_path.empty()) {
       std::cout << global.config_path << ": ok\n";
     } else {

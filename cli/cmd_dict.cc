@@ -19,50 +19,60 @@ constexpr std::string_view kName = "dict";
 
 constexpr std::string_view kHelp =
     R"(Usage: mailwave dict build --input DIR --out FILE [options]
-       mailwave dict info FILE
+       mailwave dict info [--] FILE
        mailwave dict --help
 
-Builds or describes the language dictionary of `mailwave langid` and the milter: a compact,
-immutable, memory-mapped file with a tier of words that belong to one language only and a
-tier of words shared by several languages, each with a per-language weight (its share of the
-word's relative frequency). See docs/langid.md.
+Builds or describes the language dictionary of `mailwave langid` and the
+milter: a compact, immutable, memory-mapped file with a tier of words that
+belong to one language only and a tier of words shared by several languages,
+each with a per-language weight (its share of the word's relative frequency).
+See docs/langid.md.
 
-dict build reads every DIR/<code>.txt, one file per language, named by its ISO 639-1 code
-(ISO 639-3 where there is none). A file is either a frequency list, one "word count" pair per
-line (as hermitdave/FrequencyWords), or plain UTF-8 text, whose words it counts itself. Words
-are NFKC case folded, split at apostrophes; words with digits are left out. A list whose
-words are mostly in a script that identifies the language alone (Greek, Hangul, Thai, ...) is
-recorded without words. When there is an sr.txt (Serbian, Latin script), its Cyrillic
-transliteration is added. Progress goes to standard error. The same input and options give a
-byte-identical file; it is written to FILE.tmp and renamed.
+dict build reads every DIR/<code>.txt, one file per language, named by its
+ISO 639-1 code (ISO 639-3 where there is none). A file is either a frequency
+list, one "word count" pair per line (as hermitdave/FrequencyWords), or plain
+UTF-8 text, whose words it counts itself. Words are NFKC case folded, split at
+apostrophes; words with digits are left out. A list whose words are mostly in
+a script that identifies the language alone (Greek, Hangul, Thai, ...) is
+recorded without words. When there is an sr.txt (Serbian, Latin script), its
+Cyrillic transliteration is added. Progress goes to standard error. The same
+input and options give a byte-identical file; it is written to FILE.tmp and
+renamed. The options are checked before any input is read.
 
-dict info prints the file's format version, size, checksum, build parameters, tier sizes and
-languages (code, script, words, tier-1 words).
+dict info prints the file's format version, size, checksum, build parameters,
+tier sizes and languages (code, script, words, tier-1 words).
 
 Options of dict build:
   --input DIR            directory of <code>.txt files (required)
   --out FILE             dictionary to write (required)
-  --max-words N          keep the N most frequent words of each language (default: all)
+  --max-words N          keep the N most frequent words of each language
+                         (default: all)
   --min-count N          ignore words counted fewer than N times (default 1)
-  --max-languages N      a word spread over more than N languages with no dominant one
-                         (perplexity of its shares) is a common cross-language token,
-                         evidence for no language (default 5)
-  --pure-share X         a shared word whose share for one language is at least X is a
-                         tier-1 word of that language (default 0.9; 0.5 < X <= 1)
-  --min-share X          drop tier-2 weights below X (default 0.01)
-  --ngram-top N          keep the N most frequent character trigrams of each language for
-                         the optional n-gram tier (default 3000; 0 = no n-gram tier)
+  --max-languages N      a word spread over more than N languages with no
+                         dominant one (perplexity of its shares) is a common
+                         cross-language token, evidence for no language
+                         (default 5; N > 0)
+  --pure-share X         a shared word whose share for one language is at
+                         least X is a tier-1 word of that language
+                         (default 0.9; 0.5 < X <= 1)
+  --min-share X          drop tier-2 weights below X (default 0.01;
+                         0 <= X < 0.5)
+  --ngram-top N          keep the N most frequent character trigrams of each
+                         language for the optional n-gram tier (default 3000;
+                         0 = no n-gram tier)
   --no-serbian-cyrillic  do not add the Cyrillic transliteration of sr.txt
   -q, --quiet            no progress messages
+  -h, --help             this text
 
 Exit status:
   0  success
-  1  an input could not be read or is not usable, or the output could not be written;
-     a dictionary that fails validation in dict info
-  2  usage error
+  1  an input could not be read or is not usable, or the output could not be
+     written; a dictionary that fails validation in dict info
+  2  usage error (unknown option, bad or missing value)
 
 Examples:
-  mailwave dict build --input langid/data/wordlists --out langid.dict --max-words 20000
+  mailwave dict build --input langid/data/wordlists --out langid.dict \
+      --max-words 20000
   mailwave dict info build/share/mailwave/langid.dict
 )";
 
@@ -122,16 +132,30 @@ int Build(const std::vector<std::string>& args) {
       serbian_cyrillic = false;
     } else if (a == "-q" || a == "--quiet") {
       quiet = true;
+    } else if (a == "--") {
+      if (i + 1 < args.size())
+        return Complain(kName, "build takes no FILE: " + args[i + 1],
+                        kExitUsage);
     } else {
-      return Complain(kName,
-                      "unknown option " + a + " (try mailwave dict --help)",
-                      kExitUsage);
+      return Complain(
+          kName,
+          (IsOption(a) ? "unknown option " : "unexpected argument ") + a +
+              " (try mailwave dict --help)",
+          kExitUsage);
     }
   }
   if (input.empty() || out.empty()) {
     return Complain(kName, "build needs --input DIR and --out FILE",
                     kExitUsage);
   }
+  // The parameters langid::Build would refuse, refused before hours of
+  // reading: a usage error, not a failed build.
+  if (!(params.pure_share > 0.5 && params.pure_share <= 1.0))
+    return Complain(kName, "--pure-share needs 0.5 < X <= 1", kExitUsage);
+  if (!(params.min_share >= 0 && params.min_share < 0.5))
+    return Complain(kName, "--min-share needs 0 <= X < 0.5", kExitUsage);
+  if (params.max_languages == 0)
+    return Complain(kName, "--max-languages needs N > 0", kExitUsage);
   namespace fs = std::filesystem;
   std::error_code ec;
   std::vector<fs::path> files;
@@ -182,15 +206,29 @@ int Build(const std::vector<std::string>& args) {
 }
 
 int Info(const std::vector<std::string>& args) {
-  if (args.size() != 2)
+  std::vector<std::string> files;
+  bool only_files = false;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (!only_files && args[i] == "--") {
+      only_files = true;
+    } else if (!only_files && IsOption(args[i])) {
+      return Complain(
+          kName, "unknown option " + args[i] + " (try mailwave dict --help)",
+          kExitUsage);
+    } else {
+      files.push_back(args[i]);
+    }
+  }
+  if (files.size() != 1)
     return Complain(kName, "info needs exactly one FILE", kExitUsage);
-  auto model = langid::Model::Open(args[1]);
+  const std::string& file = files[0];
+  auto model = langid::Model::Open(file);
   if (!model) return Complain(kName, model.error().message(), kExitFailure);
   const langid::Model& m = *model;
   char checksum[32];
   std::snprintf(checksum, sizeof checksum, "%016llx",
                 static_cast<unsigned long long>(m.checksum()));
-  std::cout << "file: " << args[1] << "\n"
+  std::cout << "file: " << file << "\n"
             << "format version: " << m.version() << "\n"
             << "size: " << m.file_size() << " bytes\n"
             << "checksum: " << checksum << "\n"
@@ -205,16 +243,19 @@ int Info(const std::vector<std::string>& args) {
             << ", common: " << m.common_count() << "; " << m.posting_count()
             << " out-of-line tier-2 weights)\n"
             << "languages: " << m.languages().size() << "\n";
-  std::printf("  %-8s %-12s %9s %9s\n", "code", "script", "words", "tier1");
-  std::fflush(stdout);
+  char line[128];
+  std::snprintf(line, sizeof line, "  %-8s %-12s %9s %9s\n", "code", "script",
+                "words", "tier1");
+  std::cout << line;
   for (const auto& l : m.languages()) {
     if (l.script_decided) {
-      std::printf("  %-8s %-12s %19s\n", l.code.c_str(), l.script.c_str(),
-                  "(script decides)");
+      std::snprintf(line, sizeof line, "  %-8s %-12s %19s\n", l.code.c_str(),
+                    l.script.c_str(), "(script decides)");
     } else {
-      std::printf("  %-8s %-12s %9u %9u\n", l.code.c_str(), l.script.c_str(),
-                  l.words, l.pure_words);
+      std::snprintf(line, sizeof line, "  %-8s %-12s %9u %9u\n", l.code.c_str(),
+                    l.script.c_str(), l.words, l.pure_words);
     }
+    std::cout << line;
   }
   return kExitOk;
 }

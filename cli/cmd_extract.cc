@@ -4,45 +4,51 @@
 
 #include "cli/command.h"
 #include "cli/util.h"
-#include "pipeline/options.h"
 #include "mime/message.h"
+#include "pipeline/options.h"
 
 namespace mw::cli {
 namespace {
 
 constexpr std::string_view kHelp =
-    R"(Usage: mailwave [-c FILE] extract [--json] MESSAGE
+    R"(Usage: mailwave [-c FILE] extract [--json] [--] MESSAGE
        mailwave extract --help
 
-Reads one RFC 822 message (a file, or - for standard input) and prints the text mailwave
-analyses: every text part at any depth, forwarded messages included, decoded from its
-transfer encoding and charset to UTF-8, HTML turned into the text a reader sees, then
-normalised (NFKC case folding, invisible characters removed, whitespace collapsed inside
-lines). Lines are kept; paragraphs are separated by one blank line. In multipart/alternative
-only one alternative is used: the plain text unless it is a placeholder, else the HTML.
+Reads one RFC 822 message (a file, or - for standard input) and prints the
+text mailwave analyses: every text part at any depth, forwarded messages
+included, decoded from its transfer encoding and charset to UTF-8, HTML turned
+into the text a reader sees, then normalised (NFKC case folding, invisible
+characters removed, whitespace collapsed inside lines). Lines are kept;
+paragraphs are separated by one blank line. In multipart/alternative only one
+alternative is used: the plain text unless it is a placeholder, else the HTML.
 
-The limits of the [mime] table of the configuration apply (mime.max_bytes,
-mime.max_text_bytes, mime.nesting_limit, mime.max_parts, mime.html_nesting_limit,
-mime.header_size_limit). A message that hits one is still extracted as far as the limit,
-with a warning.
+The input is read up to mime.max_bytes and no further (an endless stream is
+cut there). The limits of the [mime] table apply (mime.max_bytes,
+mime.max_text_bytes, mime.nesting_limit, mime.max_parts,
+mime.html_nesting_limit, mime.header_size_limit). A message that hits one is
+still extracted as far as the limit, with a warning.
 
 Options:
   --json      print one JSON object instead of the text:
-                {"subject": "...",         decoded and normalised Subject
-                 "text": "...",            the normalised body text
-                 "truncated": false,       true when a limit stopped extraction
-                 "parts": [{"path": "1.2", "depth": 1, "content_type": "text/html",
-                            "declared_charset": "iso-8859-1", "charset": "windows-1252",
-                            "transfer_encoding": "quoted-printable", "size": 1234,
-                            "filename": "", "sha1": "", "attachment": false,
-                            "used_for_text": true}, ...],
-                 "warnings": ["part 2: base64 content is truncated or malformed", ...]}
-              "sha1" is the SHA-1 of an attachment's decoded content.
+                {"subject": "...",      decoded, normalised; null if none
+                 "text": "...",         the normalised body text
+                 "truncated": false,    true when a limit stopped extraction
+                 "parts": [{"path": "1.2", "depth": 1,
+                   "content_type": "text/html",
+                   "declared_charset": "iso-8859-1",
+                   "charset": "windows-1252",
+                   "transfer_encoding": "quoted-printable", "size": 1234,
+                   "filename": null, "sha1": null, "attachment": false,
+                   "used_for_text": true}, ...],
+                 "warnings": ["part 2: base64 content is truncated", ...]}
+              "sha1" is the SHA-1 of an attachment's decoded content; a
+              value that is absent (no charset, no file name) is null.
+  --          ends the options: a MESSAGE named -x is given as -- -x
   -h, --help  this text
 
 Exit status:
   0  the message was read (warnings do not change this)
-  1  the input could not be read, or is empty
+  1  the input could not be read, or is empty; output could not be written
   2  usage or configuration error
 
 Examples:
@@ -51,8 +57,7 @@ Examples:
 )";
 
 std::string RenderJson(const mime::Message& msg, const mime::Text& text) {
-  std::string out = "{\"subject\":";
-  AppendJsonString(out, text.subject);
+  std::string out = "{\"subject\":" + JsonStringOrNull(text.subject);
   out += ",\"text\":";
   AppendJsonString(out, text.body);
   out += ",\"truncated\":";
@@ -64,12 +69,12 @@ std::string RenderJson(const mime::Message& msg, const mime::Text& text) {
     out += "{\"path\":" + JsonString(p.path);
     out += ",\"depth\":" + std::to_string(p.depth);
     out += ",\"content_type\":" + JsonString(p.content_type);
-    out += ",\"declared_charset\":" + JsonString(p.declared_charset);
-    out += ",\"charset\":" + JsonString(p.charset_used);
-    out += ",\"transfer_encoding\":" + JsonString(p.transfer_encoding);
+    out += ",\"declared_charset\":" + JsonStringOrNull(p.declared_charset);
+    out += ",\"charset\":" + JsonStringOrNull(p.charset_used);
+    out += ",\"transfer_encoding\":" + JsonStringOrNull(p.transfer_encoding);
     out += ",\"size\":" + std::to_string(p.size);
-    out += ",\"filename\":" + JsonString(p.filename);
-    out += ",\"sha1\":" + JsonString(p.sha1);
+    out += ",\"filename\":" + JsonStringOrNull(p.filename);
+    out += ",\"sha1\":" + JsonStringOrNull(p.sha1);
     out += std::string(",\"attachment\":") + (p.attachment ? "true" : "false");
     out += std::string(",\"used_for_text\":") +
            (p.used_for_text ? "true" : "false");
@@ -86,11 +91,14 @@ std::string RenderJson(const mime::Message& msg, const mime::Text& text) {
 
 int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   bool json = false;
+  bool only_files = false;
   std::string path;
   for (const std::string& a : args) {
-    if (a == "--json") {
+    if (!only_files && a == "--") {
+      only_files = true;
+    } else if (!only_files && a == "--json") {
       json = true;
-    } else if (a != "-" && !a.empty() && a[0] == '-') {
+    } else if (!only_files && IsOption(a)) {
       return Complain("extract",
                       "unknown option " + a + " (try mailwave extract --help)",
                       kExitUsage);
@@ -108,8 +116,8 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
                     kExitUsage);
   }
   auto settings = LoadSettings(global);
-  if (!settings) return Complain("", settings.error().message(), kExitUsage);
-  auto bytes = ReadInput(path);
+  if (!settings) return ConfigFailure(settings.error());
+  auto bytes = ReadInput(path, settings->mime.max_bytes);
   if (!bytes) return Complain("extract", bytes.error().message(), kExitFailure);
   auto msg = mime::Parse(*bytes, pipeline::MimeLimits(settings->mime));
   if (!msg)
@@ -122,8 +130,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
     std::cout << text.body;
     if (!text.body.empty()) std::cout << '\n';
   }
-  std::cout.flush();
-  return std::cout ? kExitOk : kExitFailure;
+  return kExitOk;
 }
 
 const Registration kReg(

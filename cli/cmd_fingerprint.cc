@@ -18,14 +18,8 @@ namespace mw::cli {
 
 Result<std::string> ReadBody(const std::string& path, bool plain_text,
                              const config::Settings& settings) {
-  auto bytes = ReadInput(path, settings.mime.max_bytes);
-  if (!bytes) return Fail(bytes.error());
-  auto text = pipeline::ToText(*bytes, plain_text,
-                               pipeline::MimeLimits(settings.mime));
-  if (!text) {
-    return Fail(
-        Error(text.error().code(), path + ": " + text.error().message()));
-  }
+  auto text = ReadText(path, plain_text, settings);
+  if (!text) return Fail(text.error());
   return std::move(text->body);
 }
 
@@ -39,41 +33,52 @@ namespace {
 constexpr std::string_view kName = "fingerprint";
 
 constexpr std::string_view kHelp =
-    R"(Usage: mailwave [-c FILE] fingerprint [--json] [--text] FILE|-
+    R"(Usage: mailwave [-c FILE] fingerprint [--json] [--text] [--] FILE|-
        mailwave fingerprint --help
 
-Prints the fingerprints mailwave computes for one message, exactly as the daemon does: the
-message is parsed (MIME decoded, HTML turned into text), its body normalised (NFKC, case
-folded, whitespace collapsed) and fingerprinted. Headers and the subject never enter a
-fingerprint. Settings come from the [fingerprint] and [mime] tables of the configuration.
+Prints the fingerprints mailwave computes for one message, exactly as the
+daemon does: the message is parsed (MIME decoded, HTML turned into text), its
+body normalised (NFKC, case folded, whitespace collapsed) and fingerprinted.
+Headers and the subject never enter a fingerprint. Settings come from the
+[fingerprint] and [mime] tables; input is read up to mime.max_bytes.
 
 Fingerprints:
   body SHA-1   SHA-1 of the whole normalised body, for exact duplicates
-  blocks       the body split into sentences (bodies up to paragraph_threshold, 20 KiB by
-               default) or lines (larger bodies), each block's SHA-1 in message order
-  other blocks the other kind, for bodies up to paragraph_threshold·(1 + paragraph_band)
-               (25 KiB): small bodies also keep their lines, bodies just over the threshold
-               their sentences, so that variants on both sides of it still compare
-  CTPH         the ssdeep-style signature "B:sig:sig2" (block size B, signatures at B and 2B)
-  SimHash      64 bits over 3-word shingles, in hexadecimal, with its bucket keys
-CTPH, SimHash and the blocks are computed on the folded body (see the fold_* settings).
+  blocks       the body split into sentences (bodies up to
+               paragraph_threshold, 20 KiB by default) or lines (larger
+               bodies), each block's SHA-1 in message order
+  other blocks the other kind, for bodies up to paragraph_threshold·(1 +
+               paragraph_band) (25 KiB): small bodies also keep their lines,
+               bodies just over the threshold their sentences, so that
+               variants on both sides of it still compare
+  CTPH         the ssdeep-style signature "B:sig:sig2" (block size B,
+               signatures at B and 2B)
+  SimHash      64 bits over 3-word shingles, in hexadecimal, with its bucket
+               keys
+CTPH, SimHash and the blocks are computed on the folded body (see the fold_*
+settings).
 
 Options:
   --json      one JSON object instead of text
-  --text      FILE is plain UTF-8 text, not a message: it is normalised and fingerprinted
+  --text      FILE is plain UTF-8 text, not a message: it is normalised and
+              fingerprinted
+  --          ends the options: a FILE named -x is given as -- -x
   -h, --help  this text
 
-Output (text): one "key: value" line per item; block hashes one per line after "blocks:".
+Output (text): one "key: value" line per item; block hashes one per line
+after "blocks:".
 Output (JSON):
   {"body_sha1":"…","body_bytes":N,
    "blocks":{"kind":"sentences|paragraphs","count":N,"hashes":["…",…]},
    "other_blocks":{…}|null,
-   "ctph":{"block_size":B,"signature":"…","signature2":"…","ssdeep":"B:…:…"},
+   "ctph":{"block_size":B,"signature":"…","signature2":"…",
+           "ssdeep":"B:…:…"},
    "simhash":"0123456789abcdef","simhash_keys":["…",…]}
 
 Exit status:
   0  success
-  1  FILE cannot be read, or no usable message in it
+  1  FILE cannot be read, or no usable message in it; output could not be
+     written
   2  usage error or invalid configuration
 
 Examples:
@@ -111,13 +116,16 @@ void PrintBlocksText(std::string_view label,
 int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   bool json = false;
   bool plain_text = false;
+  bool only_files = false;
   std::string path;
   for (const std::string& a : args) {
-    if (a == "--json") {
+    if (!only_files && a == "--") {
+      only_files = true;
+    } else if (!only_files && a == "--json") {
       json = true;
-    } else if (a == "--text") {
+    } else if (!only_files && a == "--text") {
       plain_text = true;
-    } else if (a.size() > 1 && a[0] == '-') {
+    } else if (!only_files && IsOption(a)) {
       return Complain(
           kName, "unknown option " + a + " (try mailwave fingerprint --help)",
           kExitUsage);
@@ -132,11 +140,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
     return Complain(kName, "missing FILE, or - for standard input", kExitUsage);
   }
   auto settings = LoadSettings(global);
-  if (!settings) {
-    return Complain(kName, settings.error().message(),
-                    settings.error().code() == Error::Code::kIo ? kExitFailure
-                                                                : kExitUsage);
-  }
+  if (!settings) return ConfigFailure(settings.error());
   auto body = ReadBody(path, plain_text, *settings);
   if (!body) return Complain(kName, body.error().message(), kExitFailure);
   const fingerprint::Options options =
@@ -184,9 +188,6 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
     for (const std::uint64_t k : keys) std::cout << ' ' << Hex64(k);
     std::cout << '\n';
   }
-  std::cout.flush();
-  if (!std::cout)
-    return Complain(kName, "cannot write standard output", kExitFailure);
   return kExitOk;
 }
 

@@ -41,8 +41,10 @@ Actions:
 
 Options:
   --store FILE   the store's SQLite file instead of [store] path
-  --json         JSON instead of text (one object; lists as arrays)
+  --json         JSON instead of text (one object; lists as arrays); absent
+                 values (no language, no queue id) are null
   --limit N      at most N clusters or members (default 100)
+  --             ends the options
   -h, --help     this text
 
 Exit status:
@@ -68,7 +70,8 @@ nlohmann::ordered_json ClusterJson(const store::Cluster& c, bool wave_now) {
           {"senders", c.senders},
           {"first_seen", pipeline::FormatTime(c.first_seen)},
           {"last_seen", pipeline::FormatTime(c.last_seen)},
-          {"language", c.language},
+          {"language", c.language.empty() ? nlohmann::ordered_json(nullptr)
+                                          : nlohmann::ordered_json(c.language)},
           {"wave", wave_now},
           {"wave_since", c.wave_since ? nlohmann::ordered_json(
                                             pipeline::FormatTime(c.wave_since))
@@ -88,9 +91,14 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   std::optional<std::string> store_path;
   std::size_t limit = 100;
   std::vector<std::string> rest;
+  bool only_args = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--json") {
+    if (only_args || !IsOption(a)) {
+      rest.push_back(a);
+    } else if (a == "--") {
+      only_args = true;
+    } else if (a == "--json") {
       json = true;
     } else if (a == "--store") {
       if (i + 1 >= args.size())
@@ -104,15 +112,10 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
         return Complain(kName, "--limit needs a positive number", kExitUsage);
       }
       limit = std::stoul(v);
-    } else if (IsHelp(a)) {
-      std::cout << kHelp;
-      return kExitOk;
-    } else if (a.size() > 1 && a[0] == '-') {
+    } else {
       return Complain(kName,
                       "unknown option " + a + " (try mailwave store --help)",
                       kExitUsage);
-    } else {
-      rest.push_back(a);
     }
   }
   if (rest.empty()) {
@@ -130,18 +133,15 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
     }
   } else if (action != "stats" && action != "waves" && action != "clusters" &&
              action != "prune" && action != "check") {
-    return Complain(kName, "unknown action '" + action + "' (try mailwave store --help)",
-                    kExitUsage);
+    return Complain(
+        kName, "unknown action '" + action + "' (try mailwave store --help)",
+        kExitUsage);
   } else if (rest.size() != 1) {
     return Complain(kName, action + " takes no argument", kExitUsage);
   }
 
   auto settings = LoadSettings(global);
-  if (!settings) {
-    return Complain(kName, settings.error().message(),
-                    settings.error().code() == Error::Code::kIo ? kExitFailure
-                                                                : kExitUsage);
-  }
+  if (!settings) return ConfigFailure(settings.error());
   store::SqliteOptions so = pipeline::SqliteOptions(*settings);
   if (store_path) so.path = *store_path;
   so.read_only = action != "prune";
@@ -165,20 +165,22 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
          {"file_bytes", s->file_bytes},
          {"wal_bytes", s->wal_bytes},
          {"bytes_per_message",
-          s->messages ? nlohmann::ordered_json(static_cast<double>(s->file_bytes) /
-                                               static_cast<double>(s->messages))
+          s->messages
+              ? nlohmann::ordered_json(static_cast<double>(s->file_bytes) /
+                                       static_cast<double>(s->messages))
+              : nlohmann::ordered_json(nullptr)},
+         {"oldest",
+          s->messages ? nlohmann::ordered_json(pipeline::FormatTime(s->oldest))
                       : nlohmann::ordered_json(nullptr)},
-         {"oldest", s->messages ? nlohmann::ordered_json(
-                                      pipeline::FormatTime(s->oldest))
-                                : nlohmann::ordered_json(nullptr)},
-         {"newest", s->messages ? nlohmann::ordered_json(
-                                      pipeline::FormatTime(s->newest))
-                                : nlohmann::ordered_json(nullptr)},
+         {"newest",
+          s->messages ? nlohmann::ordered_json(pipeline::FormatTime(s->newest))
+                      : nlohmann::ordered_json(nullptr)},
          {"writable", s->writable}};
     for (const auto& [k, v] : j.items()) {
-      text += k + ": " + (v.is_string() ? v.get<std::string>()
-                          : v.is_null() ? std::string("-")
-                                        : v.dump()) +
+      text += k + ": " +
+              (v.is_string() ? v.get<std::string>()
+               : v.is_null() ? std::string("-")
+                             : v.dump()) +
               "\n";
     }
   } else if (action == "waves" || action == "clusters") {
@@ -198,14 +200,18 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
                       kExitFailure);
     }
     auto members = (*db)->Members(*cluster_id, limit);
-    if (!members) return Complain(kName, members.error().message(), kExitFailure);
+    if (!members)
+      return Complain(kName, members.error().message(), kExitFailure);
     j = ClusterJson(**c, (**c).wave);
     j["members"] = nlohmann::ordered_json::array();
     text = ClusterLine(**c) + "\n";
     for (const auto& m : *members) {
-      j["members"].push_back({{"arrival", pipeline::FormatTime(m.arrival)},
-                              {"queue_id", m.queue_id},
-                              {"message_id_hash", m.message_id_hash}});
+      j["members"].push_back(
+          {{"arrival", pipeline::FormatTime(m.arrival)},
+           {"queue_id", m.queue_id.empty()
+                            ? nlohmann::ordered_json(nullptr)
+                            : nlohmann::ordered_json(m.queue_id)},
+           {"message_id_hash", m.message_id_hash}});
       text += "  " + pipeline::FormatTime(m.arrival) + "  " +
               (m.queue_id.empty() ? "-" : m.queue_id) + "  " +
               m.message_id_hash + "\n";
@@ -225,10 +231,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
     text = *r + "\n";
     if (*r != "ok") status = kExitFailure;
   }
-  std::cout << (json ? j.dump() + "\n" : text) << std::flush;
-  if (!std::cout) {
-    return Complain(kName, "cannot write standard output", kExitFailure);
-  }
+  std::cout << (json ? j.dump() + "\n" : text);
   return status;
 }
 

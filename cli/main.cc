@@ -9,6 +9,7 @@
 // when it exists, else the built-in defaults. Security posture: reads the files
 // it is given and writes only where told to (--out); it needs no privileges and
 // should be run as an ordinary user.
+#include <algorithm>
 #include <csignal>
 #include <iostream>
 #include <string>
@@ -23,15 +24,16 @@ namespace {
 void PrintOverview(std::ostream& os) {
   os << "Usage: mailwave [-c FILE] COMMAND [ARGS...]\n"
         "       mailwave COMMAND --help\n"
+        "       mailwave help [COMMAND]\n"
         "\n"
-        "Administration program of the mailwave mail filter: runs the milter's "
-        "analysis on\n"
-        "single messages and maintains the data the milter reads.\n"
+        "Administration program of the mailwave mail filter: runs the "
+        "milter's analysis\n"
+        "on messages and maintains the data the milter reads.\n"
         "\n"
         "Options:\n"
-        "  -c, --config FILE  configuration file (default "
-        "/etc/mailwave/mailwave.toml when it\n"
-        "                     exists, else the built-in defaults)\n"
+        "  -c, --config FILE  configuration file (default: "
+        "/etc/mailwave/mailwave.toml\n"
+        "                     when it exists, else the built-in defaults)\n"
         "  -h, --help         this text\n"
         "      --version      print the version\n"
         "\n"
@@ -42,10 +44,68 @@ void PrintOverview(std::ostream& os) {
     os << "  " << name << "  " << c.summary << '\n';
   }
   os << "\n"
-        "Exit status: 0 success, 1 unreadable input or runtime failure, 2 "
-        "usage or\n"
-        "configuration error.\n";
+        "Every FILE is an RFC 822 message unless a command's --text says "
+        "otherwise; - is\n"
+        "standard input. Input is read up to [mime] max_bytes. -- ends the "
+        "options.\n"
+        "\n"
+        "Exit status: 0 success, 1 unreadable input, runtime or write "
+        "failure, 2 usage\n"
+        "or configuration error, always with one line on standard error.\n";
 }
+
+const mw::cli::Command* FindCommand(std::string_view name) {
+  for (const auto& c : mw::cli::Commands()) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+// True when -h or --help comes before "--": then the command prints its help
+// whatever else is given ("mailwave dict build --help").
+bool WantsHelp(const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a == "--") return false;
+    if (mw::cli::IsHelp(a)) return true;
+  }
+  return false;
+}
+
+constexpr std::string_view kHelpHelp =
+    R"(Usage: mailwave help [COMMAND]
+
+Prints the overview of mailwave, or the help of COMMAND: "mailwave help
+COMMAND" prints the same as "mailwave COMMAND --help".
+
+Exit status:
+  0  success
+  1  output could not be written
+  2  unknown COMMAND
+)";
+
+int RunHelp(const std::vector<std::string>& args,
+            const mw::cli::GlobalOptions&) {
+  using mw::cli::Complain;
+  if (args.empty()) {
+    PrintOverview(std::cout);
+    return mw::cli::kExitOk;
+  }
+  const mw::cli::Command* c = FindCommand(args[0]);
+  if (c == nullptr) {
+    return Complain("help", "unknown command '" + args[0] + "'",
+                    mw::cli::kExitUsage);
+  }
+  if (args.size() > 2) {
+    return Complain("help", "give one COMMAND (try mailwave help help)",
+                    mw::cli::kExitUsage);
+  }
+  std::cout << c->help;
+  return mw::cli::kExitOk;
+}
+
+const mw::cli::Registration kHelpReg({"help",
+                                      "the overview, or the help of a command",
+                                      kHelpHelp, &RunHelp});
 
 }  // namespace
 
@@ -54,6 +114,7 @@ int main(int argc, char** argv) {
   // A closed pipe is a write error like any other (exit 1 with one line), not
   // a silent death by SIGPIPE.
   std::signal(SIGPIPE, SIG_IGN);
+  mw::cli::InstallStdout();
   mw::cli::GlobalOptions global;
   int i = 1;
   for (; i < argc; ++i) {
@@ -66,10 +127,10 @@ int main(int argc, char** argv) {
       global.config_path = a.substr(9);
     } else if (mw::cli::IsHelp(a)) {
       PrintOverview(std::cout);
-      return mw::cli::kExitOk;
+      return mw::cli::OutputStatus("");
     } else if (a == "--version") {
       std::cout << "mailwave " MW_VERSION "\n";
-      return mw::cli::kExitOk;
+      return mw::cli::OutputStatus("");
     } else if (!a.empty() && a[0] == '-') {
       return Complain("", "unknown option " + a + " (try mailwave --help)",
                       mw::cli::kExitUsage);
@@ -83,20 +144,25 @@ int main(int argc, char** argv) {
   }
   const std::string name = argv[i];
   std::vector<std::string> args(argv + i + 1, argv + argc);
-  for (const auto& c : mw::cli::Commands()) {
-    if (c.name != name) continue;
-    if (!args.empty() && mw::cli::IsHelp(args[0])) {
-      std::cout << c.help;
-      return mw::cli::kExitOk;
-    }
-    mw::mime::Init();
-    try {
-      return c.run(args, global);
-    } catch (const std::exception& e) {
-      return Complain(name, std::string("internal error: ") + e.what(),
-                      mw::cli::kExitFailure);
-    }
+  const mw::cli::Command* c = FindCommand(name);
+  if (c == nullptr) {
+    return Complain("", "unknown command '" + name + "' (try mailwave --help)",
+                    mw::cli::kExitUsage);
   }
-  return Complain("", "unknown command '" + name + "' (try mailwave --help)",
-                  mw::cli::kExitUsage);
+  if (WantsHelp(args)) {
+    std::cout << c->help;
+    return mw::cli::OutputStatus(name);
+  }
+  mw::mime::Init();
+  int status;
+  try {
+    status = c->run(args, global);
+  } catch (const std::exception& e) {
+    return Complain(name, std::string("internal error: ") + e.what(),
+                    mw::cli::kExitFailure);
+  }
+  // Every command ends here: what it printed is flushed, and a write error
+  // (a full disk, a closed pipe) is exit status 1 with one line, never 0.
+  const int output = mw::cli::OutputStatus(name);
+  return output != mw::cli::kExitOk ? output : status;
 }

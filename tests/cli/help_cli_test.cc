@@ -1,0 +1,126 @@
+// Help everywhere: `mailwave CMD --help` for every command and sub-action,
+// every line within 80 columns, `mailwave help CMD` printing the same, and
+// `--` ending the options of every command.
+#include <string>
+#include <vector>
+
+#include "tests/cli/cli_test_util.h"
+
+namespace mw::cli_test {
+namespace {
+
+const std::vector<std::string> kCommands = {"extract", "config", "fingerprint",
+                                            "compare", "langid", "dict",
+                                            "check",   "store",  "help"};
+
+// Every command, and the sub-actions that take their own arguments.
+const std::vector<std::string> kHelpTargets = {
+    "",       "extract",     "config",     "fingerprint", "compare",
+    "langid", "dict",        "dict build", "dict info",   "check",
+    "store",  "store stats", "store show", "store prune", "help"};
+
+// Columns of a line of UTF-8 text: its code points (the help texts use "·",
+// "Σ", "…", which take one column each).
+std::size_t Columns(const std::string& line) {
+  std::size_t n = 0;
+  for (const unsigned char c : line) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+TEST(HelpCli, EveryCommandAndActionHasHelpWithin80Columns) {
+  for (const std::string& target : kHelpTargets) {
+    for (const char* flag : {"--help", "-h"}) {
+      const std::string args = target + (target.empty() ? "" : " ") + flag;
+      const Outcome r = Mailwave(args);
+      EXPECT_EQ(r.status, 0) << args << ": " << r.out;
+      EXPECT_EQ(r.out.rfind("Usage: mailwave", 0), 0u) << args << ": " << r.out;
+      std::size_t start = 0;
+      for (std::size_t end;
+           (end = r.out.find('\n', start)) != std::string::npos;
+           start = end + 1) {
+        const std::string line = r.out.substr(start, end - start);
+        EXPECT_LE(Columns(line), 80u) << args << ": " << line;
+      }
+      EXPECT_EQ(start, r.out.size()) << args << ": no final newline";
+    }
+  }
+}
+
+TEST(HelpCli, HelpAfterOtherArgumentsStillHelps) {
+  const Outcome want = Mailwave("dict --help");
+  EXPECT_EQ(Mailwave("dict build --input x --help").out, want.out);
+  EXPECT_EQ(Mailwave("langid --json --help").out,
+            Mailwave("langid --help").out);
+}
+
+TEST(HelpCli, HelpCommandPrintsTheSameAsDashDashHelp) {
+  for (const std::string& c : kCommands) {
+    const Outcome a = Mailwave("help " + c);
+    const Outcome b = Mailwave(c + " --help");
+    EXPECT_EQ(a.status, 0) << c;
+    EXPECT_EQ(a.out, b.out) << c;
+  }
+  EXPECT_EQ(Mailwave("help dict build").out, Mailwave("dict build --help").out);
+}
+
+TEST(HelpCli, HelpAlonePrintsTheOverview) {
+  const Outcome a = Mailwave("help");
+  EXPECT_EQ(a.status, 0);
+  EXPECT_EQ(a.out, Mailwave("--help").out);
+  for (const std::string& c : kCommands) {
+    EXPECT_NE(a.out.find("\n  " + c + " "), std::string::npos) << c;
+  }
+  const Outcome none = Mailwave("");
+  EXPECT_EQ(none.status, 2);
+  EXPECT_EQ(none.out, a.out) << "without a command: the overview, exit 2";
+}
+
+TEST(HelpCli, UnknownHelpTopicIsAUsageError) {
+  const Outcome r = Mailwave("help no-such-command");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "mailwave help: unknown command 'no-such-command'\n");
+}
+
+TEST(HelpCli, DoubleDashEndsTheOptionsOfEveryCommand) {
+  const std::string dir = ScratchDir("dashdash");
+  Shell("cp " + Fixture("encoding-7bit.eml") + " " + dir + "/-x");
+  Shell("ln -s " + Dictionary() + " " + dir + "/-d");
+  const std::string in = "cd " + dir + " && " + Binary() + " ";
+  const std::string db = " --store " + dir + "/store.db ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"extract -- -x", "plain 7bit ascii text."},
+      {"extract --json -- -x", "\"subject\":\"7bit\""},
+      {"fingerprint -- -x", "body_sha1: "},
+      {"compare -- -x -x", "method: exact"},
+      {"compare --json -- - -x < -x", "\"method\":\"exact\""},
+      {"langid -- -x", "\t"},
+      {"langid --text -- -x -", "-x\t"},
+      {"check --dry-run" + db + "-- -x", "X-Mailwave-Language: "},
+      {"dict info -- -d", "format version: "},
+  };
+  for (const auto& [args, want] : cases) {
+    const std::string stdin_ =
+        args.find('<') == std::string::npos ? " < /dev/null" : "";
+    const Outcome r = Shell(in + args + " 2>&1" + stdin_);
+    EXPECT_EQ(r.status, 0) << args << ": " << r.out;
+    EXPECT_NE(r.out.find(want), std::string::npos) << args << ": " << r.out;
+    // Without "--", -x is an unknown option.
+    std::string without = args;
+    without.erase(without.find("-- "), 3);
+    const Outcome u = Shell(in + without + " 2>&1" + stdin_);
+    EXPECT_EQ(u.status, 2) << without << ": " << u.out;
+    EXPECT_NE(u.out.find("unknown option -"), std::string::npos)
+        << without << ": " << u.out;
+  }
+  // After "--", --help is a file name too.
+  const Outcome r = Shell(in + "extract -- --help 2>&1");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "mailwave extract: --help: No such file or directory\n");
+  // Commands that take no FILE refuse one after "--".
+  EXPECT_EQ(Mailwave("config --defaults -- x").status, 2);
+  EXPECT_EQ(Mailwave("config -- --defaults").status, 2);
+  EXPECT_EQ(Mailwave("config --defaults --").status, 0);
+}
+
+}  // namespace
+}  // namespace mw::cli_test

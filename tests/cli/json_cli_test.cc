@@ -1,0 +1,92 @@
+// The JSON outputs of `mailwave`: an absent value is null, never "" or 0, and
+// a number that is a fraction is written as one (1.0, not 1).
+#include <string>
+
+#include "tests/cli/cli_test_util.h"
+
+namespace mw::cli_test {
+namespace {
+
+bool Has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+TEST(JsonCli, LangidWithoutASecondLanguageSaysNull) {
+  const std::string greek =
+      "echo 'Καλημέρα σας, πώς είστε σήμερα φίλε μου' | " + Binary();
+  const Outcome r = Shell(greek + " langid --json --text -");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(Has(r.out, "\"lang\":\"el\",\"score\":100.0,")) << r.out;
+  EXPECT_TRUE(Has(r.out, "\"second\":null,\"second_score\":null,")) << r.out;
+  const Outcome text = Shell(greek + " langid --text -");
+  EXPECT_EQ(text.out, "el\t100.0\t-\t-\n");
+}
+
+TEST(JsonCli, LangidScoresAreFractions) {
+  const Outcome r =
+      MailwaveOut("langid --json " + Fixture("encoding-7bit.eml"));
+  EXPECT_EQ(r.status, 0);
+  const std::size_t at = r.out.find("\"score\":");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string score = r.out.substr(at + 8, r.out.find(',', at) - at - 8);
+  EXPECT_NE(score.find('.'), std::string::npos) << r.out;
+  // An empty text: no language, scores 0.0, no second.
+  const Outcome und = MailwaveOut("langid --json --text - < /dev/null");
+  EXPECT_TRUE(Has(und.out,
+                  "\"lang\":\"und\",\"score\":0.0,\"second\":null,"
+                  "\"second_score\":null"))
+      << und.out;
+}
+
+TEST(JsonCli, ExtractAbsentPartValuesAreNull) {
+  const Outcome r =
+      MailwaveOut("extract --json " + Fixture("encoding-7bit.eml"));
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(Has(r.out, "\"filename\":null,\"sha1\":null,")) << r.out;
+  EXPECT_FALSE(Has(r.out, "\"\"")) << r.out;
+  // An attachment keeps its name and hash.
+  const Outcome a =
+      MailwaveOut("extract --json " + Fixture("header-rfc2047-rfc2231.eml"));
+  EXPECT_TRUE(
+      Has(a.out, "\"sha1\":\"a6a1c8998d4f5f1b2224127ad170540cd46ebf3d\""))
+      << a.out;
+}
+
+TEST(JsonCli, ExtractWithoutSubjectSaysNull) {
+  const std::string dir = ScratchDir("json-subject");
+  WriteFile(dir + "/m.eml", "From: a@example.org\n\nhello there\n");
+  const Outcome r = MailwaveOut("extract --json " + dir + "/m.eml");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.rfind("{\"subject\":null,\"text\":\"hello there\"", 0), 0u)
+      << r.out;
+}
+
+TEST(JsonCli, CompareWritesFractionsAndNulls) {
+  const std::string m = Fixture("encoding-7bit.eml");
+  const Outcome same = MailwaveOut("compare --json " + m + " " + m);
+  EXPECT_EQ(same.status, 0);
+  EXPECT_TRUE(Has(same.out, "\"similarity\":1.0,")) << same.out;
+  EXPECT_TRUE(Has(same.out, "\"edit_rate\":0.0}")) << same.out;
+  EXPECT_TRUE(Has(same.out, "\"method\":\"exact\"")) << same.out;
+  // An empty body compares by no method: null, not 0.
+  const Outcome empty =
+      MailwaveOut("compare --json --text - " + m + " < /dev/null");
+  EXPECT_EQ(empty.status, 0) << empty.out;
+  EXPECT_TRUE(Has(empty.out, "\"similarity\":null")) << empty.out;
+  EXPECT_TRUE(Has(empty.out, "\"edit_rate\":null")) << empty.out;
+}
+
+TEST(JsonCli, FingerprintWithoutOtherBlocksSaysNull) {
+  const std::string dir = ScratchDir("json-fp");
+  std::string big;
+  for (int i = 0; i < 4000; ++i)
+    big += "sentence number " + std::to_string(i) + " of a long text.\n";
+  WriteFile(dir + "/big.txt", big);
+  const Outcome r =
+      MailwaveOut("fingerprint --json --text " + dir + "/big.txt");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(Has(r.out, "\"other_blocks\":null")) << r.out.substr(0, 300);
+}
+
+}  // namespace
+}  // namespace mw::cli_test
