@@ -13,6 +13,8 @@
 #include <cstring>
 #include <memory>
 
+#include "byte_order.h"
+#include "checked.h"
 #include "scan.h"
 #include "sha1.h"
 #include "utf8.h"
@@ -463,12 +465,21 @@ const EVP_MD* Sha1Md() {
   return md;
 }
 
+bool internal::Sha1Checked(std::string_view bytes, Sha1& out) {
+  unsigned int len = 0;
+  // EVP_Digest only fails on allocation failure inside OpenSSL.
+  if (EVP_Digest(bytes.data(), bytes.size(), out.data(), &len, Sha1Md(),
+                 nullptr) != 1 ||
+      len != out.size()) {
+    out = Sha1{};
+    return false;
+  }
+  return true;
+}
+
 Sha1 Sha1Of(std::string_view bytes) {
   Sha1 out{};
-  unsigned int len = 0;
-  // EVP_Digest only fails on allocation failure inside OpenSSL; the zero digest
-  // that would leave is harmless (it matches nothing but other such failures).
-  EVP_Digest(bytes.data(), bytes.size(), out.data(), &len, Sha1Md(), nullptr);
+  internal::Sha1Checked(bytes, out);
   return out;
 }
 
@@ -560,6 +571,7 @@ class HashSink final : public BlockSink {
     list_.hashes.clear();
     list_.keys.clear();
     pending_ = false;
+    degraded_ = false;  // the blocks it was about are gone
   }
 
   void Reserve(std::size_t blocks) {
@@ -571,28 +583,29 @@ class HashSink final : public BlockSink {
     if (pending_) internal::Sha1ShaNi(waiting_, list_.hashes.back());
     pending_ = false;
     for (BlockKey& k : list_.keys) {
-      // The first 8 bytes of the hash, big-endian.
-      std::uint64_t first8;
-      std::memcpy(&first8, list_.hashes[k.pos].data(), sizeof first8);
-      if constexpr (std::endian::native == std::endian::little)
-        first8 = __builtin_bswap64(first8);
-      k.key = first8;
+      // The first 8 bytes of the hash, big-endian: the same key on every
+      // host (keys are stored, docs/fingerprint.md "Stored form").
+      k.key = internal::LoadBe64(list_.hashes[k.pos].data());
     }
     std::sort(list_.keys.begin(), list_.keys.end());
     return std::move(list_);
   }
 
+  // Whether a block's SHA-1 could not be computed (its hash is all zeros).
+  bool degraded() const { return degraded_; }
+
  private:
   // One digest context for all blocks: EVP_Digest would allocate and free
   // one per block, which cost as much as hashing a short line. On failure
-  // (allocation inside OpenSSL), the one-shot call, as before.
+  // (allocation inside OpenSSL), the one-shot call, as before; when that
+  // fails too, the list is degraded.
   void HashWithOpenSsl(std::string_view block, Sha1& h) {
     unsigned int len = 0;
     if ((ctx_ == nullptr && !(ctx_ = NewDigestContext())) ||
         EVP_DigestInit_ex2(ctx_.get(), Sha1Md(), nullptr) != 1 ||
         EVP_DigestUpdate(ctx_.get(), block.data(), block.size()) != 1 ||
         EVP_DigestFinal_ex(ctx_.get(), h.data(), &len) != 1) {
-      h = Sha1Of(block);
+      if (!internal::Sha1Checked(block, h)) degraded_ = true;
     }
   }
 
@@ -606,6 +619,7 @@ class HashSink final : public BlockSink {
   // With the SHA extensions: the last block, not hashed yet.
   bool pending_ = false;
   std::string waiting_;
+  bool degraded_ = false;
   BlockList list_;
 };
 
@@ -653,6 +667,12 @@ BlockList HashBlocks(const std::vector<std::string>& blocks, BlockKind kind) {
 }
 
 BlockList ComputeBlocks(std::string_view text, BlockKind kind) {
+  bool degraded = false;
+  return internal::ComputeBlocksChecked(text, kind, &degraded);
+}
+
+BlockList internal::ComputeBlocksChecked(std::string_view text, BlockKind kind,
+                                         bool* degraded) {
   HashSink sink(kind);
   // Sentences and lines of mail run 50-80 bytes: room for most lists at
   // once, rather than a reallocation and copy at each doubling.
@@ -662,7 +682,9 @@ BlockList ComputeBlocks(std::string_view text, BlockKind kind) {
   } else {
     SplitParagraphsInto(text, sink);
   }
-  return sink.Finish();
+  BlockList list = sink.Finish();
+  if (sink.degraded()) *degraded = true;
+  return list;
 }
 
 }  // namespace mw::fingerprint

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
+#include "checked.h"
 #include "fingerprint/core.h"
 #include "fingerprint/simhash.h"
 
@@ -33,15 +35,30 @@ double ListSimilarity(const BlockList& a, const BlockList& b,
   return std::min(counted, WeightedBlockSimilarity(a.keys, b.keys));
 }
 
+// The keys of `list` in message order (keys[pos] is the block at pos).
+// REQUIRES: the positions are 0..n-1, as ComputeBlocks and Decode make them.
+std::vector<std::uint64_t> KeysInMessageOrder(const BlockList& list) {
+  std::vector<std::uint64_t> out(list.keys.size());
+  for (const BlockKey& k : list.keys) {
+    if (k.pos < out.size()) out[k.pos] = k.key;
+  }
+  return out;
+}
+
 // Whether `a` and `b` (of one kind) are one text with different trailers: the
 // same first blocks, at least `min_blocks` of them, and after them at most
-// `max_tail` bytes in each, never more than the shared blocks hold.
+// `max_tail` bytes in each, never more than the shared blocks hold. Blocks are
+// told apart by their 64-bit keys, not their whole SHA-1s, so that a stored
+// fingerprint (encoding.h, which keeps only the keys) compares as the one it
+// was made from.
 bool SameLeadDifferentTail(const BlockList& a, const BlockList& b,
                            std::size_t min_blocks, std::uint64_t max_tail) {
   if (min_blocks == 0 || a.kind != b.kind) return false;
+  if (a.keys.size() < min_blocks || b.keys.size() < min_blocks) return false;
+  const std::vector<std::uint64_t> ka = KeysInMessageOrder(a);
+  const std::vector<std::uint64_t> kb = KeysInMessageOrder(b);
   std::size_t lead = 0;
-  while (lead < a.hashes.size() && lead < b.hashes.size() &&
-         a.hashes[lead] == b.hashes[lead]) {
+  while (lead < ka.size() && lead < kb.size() && ka[lead] == kb[lead]) {
     ++lead;
   }
   if (lead < min_blocks) return false;
@@ -61,7 +78,7 @@ bool SameLeadDifferentTail(const BlockList& a, const BlockList& b,
 Fingerprint Compute(std::string_view text, const Options& options) {
   Fingerprint fp;
   fp.body_bytes = text.size();
-  fp.body_sha1 = Sha1Of(text);
+  if (!internal::Sha1Checked(text, fp.body_sha1)) fp.degraded = true;
   const std::string folded = Fold(text, options.folds);
   // The body's size picks the kind, as in the published method; inside the band
   // around the threshold the other kind is kept too, so that a variant that
@@ -71,11 +88,13 @@ Fingerprint Compute(std::string_view text, const Options& options) {
   const double threshold = static_cast<double>(options.paragraph_threshold);
   const BlockKind kind =
       size > threshold ? BlockKind::kParagraphs : BlockKind::kSentences;
-  fp.blocks = ComputeBlocks(folded, kind);
+  fp.blocks = internal::ComputeBlocksChecked(folded, kind, &fp.degraded);
   if (size <= threshold * (1.0 + options.paragraph_band)) {
-    fp.other_blocks = ComputeBlocks(folded, kind == BlockKind::kSentences
-                                                ? BlockKind::kParagraphs
-                                                : BlockKind::kSentences);
+    fp.other_blocks = internal::ComputeBlocksChecked(
+        folded,
+        kind == BlockKind::kSentences ? BlockKind::kParagraphs
+                                      : BlockKind::kSentences,
+        &fp.degraded);
   }
   fp.ctph = ComputeCtph(folded);
   const WordHashes words = ComputeWordHashes(folded);
@@ -136,7 +155,11 @@ Comparison Compare(const Fingerprint& a, const Fingerprint& b,
   }
   c.edit_rate = CtphEditRate(a.ctph, b.ctph);
   c.hamming = Hamming(a.simhash, b.simhash);
-  if (a.body_bytes == 0 || b.body_bytes == 0) return c;
+  // A degraded fingerprint's zero SHA-1s would match those of any other
+  // failure: exact or block matches there mean nothing.
+  if (a.body_bytes == 0 || b.body_bytes == 0 || a.degraded || b.degraded) {
+    return c;
+  }
   if (a.body_sha1 == b.body_sha1) {
     c.method = Method::kExact;
   } else if (c.similarity && *c.similarity >= options.duplicate_threshold) {

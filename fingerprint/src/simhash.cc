@@ -11,6 +11,7 @@
 #include <bit>
 #include <cmath>
 
+#include "byte_order.h"
 #include "cpu.h"
 #include "scan.h"
 #include "utf8.h"
@@ -26,9 +27,18 @@ namespace {
 constexpr std::size_t kShingleWords = 3;
 
 // Hash of a shingle: XXH3 over the words' own XXH3 hashes, so each word is
-// hashed once.
+// hashed once. The hashes are hashed as little-endian bytes, whatever the
+// host, so that SimHashes compare across machines (a stored fingerprint); on a
+// little-endian host that is their memory as it is. REQUIRES: count <=
+// kShingleWords.
 std::uint64_t ShingleHash(const std::uint64_t* word_hashes, std::size_t count) {
-  return XXH3_64bits(word_hashes, count * sizeof(std::uint64_t));
+  if constexpr (std::endian::native == std::endian::little) {
+    return XXH3_64bits(word_hashes, count * sizeof(std::uint64_t));
+  }
+  unsigned char bytes[kShingleWords * sizeof(std::uint64_t)];
+  for (std::size_t i = 0; i < count; ++i)
+    internal::StoreLe64(word_hashes[i], bytes + i * sizeof(std::uint64_t));
+  return XXH3_64bits(bytes, count * sizeof(std::uint64_t));
 }
 
 // kSpread[x] has byte k equal to bit k of x.

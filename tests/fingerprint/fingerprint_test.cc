@@ -212,6 +212,30 @@ TEST(Compare, EmptyBodiesAreNeverDuplicates) {
   EXPECT_EQ(MethodName(c.method), "none");
 }
 
+TEST(Compare, DegradedFingerprintsAreNeverDuplicates) {
+  // A SHA-1 that OpenSSL could not compute is all zeros, shared by every such
+  // failure; a degraded fingerprint matches nothing, itself included, by any
+  // method. (OpenSSL cannot be made to fail here cleanly, so the flag is set
+  // by hand.)
+  const Options o;
+  const Fingerprint a = Compute(Body(3000, 7), o);
+  ASSERT_FALSE(a.degraded);
+  ASSERT_TRUE(Compare(a, a, o).duplicate);
+  Fingerprint degraded = a;
+  degraded.degraded = true;
+  const Fingerprint& d = degraded;
+  for (const auto& [x, y] :
+       {std::pair{&d, &a}, std::pair{&a, &d}, std::pair{&d, &d}}) {
+    const Comparison c = Compare(*x, *y, o);
+    EXPECT_FALSE(c.duplicate);
+    EXPECT_EQ(c.method, Method::kNone);
+    // The scores are still there, for logs.
+    EXPECT_EQ(c.hamming, 0u);
+    ASSERT_TRUE(c.similarity.has_value());
+    EXPECT_DOUBLE_EQ(*c.similarity, 1.0);
+  }
+}
+
 TEST(Compare, FoldsMakePersonalisedCopiesExact) {
   Options o;
   o.folds.numbers = true;

@@ -31,7 +31,10 @@ inline constexpr std::uint8_t kEncodingVersion = 1;
 // The digest of the options a fingerprint depends on, as Encode records it.
 std::uint32_t OptionsDigest(const Options& options);
 
-// The stored form of `fp`, computed under `options`.
+// The stored form of `fp`, computed under `options`. REQUIRES: `fp` as
+// Compute or Decode makes it: each list's block positions are 0..n-1, and the
+// CTPH signatures hold at most kCtphMaxLength base64 symbols. The degraded
+// flag is stored with the rest.
 std::string Encode(const Fingerprint& fp, const Options& options);
 
 // Reads Encode's form. Fails with kCorrupt on any malformed, truncated or

@@ -104,6 +104,11 @@ struct Fingerprint {
   Ctph ctph;                  // of the folded text
   std::uint64_t simhash = 0;  // of the folded text
   WordBag word_bag;           // of the folded text
+  // A hash could not be computed (OpenSSL failed to allocate; the SHA-1s it
+  // left are all zeros, which other such failures share). Compare never calls
+  // a degraded fingerprint a duplicate of anything, and the stored form
+  // (encoding.h) records the flag.
+  bool degraded = false;
 };
 
 // Fingerprints the normalised body `text` (mime::Text::body).
@@ -155,7 +160,8 @@ struct Comparison {
 //             ctph_min_bytes), or < 3·ctph_edit_rate with similarity ≥
 //             confirm_similarity and Hamming ≤ confirm_hamming;
 //   simhash - Hamming distance ≤ simhash_max_distance.
-// Empty bodies are never duplicates of anything.
+// Empty bodies and degraded fingerprints are never duplicates of anything
+// (the scores are still filled in).
 Comparison Compare(const Fingerprint& a, const Fingerprint& b,
                    const Options& options);
 
