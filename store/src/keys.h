@@ -1,0 +1,74 @@
+// The index keys of a fingerprint: the integer keys under which the store
+// files a message so that Find reaches its near-duplicates by exact lookups.
+//
+// This file is the single source of keys: Record files a message under
+// IndexKeys(fp), Find looks IndexKeys(query) up, and Prune recomputes them
+// from the stored fingerprint to delete the message's index rows.
+//
+// Thread-safety: pure functions.
+#ifndef MW_STORE_KEYS_H_
+#define MW_STORE_KEYS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "fingerprint/fingerprint.h"
+
+namespace mw::store {
+
+// Bottom-k sample of the block keys: the kBlockSample smallest distinct
+// BlockKey::key values of blocks ∪ other_blocks. Two messages whose block
+// sets are mostly equal share their smallest elements with high probability,
+// so a few keys stand for a list of hundreds of blocks.
+inline constexpr std::size_t kBlockSample = 12;
+// CTPH grams: kCtphGram consecutive signature symbols; a gram is kept when its
+// hash is 0 mod kCtphSampleModulus (about one in four), and so is kept or
+// dropped alike in every signature that has it.
+inline constexpr std::size_t kCtphGram = 7;
+inline constexpr std::uint64_t kCtphSampleModulus = 4;
+
+// What a key was made from; each kind hashes with its own tag, so keys of
+// different kinds collide only by chance.
+enum class KeyKind : std::uint64_t {
+  kExact = 1,    // the body SHA-1
+  kBlock = 2,    // a sampled block key
+  kSimHash = 3,  // a SimHash band key
+  kCtph = 4,     // a sampled CTPH gram with its block size
+};
+
+// The 32-bit key of `value` of `kind`: the top half of a 64-bit mix of both.
+std::uint32_t KeyOf(KeyKind kind, std::uint64_t value);
+
+// Every index key of `fp` (computed under `options`), sorted, without
+// duplicates. An empty body (body_bytes == 0) has none.
+std::vector<std::uint32_t> IndexKeys(const fingerprint::Fingerprint& fp,
+                                     const fingerprint::Options& options);
+
+// The body SHA-1's first 8 bytes (big-endian) as a signed integer, the form the
+// messages table keeps.
+std::int64_t Sha1Prefix(const fingerprint::Sha1& sha1);
+
+// The index table's rowid for (key, message): the key in the high 32 bits,
+// the message id's low 32 bits in the low ones, read as a signed integer.
+std::int64_t IndexRow(std::uint32_t key, std::int64_t message_id);
+// The low 32 bits of the message id an index row names.
+inline std::uint32_t IndexRowMessage(std::int64_t row) {
+  return static_cast<std::uint32_t>(static_cast<std::uint64_t>(row));
+}
+// The rowids of one key: [lo, hi], contiguous in signed order because both
+// ends share their high 32 bits.
+struct RowRange {
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+};
+RowRange KeyRows(std::uint32_t key);
+
+// The full message id whose low 32 bits are `low`: the largest id <= `max_id`
+// with them, or 0 when there is none. Message ids only grow, so this is the
+// only message an index row can still name.
+std::int64_t ResolveMessageId(std::uint32_t low, std::int64_t max_id);
+
+}  // namespace mw::store
+
+#endif  // MW_STORE_KEYS_H_

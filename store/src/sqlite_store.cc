@@ -1,0 +1,971 @@
+// The SQLite store: one file in WAL mode, a pool of read connections for
+// lookups and one write connection behind a mutex for Record and Prune.
+//
+// Why this shape: WAL lets readers go on while the writer commits, so lookups
+// (every message) never wait for records; a single writer is all SQLite
+// allows anyway, and taking the mutex before BEGIN IMMEDIATE keeps our own
+// threads from spinning in SQLite's busy handler against each other. Other
+// processes (the CLI) may still hold the lock; they cost a busy_timeout and
+// then kUnavailable, never a wait without bound.
+#include "sqlite_store.h"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "db.h"
+#include "fingerprint/encoding.h"
+#include "keys.h"
+#include "schema.h"
+#include "secret.h"
+#include "store/sqlite.h"
+
+namespace mw::store {
+namespace {
+
+// A checkpoint is attempted every this many records even when the WAL is
+// small, so that it is folded back while it is still cheap to do so.
+constexpr std::uint64_t kCheckpointEvery = 1000;
+// Record's `earlier` list stops here: a wave event names its first members,
+// not all of a wave of a million.
+constexpr std::int64_t kMaxEarlier = 1000;
+
+// Every statement the store runs; each is prepared once per connection.
+constexpr char kIdxScan[] =
+    "SELECT k FROM idx WHERE k BETWEEN ?1 AND ?2 ORDER BY k DESC LIMIT ?3";
+constexpr char kMaxId[] = "SELECT max(id) FROM messages";
+constexpr char kMessageRow[] =
+    "SELECT arrival, cluster, body_sha1, fingerprint FROM messages "
+    "WHERE id = ?1";
+constexpr char kFingerprintOf[] =
+    "SELECT fingerprint FROM messages WHERE id = ?1";
+constexpr char kClusterRow[] =
+    "SELECT id, canonical, first_seen, last_seen, size, senders, language, "
+    "wave, wave_since FROM clusters WHERE id = ?1";
+constexpr char kClusterList[] =
+    "SELECT id, canonical, first_seen, last_seen, size, senders, language, "
+    "wave, wave_since FROM clusters WHERE size >= 2 "
+    "ORDER BY last_seen DESC, id";
+constexpr char kClusterExists[] = "SELECT 1 FROM clusters WHERE id = ?1";
+constexpr char kInsertMessage[] =
+    "INSERT INTO messages(arrival, cluster, body_sha1, message_id_hash, "
+    "sender_hash, size, language, queue_id, fingerprint) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+constexpr char kInsertIdx[] = "INSERT OR IGNORE INTO idx(k) VALUES(?1)";
+constexpr char kInsertCluster[] =
+    "INSERT INTO clusters(id, canonical, first_seen, last_seen, size, "
+    "senders, language) VALUES(?1, ?2, ?3, ?3, 0, 0, ?4)";
+constexpr char kInsertSender[] =
+    "INSERT OR IGNORE INTO cluster_senders(cluster, sender_hash) "
+    "VALUES(?1, ?2)";
+constexpr char kJoinCluster[] =
+    "UPDATE clusters SET size = size + 1, senders = senders + ?2, "
+    "first_seen = min(first_seen, ?3), last_seen = max(last_seen, ?3) "
+    "WHERE id = ?1";
+constexpr char kWindowCount[] =
+    "SELECT count(*) FROM messages WHERE cluster = ?1 AND arrival >= ?2";
+constexpr char kSetWave[] =
+    "UPDATE clusters SET wave = 1, wave_since = ?2 WHERE id = ?1";
+constexpr char kEarlier[] =
+    "SELECT id, arrival, queue_id, message_id_hash FROM messages "
+    "WHERE cluster = ?1 AND id < ?2 ORDER BY arrival, id LIMIT ?3";
+constexpr char kMembers[] =
+    "SELECT id, arrival, queue_id, message_id_hash FROM messages "
+    "WHERE cluster = ?1 ORDER BY arrival, id LIMIT ?2";
+constexpr char kOldest[] =
+    "SELECT id, cluster, fingerprint FROM messages WHERE arrival < ?1 "
+    "ORDER BY arrival, id LIMIT ?2";
+constexpr char kDeleteMessage[] = "DELETE FROM messages WHERE id = ?1";
+constexpr char kDeleteIdx[] = "DELETE FROM idx WHERE k = ?1";
+constexpr char kShrinkCluster[] =
+    "UPDATE clusters SET size = size - 1 WHERE id = ?1";
+constexpr char kDeleteEmptyCluster[] =
+    "DELETE FROM clusters WHERE id = ?1 AND size <= 0";
+constexpr char kDeleteSenders[] =
+    "DELETE FROM cluster_senders WHERE cluster = ?1";
+constexpr char kCountMessages[] = "SELECT count(*) FROM messages";
+constexpr char kCountClusters[] =
+    "SELECT count(*) FROM clusters WHERE size >= 2";
+constexpr char kCountWaves[] = "SELECT count(*) FROM clusters WHERE wave = 1";
+constexpr char kCountIdx[] = "SELECT count(*) FROM idx";
+constexpr char kArrivalRange[] =
+    "SELECT min(arrival), max(arrival) FROM messages";
+constexpr char kIntegrityCheck[] = "PRAGMA integrity_check";
+
+// Propagates a failed Result<...> from a helper as this function's failure.
+#define MW_TRY(expr)                                          \
+  do {                                                        \
+    auto mw_try_result_ = (expr);                             \
+    if (!mw_try_result_) return Fail(mw_try_result_.error()); \
+  } while (false)
+
+Cluster ReadCluster(const Query& q) {
+  Cluster c;
+  c.id = static_cast<ClusterId>(q.Int(0));
+  c.canonical = q.Int(1);
+  c.first_seen = q.Int(2);
+  c.last_seen = q.Int(3);
+  c.size = static_cast<std::uint64_t>(std::max<std::int64_t>(0, q.Int(4)));
+  c.senders = static_cast<std::uint64_t>(std::max<std::int64_t>(0, q.Int(5)));
+  c.language = q.Text(6);
+  c.wave = q.Int(7) != 0;
+  c.wave_since = q.Int(8);
+  return c;
+}
+
+Member ReadMember(const Query& q) {
+  Member m;
+  m.id = q.Int(0);
+  m.arrival = q.Int(1);
+  m.queue_id = q.Text(2);
+  m.message_id_hash = HashHex(q.Int(3));
+  return m;
+}
+
+std::uint64_t FileBytes(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size)
+                                        : 0;
+}
+
+std::string DirOf(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// Ends a transaction on scope exit unless it was committed: ROLLBACK, which
+// for a read transaction is the same as COMMIT.
+class TxnGuard {
+ public:
+  explicit TxnGuard(Db* db) : db_(db) {}
+  TxnGuard(const TxnGuard&) = delete;
+  TxnGuard& operator=(const TxnGuard&) = delete;
+  ~TxnGuard() {
+    // SQLite may have rolled back already (SQLITE_FULL, some IOERRs).
+    if (db_ != nullptr && sqlite3_get_autocommit(db_->get()) == 0) {
+      (void)db_->Exec("ROLLBACK");
+    }
+  }
+  Result<void> Commit() {
+    Db* db = db_;
+    db_ = nullptr;
+    return db->Exec("COMMIT");
+  }
+
+ private:
+  Db* db_;
+};
+
+class SqliteStore final : public Store {
+ public:
+  SqliteStore(SqliteOptions options, Secret secret, std::optional<Db> writer,
+              bool writable)
+      : options_(std::move(options)),
+        secret_(secret),
+        writer_(std::move(writer)),
+        rng_(std::random_device{}()),
+        writable_(writable) {}
+
+  Result<Lookup> Find(const Message& message) override;
+  Result<Recorded> Record(const Message& message, const Join& join,
+                          const WaveRule& rule) override;
+  Result<std::vector<Cluster>> Clusters(bool waves_only, const WaveRule& rule,
+                                        UnixMillis now,
+                                        std::size_t limit) override;
+  Result<std::optional<Cluster>> FindCluster(ClusterId id) override;
+  Result<std::vector<Member>> Members(ClusterId id, std::size_t limit) override;
+  Result<std::uint64_t> Prune(UnixMillis before, std::size_t batch,
+                              std::size_t max_batches) override;
+  Result<Stats> GetStats() override;
+  Result<std::string> Check() override;
+
+  // Writes off for the store's life; logs `reason` once.
+  void TurnWritesOff(const std::string& reason);
+
+  Result<void> SetMaxPageCount(std::int64_t pages);
+  std::uint64_t index_rows_read() const { return index_rows_read_.load(); }
+
+ private:
+  // A read connection borrowed from the pool, returned when it goes.
+  class ReaderLease {
+   public:
+    ReaderLease(SqliteStore* store, std::unique_ptr<Db> db)
+        : store_(store), db_(std::move(db)) {}
+    ReaderLease(ReaderLease&&) = default;
+    ~ReaderLease() {
+      if (db_ != nullptr) store_->ReturnReader(std::move(db_));
+    }
+    Db& db() { return *db_; }
+
+   private:
+    SqliteStore* store_;
+    std::unique_ptr<Db> db_;
+  };
+
+  Result<ReaderLease> AcquireReader();
+  void ReturnReader(std::unique_ptr<Db> db);
+
+  // A write failed with `e`: kIo (full disk, read-only file, I/O error) turns
+  // writes off for the store's life and says so once; every failure becomes
+  // kUnavailable for the caller, except bugs, which stay what they are.
+  Error WriteFailed(const Error& e);
+  Result<void> RecordLocked(const Message& message, const Join& join,
+                            const WaveRule& rule,
+                            const std::vector<std::uint32_t>& keys,
+                            const std::string& blob, Recorded* out);
+  Result<ClusterId> NewClusterIdLocked();
+  Result<std::uint64_t> PruneBatchLocked(UnixMillis before, std::size_t batch);
+  void MaybeCheckpointLocked();
+
+  const SqliteOptions options_;
+  const Secret secret_;
+
+  std::mutex write_mu_;
+  std::optional<Db> writer_;  // guarded by write_mu_; none when read-only
+  std::uint64_t records_since_checkpoint_ = 0;  // guarded by write_mu_
+  std::mt19937_64 rng_;                         // guarded by write_mu_
+  std::atomic<bool> writable_;
+
+  std::mutex readers_mu_;
+  std::vector<std::unique_ptr<Db>> idle_readers_;  // guarded by readers_mu_
+
+  std::atomic<std::uint64_t> index_rows_read_{0};
+};
+
+Result<SqliteStore::ReaderLease> SqliteStore::AcquireReader() {
+  {
+    std::lock_guard<std::mutex> lock(readers_mu_);
+    if (!idle_readers_.empty()) {
+      std::unique_ptr<Db> db = std::move(idle_readers_.back());
+      idle_readers_.pop_back();
+      return ReaderLease(this, std::move(db));
+    }
+  }
+  // A new connection per concurrent caller: opening one takes a few file
+  // operations, far less than waiting for another caller's lookup.
+  auto db =
+      Db::Open(options_.path, SQLITE_OPEN_READONLY, options_.busy_timeout);
+  if (!db) return Fail(db.error());
+  return ReaderLease(this, std::make_unique<Db>(std::move(*db)));
+}
+
+void SqliteStore::ReturnReader(std::unique_ptr<Db> db) {
+  std::lock_guard<std::mutex> lock(readers_mu_);
+  idle_readers_.push_back(std::move(db));
+}
+
+void SqliteStore::TurnWritesOff(const std::string& reason) {
+  if (writable_.exchange(false) && options_.log) {
+    options_.log("store: writes turned off: " + reason + "; lookups go on");
+  }
+}
+
+Error SqliteStore::WriteFailed(const Error& e) {
+  switch (e.code()) {
+    case Error::Code::kIo:
+      TurnWritesOff(e.message());
+      return Error::Unavailable("store: writes turned off: " + e.message());
+    case Error::Code::kUnavailable:
+      return e;
+    case Error::Code::kCorrupt:
+      return Error::Unavailable("store: " + e.message());
+    default:
+      return e;
+  }
+}
+
+Result<Lookup> SqliteStore::Find(const Message& message) {
+  const fingerprint::Options& fo = options_.fingerprint;
+  const std::vector<std::uint32_t> keys = IndexKeys(message.fingerprint, fo);
+  Lookup lookup;
+  if (keys.empty()) return lookup;
+  const std::uint32_t exact_key = KeyOf(
+      KeyKind::kExact,
+      static_cast<std::uint64_t>(Sha1Prefix(message.fingerprint.body_sha1)));
+
+  auto lease = AcquireReader();
+  if (!lease) return Fail(lease.error());
+  Db& db = lease->db();
+  // One read transaction: the index, the rows and the clusters are read from
+  // one snapshot, so a message pruned meanwhile cannot leave a cluster
+  // without its row half-way.
+  MW_TRY(db.Exec("BEGIN DEFERRED"));
+  TxnGuard txn(&db);
+
+  struct Hit {
+    std::uint32_t shared = 0;
+    bool via_exact = false;
+  };
+  std::unordered_map<std::uint32_t, Hit> hits;
+  std::uint64_t rows_read = 0;
+  {
+    auto scan = db.Prepare(kIdxScan);
+    if (!scan) return Fail(scan.error());
+    for (const std::uint32_t key : keys) {
+      const RowRange range = KeyRows(key);
+      MW_TRY(scan->Bind(1, range.lo));
+      MW_TRY(scan->Bind(2, range.hi));
+      MW_TRY(scan->Bind(3, static_cast<std::int64_t>(options_.max_per_key)));
+      for (;;) {
+        auto row = scan->Step();
+        if (!row) return Fail(row.error());
+        if (!*row) break;
+        ++rows_read;
+        Hit& hit = hits[IndexRowMessage(scan->Int(0))];
+        ++hit.shared;
+        hit.via_exact |= key == exact_key;
+      }
+      scan->Reset();
+    }
+  }
+  index_rows_read_ += rows_read;
+  if (hits.empty()) return lookup;
+
+  std::int64_t max_id = 0;
+  {
+    auto q = db.Prepare(kMaxId);
+    if (!q) return Fail(q.error());
+    auto row = q->Step();
+    if (!row) return Fail(row.error());
+    if (*row) max_id = q->Int(0);
+  }
+
+  // Rank before reading rows, so that only about max_candidates rows are read
+  // however many messages share a key: possibly exact first (the exact key
+  // matched), then by shared keys, then newest (ids only grow).
+  struct Ranked {
+    std::int64_t id;
+    Hit hit;
+  };
+  std::vector<Ranked> ranked;
+  ranked.reserve(hits.size());
+  for (const auto& [low, hit] : hits) {
+    const std::int64_t id = ResolveMessageId(low, max_id);
+    if (id != 0) ranked.push_back({id, hit});
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
+    if (a.hit.via_exact != b.hit.via_exact) return a.hit.via_exact;
+    if (a.hit.shared != b.hit.shared) return a.hit.shared > b.hit.shared;
+    return a.id > b.id;
+  });
+
+  const std::int64_t query_prefix = Sha1Prefix(message.fingerprint.body_sha1);
+  for (const Ranked& r : ranked) {
+    if (lookup.candidates.size() >= options_.max_candidates) break;
+    auto q = db.Prepare(kMessageRow);
+    if (!q) return Fail(q.error());
+    MW_TRY(q->Bind(1, r.id));
+    auto row = q->Step();
+    if (!row) return Fail(row.error());
+    // No row: the index row is a pruned message's (its fingerprint could not
+    // be decoded to find its keys) or a 32-bit key collision; skip it.
+    if (!*row) continue;
+    auto fp = fingerprint::Decode(q->Blob(3), fo);
+    if (!fp) {
+      ++lookup.skipped_rows;
+      continue;
+    }
+    Candidate c;
+    c.id = r.id;
+    c.arrival = q->Int(0);
+    c.cluster = static_cast<ClusterId>(q->Int(1));
+    c.shared_keys = r.hit.shared;
+    c.exact = q->Int(2) == query_prefix && fp->body_bytes != 0 &&
+              fp->body_sha1 == message.fingerprint.body_sha1;
+    c.fingerprint = std::move(*fp);
+    lookup.candidates.push_back(std::move(c));
+  }
+  std::stable_sort(lookup.candidates.begin(), lookup.candidates.end(),
+                   [](const Candidate& a, const Candidate& b) {
+                     if (a.exact != b.exact) return a.exact;
+                     if (a.shared_keys != b.shared_keys) {
+                       return a.shared_keys > b.shared_keys;
+                     }
+                     return a.id > b.id;
+                   });
+
+  for (const Candidate& c : lookup.candidates) {
+    const bool seen = std::any_of(
+        lookup.clusters.begin(), lookup.clusters.end(),
+        [&c](const auto& entry) { return entry.first.id == c.cluster; });
+    if (seen) continue;
+    Cluster cluster;
+    {
+      auto q = db.Prepare(kClusterRow);
+      if (!q) return Fail(q.error());
+      MW_TRY(q->Bind(1, c.cluster));
+      auto row = q->Step();
+      if (!row) return Fail(row.error());
+      if (!*row) continue;  // cannot happen in one snapshot; be lenient
+      cluster = ReadCluster(*q);
+    }
+    std::optional<fingerprint::Fingerprint> canonical;
+    const auto in_candidates = std::find_if(
+        lookup.candidates.begin(), lookup.candidates.end(),
+        [&](const Candidate& x) { return x.id == cluster.canonical; });
+    if (in_candidates != lookup.candidates.end()) {
+      canonical = in_candidates->fingerprint;
+    } else {
+      auto q = db.Prepare(kFingerprintOf);
+      if (!q) return Fail(q.error());
+      MW_TRY(q->Bind(1, cluster.canonical));
+      auto row = q->Step();
+      if (!row) return Fail(row.error());
+      if (*row) {
+        auto fp = fingerprint::Decode(q->Blob(0), fo);
+        if (fp) {
+          canonical = std::move(*fp);
+        } else {
+          ++lookup.skipped_rows;
+        }
+      }
+    }
+    lookup.clusters.emplace_back(std::move(cluster), std::move(canonical));
+  }
+  return lookup;
+}
+
+Result<ClusterId> SqliteStore::NewClusterIdLocked() {
+  // 2^32 ids: collisions are rare until billions of clusters, and each retry
+  // is one primary-key lookup; the bound only guards against a broken rng.
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    const auto id = static_cast<ClusterId>(rng_());
+    if (id == 0) continue;
+    auto q = writer_->Prepare(kClusterExists);
+    if (!q) return Fail(q.error());
+    MW_TRY(q->Bind(1, id));
+    auto row = q->Step();
+    if (!row) return Fail(row.error());
+    if (!*row) return id;
+  }
+  return Fail(Error::Internal("store: no free cluster id after 64 tries"));
+}
+
+Result<void> SqliteStore::RecordLocked(const Message& message, const Join& join,
+                                       const WaveRule& rule,
+                                       const std::vector<std::uint32_t>& keys,
+                                       const std::string& blob, Recorded* out) {
+  Db& db = *writer_;
+  MW_TRY(db.Exec("BEGIN IMMEDIATE"));
+  TxnGuard txn(&db);
+
+  std::optional<ClusterId> cluster;
+  if (join.cluster) {
+    auto q = db.Prepare(kClusterExists);
+    if (!q) return Fail(q.error());
+    MW_TRY(q->Bind(1, *join.cluster));
+    auto row = q->Step();
+    if (!row) return Fail(row.error());
+    if (*row) cluster = *join.cluster;
+  }
+  const bool is_new = !cluster;
+  if (is_new) {
+    auto id = NewClusterIdLocked();
+    if (!id) return Fail(id.error());
+    cluster = *id;
+  }
+
+  const std::int64_t sender_hash = secret_.Hash("sender", message.sender);
+  {
+    auto q = db.Prepare(kInsertMessage);
+    if (!q) return Fail(q.error());
+    MW_TRY(q->Bind(1, message.arrival));
+    MW_TRY(q->Bind(2, *cluster));
+    MW_TRY(q->Bind(3, Sha1Prefix(message.fingerprint.body_sha1)));
+    MW_TRY(q->Bind(4, secret_.Hash("message-id", message.message_id)));
+    MW_TRY(q->Bind(5, sender_hash));
+    MW_TRY(q->Bind(6, static_cast<std::int64_t>(message.size)));
+    MW_TRY(q->BindText(7, message.language));
+    MW_TRY(q->BindText(8, message.queue_id));
+    MW_TRY(q->BindBlob(9, blob));
+    MW_TRY(q->Run());
+  }
+  out->id = db.LastInsertRowid();
+  {
+    auto q = db.Prepare(kInsertIdx);
+    if (!q) return Fail(q.error());
+    for (const std::uint32_t key : keys) {
+      MW_TRY(q->Bind(1, IndexRow(key, out->id)));
+      MW_TRY(q->Run());
+      q->Reset();
+    }
+  }
+  if (is_new) {
+    auto q = db.Prepare(kInsertCluster);
+    if (!q) return Fail(q.error());
+    MW_TRY(q->Bind(1, *cluster));
+    MW_TRY(q->Bind(2, out->id));
+    MW_TRY(q->Bind(3, message.arrival));
+    MW_TRY(q->BindText(4, message.language));
+    MW_TRY(q->Run());
+  }
+  int new_senders = 0;
+  {
+    auto q = db.Prepare(kInsertSender);
+    if (!q) return Fail(q.error());
+    MW_TRY(q->Bind(1, *cluster));
+    MW_TRY(q->Bind(2, sender_hash));
+    MW_TRY(q->Run());
+    new_senders = db.Changes();
+  }
+  {
+    auto q = db.Prepare(kJoinCluster);
+    if (!q) return Fail(q.error());
+    MW_TRY(q->Bind(1, *cluster));
+    MW_TRY(q->Bind(2, new_senders));
+    MW_TRY(q->Bind(3, message.arrival));
+    MW_TRY(q->Run());
+  }
+  {
+    auto q = db.Prepare(kWindowCount);
+    if (!q) return Fail(q.error());
+    MW_TRY(q->Bind(1, *cluster));
+    MW_TRY(q->Bind(2, message.arrival - rule.window.count()));
+    auto row = q->Step();
+    if (!row) return Fail(row.error());
+    out->window_size = *row ? static_cast<std::uint64_t>(q->Int(0)) : 0;
+  }
+  bool was_wave = false;
+  {
+    auto q = db.Prepare(kClusterRow);
+    if (!q) return Fail(q.error());
+    MW_TRY(q->Bind(1, *cluster));
+    auto row = q->Step();
+    if (!row) return Fail(row.error());
+    if (!*row) return Fail(Error::Internal("store: cluster row vanished"));
+    out->cluster = ReadCluster(*q);
+    was_wave = out->cluster.wave;
+  }
+  out->became_wave = !was_wave && out->window_size >= rule.min_size;
+  if (out->became_wave) {
+    auto q = db.Prepare(kSetWave);
+    if (!q) return Fail(q.error());
+    MW_TRY(q->Bind(1, *cluster));
+    MW_TRY(q->Bind(2, message.arrival));
+    MW_TRY(q->Run());
+    out->cluster.wave = true;
+    out->cluster.wave_since = message.arrival;
+
+    auto e = db.Prepare(kEarlier);
+    if (!e) return Fail(e.error());
+    MW_TRY(e->Bind(1, *cluster));
+    MW_TRY(e->Bind(2, out->id));
+    MW_TRY(e->Bind(3, kMaxEarlier));
+    for (;;) {
+      auto row = e->Step();
+      if (!row) return Fail(row.error());
+      if (!*row) break;
+      out->earlier.push_back(ReadMember(*e));
+    }
+  }
+  return txn.Commit();
+}
+
+Result<Recorded> SqliteStore::Record(const Message& message, const Join& join,
+                                     const WaveRule& rule) {
+  if (!writable_.load()) {
+    return Fail(Error::Unavailable("store: writes are turned off"));
+  }
+  // Everything that needs no lock first: the keys and the encoding.
+  const std::vector<std::uint32_t> keys =
+      IndexKeys(message.fingerprint, options_.fingerprint);
+  const std::string blob =
+      fingerprint::Encode(message.fingerprint, options_.fingerprint);
+
+  std::lock_guard<std::mutex> lock(write_mu_);
+  if (!writable_.load()) {
+    return Fail(Error::Unavailable("store: writes are turned off"));
+  }
+  Recorded out;
+  auto done = RecordLocked(message, join, rule, keys, blob, &out);
+  if (!done) return Fail(WriteFailed(done.error()));
+  ++records_since_checkpoint_;
+  MaybeCheckpointLocked();
+  return out;
+}
+
+void SqliteStore::MaybeCheckpointLocked() {
+  const std::string wal = options_.path + "-wal";
+  const std::uint64_t wal_bytes = FileBytes(wal);
+  if (records_since_checkpoint_ < kCheckpointEvery &&
+      wal_bytes <= options_.wal_limit_bytes) {
+    return;
+  }
+  records_since_checkpoint_ = 0;
+  // PASSIVE copies what no reader still needs and never waits. Readers that
+  // stay in the WAL all the time keep it from ever being reset, so past the
+  // limit TRUNCATE waits (busy_timeout at most) for them and shrinks the file
+  // to zero. Failures (SQLITE_BUSY) are left for the next try.
+  (void)writer_->Exec("PRAGMA wal_checkpoint(PASSIVE)");
+  if (FileBytes(wal) > options_.wal_limit_bytes) {
+    (void)writer_->Exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  }
+}
+
+Result<std::uint64_t> SqliteStore::PruneBatchLocked(UnixMillis before,
+                                                    std::size_t batch) {
+  Db& db = *writer_;
+  MW_TRY(db.Exec("BEGIN IMMEDIATE"));
+  TxnGuard txn(&db);
+  struct Doomed {
+    std::int64_t id;
+    std::int64_t cluster;
+    std::string blob;
+  };
+  std::vector<Doomed> doomed;
+  {
+    auto q = db.Prepare(kOldest);
+    if (!q) return Fail(q.error());
+    MW_TRY(q->Bind(1, before));
+    MW_TRY(q->Bind(2, static_cast<std::int64_t>(batch)));
+    for (;;) {
+      auto row = q->Step();
+      if (!row) return Fail(row.error());
+      if (!*row) break;
+      doomed.push_back({q->Int(0), q->Int(1), q->Blob(2)});
+    }
+  }
+  for (const Doomed& d : doomed) {
+    {
+      auto q = db.Prepare(kDeleteMessage);
+      if (!q) return Fail(q.error());
+      MW_TRY(q->Bind(1, d.id));
+      MW_TRY(q->Run());
+    }
+    // The message's index rows, from its keys (keys.h is their one source).
+    // An undecodable blob leaves its rows behind; lookups skip them, since
+    // they name a message that no longer exists.
+    auto fp = fingerprint::Decode(d.blob, options_.fingerprint);
+    if (fp) {
+      for (const std::uint32_t key : IndexKeys(*fp, options_.fingerprint)) {
+        auto q = db.Prepare(kDeleteIdx);
+        if (!q) return Fail(q.error());
+        MW_TRY(q->Bind(1, IndexRow(key, d.id)));
+        MW_TRY(q->Run());
+      }
+    }
+    {
+      auto q = db.Prepare(kShrinkCluster);
+      if (!q) return Fail(q.error());
+      MW_TRY(q->Bind(1, d.cluster));
+      MW_TRY(q->Run());
+    }
+    int gone = 0;
+    {
+      auto q = db.Prepare(kDeleteEmptyCluster);
+      if (!q) return Fail(q.error());
+      MW_TRY(q->Bind(1, d.cluster));
+      MW_TRY(q->Run());
+      gone = db.Changes();
+    }
+    if (gone > 0) {
+      auto q = db.Prepare(kDeleteSenders);
+      if (!q) return Fail(q.error());
+      MW_TRY(q->Bind(1, d.cluster));
+      MW_TRY(q->Run());
+    }
+  }
+  MW_TRY(txn.Commit());
+  return doomed.size();
+}
+
+Result<std::uint64_t> SqliteStore::Prune(UnixMillis before, std::size_t batch,
+                                         std::size_t max_batches) {
+  if (batch == 0) return 0;
+  std::uint64_t removed = 0;
+  for (std::size_t i = 0; i < max_batches; ++i) {
+    if (!writable_.load()) {
+      return Fail(Error::Unavailable("store: writes are turned off"));
+    }
+    // The lock is taken per batch, so Record waits for one batch at most.
+    std::lock_guard<std::mutex> lock(write_mu_);
+    auto n = PruneBatchLocked(before, batch);
+    if (!n) return Fail(WriteFailed(n.error()));
+    removed += *n;
+    MaybeCheckpointLocked();
+    if (*n < batch) break;
+  }
+  return removed;
+}
+
+Result<std::vector<Cluster>> SqliteStore::Clusters(bool waves_only,
+                                                   const WaveRule& rule,
+                                                   UnixMillis now,
+                                                   std::size_t limit) {
+  std::vector<Cluster> out;
+  if (limit == 0) return out;
+  auto lease = AcquireReader();
+  if (!lease) return Fail(lease.error());
+  Db& db = lease->db();
+  MW_TRY(db.Exec("BEGIN DEFERRED"));
+  TxnGuard txn(&db);
+  const UnixMillis since = now - rule.window.count();
+  auto list = db.Prepare(kClusterList);
+  if (!list) return Fail(list.error());
+  while (out.size() < limit) {
+    auto row = list->Step();
+    if (!row) return Fail(row.error());
+    if (!*row) break;
+    Cluster c = ReadCluster(*list);
+    if (waves_only) {
+      // Newest activity first: once a cluster's last member is older than
+      // the window, so are all the clusters after it.
+      if (c.last_seen < since) break;
+      auto q = db.Prepare(kWindowCount);
+      if (!q) return Fail(q.error());
+      MW_TRY(q->Bind(1, c.id));
+      MW_TRY(q->Bind(2, since));
+      auto count = q->Step();
+      if (!count) return Fail(count.error());
+      if (!*count || static_cast<std::uint64_t>(q->Int(0)) < rule.min_size) {
+        continue;
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Result<std::optional<Cluster>> SqliteStore::FindCluster(ClusterId id) {
+  auto lease = AcquireReader();
+  if (!lease) return Fail(lease.error());
+  auto q = lease->db().Prepare(kClusterRow);
+  if (!q) return Fail(q.error());
+  MW_TRY(q->Bind(1, id));
+  auto row = q->Step();
+  if (!row) return Fail(row.error());
+  if (!*row) return std::optional<Cluster>();
+  return std::optional<Cluster>(ReadCluster(*q));
+}
+
+Result<std::vector<Member>> SqliteStore::Members(ClusterId id,
+                                                 std::size_t limit) {
+  auto lease = AcquireReader();
+  if (!lease) return Fail(lease.error());
+  auto q = lease->db().Prepare(kMembers);
+  if (!q) return Fail(q.error());
+  MW_TRY(q->Bind(1, id));
+  MW_TRY(q->Bind(
+      2, static_cast<std::int64_t>(std::min<std::size_t>(limit, INT64_MAX))));
+  std::vector<Member> out;
+  for (;;) {
+    auto row = q->Step();
+    if (!row) return Fail(row.error());
+    if (!*row) break;
+    out.push_back(ReadMember(*q));
+  }
+  return out;
+}
+
+Result<Stats> SqliteStore::GetStats() {
+  auto lease = AcquireReader();
+  if (!lease) return Fail(lease.error());
+  Db& db = lease->db();
+  MW_TRY(db.Exec("BEGIN DEFERRED"));
+  TxnGuard txn(&db);
+  Stats stats;
+  auto count = [&db](const char* sql) -> Result<std::uint64_t> {
+    auto q = db.Prepare(sql);
+    if (!q) return Fail(q.error());
+    auto row = q->Step();
+    if (!row) return Fail(row.error());
+    return *row ? static_cast<std::uint64_t>(q->Int(0)) : 0;
+  };
+  auto messages = count(kCountMessages);
+  if (!messages) return Fail(messages.error());
+  auto clusters = count(kCountClusters);
+  if (!clusters) return Fail(clusters.error());
+  auto waves = count(kCountWaves);
+  if (!waves) return Fail(waves.error());
+  auto index_rows = count(kCountIdx);
+  if (!index_rows) return Fail(index_rows.error());
+  stats.messages = *messages;
+  stats.clusters = *clusters;
+  stats.waves = *waves;
+  stats.index_rows = *index_rows;
+  {
+    auto q = db.Prepare(kArrivalRange);
+    if (!q) return Fail(q.error());
+    auto row = q->Step();
+    if (!row) return Fail(row.error());
+    if (*row) {
+      stats.oldest = q->Int(0);
+      stats.newest = q->Int(1);
+    }
+  }
+  stats.file_bytes =
+      FileBytes(options_.path) + FileBytes(options_.path + "-wal");
+  stats.writable = writable_.load();
+  stats.path = options_.path;
+  return stats;
+}
+
+Result<std::string> SqliteStore::Check() {
+  auto lease = AcquireReader();
+  if (!lease) return Fail(lease.error());
+  auto q = lease->db().Prepare(kIntegrityCheck);
+  if (!q) return Fail(q.error());
+  std::string out;
+  for (;;) {
+    auto row = q->Step();
+    if (!row) return Fail(row.error());
+    if (!*row) break;
+    if (!out.empty()) out += '\n';
+    out += q->Text(0);
+  }
+  return out;
+}
+
+Result<void> SqliteStore::SetMaxPageCount(std::int64_t pages) {
+  std::lock_guard<std::mutex> lock(write_mu_);
+  if (!writer_) return Fail(Error::Internal("store: no write connection"));
+  const std::string sql = "PRAGMA max_page_count = " + std::to_string(pages);
+  auto got = writer_->QueryInt(sql.c_str());
+  if (!got) return Fail(got.error());
+  return {};
+}
+
+// Opens the write connection and brings the file to the current schema.
+// kCorrupt: the file is damaged or not a mailwave store (the caller moves it
+// aside). Sets *read_only_file when SQLite could open the file for reading
+// alone; then the connection is returned unmigrated.
+Result<Db> OpenWriter(const SqliteOptions& options, bool* read_only_file) {
+  auto db = Db::Open(options.path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                     options.busy_timeout);
+  if (!db) return Fail(db.error());
+  auto kind = Inspect(*db);
+  if (!kind) return Fail(kind.error());
+  if (*kind == FileKind::kForeign) {
+    return Fail(Error::Corrupt("not a mailwave store (application_id)"));
+  }
+  if (*kind == FileKind::kOurs) {
+    auto check = QuickCheck(*db);
+    if (!check) return Fail(check.error());
+    if (*check != "ok") {
+      return Fail(Error::Corrupt("quick_check: " + *check));
+    }
+  }
+  *read_only_file = sqlite3_db_readonly(db->get(), "main") == 1;
+  if (*read_only_file) return db;
+  auto wal = db->QueryText("PRAGMA journal_mode = WAL");
+  if (!wal) return Fail(wal.error());
+  if (*wal != "wal") {
+    return Fail(
+        Error::Io("store: cannot use WAL mode (journal_mode " + *wal + ")"));
+  }
+  // NORMAL in WAL mode: a power cut may lose the last commits but never
+  // corrupts the file; the store is a cache of recent mail, not a ledger.
+  MW_TRY(db->Exec("PRAGMA synchronous = NORMAL"));
+  const std::string limit =
+      "PRAGMA journal_size_limit = " + std::to_string(options.wal_limit_bytes);
+  MW_TRY(db->QueryInt(limit.c_str()));
+  MW_TRY(Migrate(*db, Migrations()));
+  return db;
+}
+
+// Renames path (and its -wal and -shm) to "<path>.corrupt-<unix time>".
+Result<std::string> MoveAside(const std::string& path) {
+  const std::string aside =
+      path + ".corrupt-" +
+      std::to_string(static_cast<long long>(std::time(nullptr)));
+  if (std::rename(path.c_str(), aside.c_str()) != 0) {
+    return Fail(Error::Io("store: cannot move " + path +
+                          " aside: " + std::strerror(errno)));
+  }
+  for (const char* suffix : {"-wal", "-shm"}) {
+    // Absent files are fine; a stale -wal must not be replayed into the new
+    // store, so a rename failure other than ENOENT is an error too.
+    if (std::rename((path + suffix).c_str(), (aside + suffix).c_str()) != 0 &&
+        errno != ENOENT) {
+      return Fail(Error::Io("store: cannot move " + path + suffix +
+                            " aside: " + std::strerror(errno)));
+    }
+  }
+  return aside;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenSqlite(const SqliteOptions& options) {
+  const std::string secret_path = options.secret_path.empty()
+                                      ? DirOf(options.path) + "/secret"
+                                      : options.secret_path;
+  auto secret = LoadOrCreateSecret(secret_path);
+  if (!secret) return Fail(secret.error());
+
+  if (options.read_only) {
+    auto db =
+        Db::Open(options.path, SQLITE_OPEN_READONLY, options.busy_timeout);
+    if (!db) return Fail(db.error());
+    // Only judged, never moved aside: a read-only look (mailwave store stats)
+    // must not change what the milter finds.
+    auto kind = Inspect(*db);
+    if (!kind) return Fail(kind.error());
+    if (*kind != FileKind::kOurs) {
+      return Fail(Error::Corrupt(options.path + ": not a mailwave store"));
+    }
+    auto version = db->QueryInt("PRAGMA user_version");
+    if (!version) return Fail(version.error());
+    if (*version != kSchemaVersion) {
+      return Fail(Error::InvalidArgument(
+          options.path + ": schema " + std::to_string(*version) +
+          (*version > kSchemaVersion
+               ? ": store written by a newer mailwave"
+               : ": open it for writing once to migrate")));
+    }
+    return std::unique_ptr<Store>(
+        new SqliteStore(options, *secret, std::nullopt, false));
+  }
+
+  // At most one move aside: a new file that fails again is an error, not a
+  // loop of renames.
+  for (int attempt = 0;; ++attempt) {
+    bool read_only_file = false;
+    auto writer = OpenWriter(options, &read_only_file);
+    if (writer) {
+      if (read_only_file) {
+        auto store = std::unique_ptr<SqliteStore>(
+            new SqliteStore(options, *secret, std::nullopt, true));
+        store->TurnWritesOff(options.path + " cannot be written");
+        return std::unique_ptr<Store>(std::move(store));
+      }
+      return std::unique_ptr<Store>(
+          new SqliteStore(options, *secret, std::move(*writer), true));
+    }
+    if (writer.error().code() != Error::Code::kCorrupt || attempt > 0) {
+      return Fail(writer.error());
+    }
+    auto aside = MoveAside(options.path);
+    if (!aside) return Fail(aside.error());
+    if (options.log) {
+      options.log("store: " + options.path + " is damaged or not a mailwave " +
+                  "store (" + writer.error().message() + "); moved it to " +
+                  *aside + " and started a new store");
+    }
+  }
+}
+
+Result<void> TEST_SetMaxPageCount(Store* store, std::int64_t pages) {
+  return static_cast<SqliteStore*>(store)->SetMaxPageCount(pages);
+}
+
+std::uint64_t TEST_IndexRowsRead(Store* store) {
+  return static_cast<SqliteStore*>(store)->index_rows_read();
+}
+
+}  // namespace mw::store

@@ -1,0 +1,576 @@
+#include "sqlite_store.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "keys.h"
+#include "store/sqlite.h"
+#include "tests/store/test_util.h"
+
+namespace mw::store {
+namespace {
+
+using testing::Body;
+using testing::EditSentence;
+using testing::MessageOf;
+using testing::TempDir;
+
+class StoreTest : public ::testing::Test {
+ protected:
+  SqliteOptions Options() {
+    SqliteOptions o;
+    o.path = dir_.File("mailwave.db");
+    o.log = [this](std::string_view line) {
+      std::lock_guard<std::mutex> lock(log_mu_);
+      log_.emplace_back(line);
+    };
+    return o;
+  }
+
+  std::unique_ptr<Store> Open(const SqliteOptions& o) {
+    auto store = OpenSqlite(o);
+    EXPECT_TRUE(store.has_value()) << store.error().ToString();
+    return store ? std::move(*store) : nullptr;
+  }
+  std::unique_ptr<Store> Open() { return Open(Options()); }
+
+  Recorded Record(Store& store, const Message& m,
+                  std::optional<ClusterId> cluster = std::nullopt,
+                  const WaveRule& rule = WaveRule{}) {
+    auto r = store.Record(m, Join{cluster}, rule);
+    EXPECT_TRUE(r.has_value()) << r.error().ToString();
+    return r ? *r : Recorded{};
+  }
+
+  std::vector<std::string> Log() {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    return log_;
+  }
+
+  TempDir dir_;
+  std::mutex log_mu_;
+  std::vector<std::string> log_;
+};
+
+TEST_F(StoreTest, ExactAndNearDuplicatesAreFound) {
+  auto store = Open();
+  const std::string body = Body(1, 30);
+  const Recorded a = Record(*store, MessageOf(body, 1000));
+  const Recorded b = Record(*store, MessageOf(EditSentence(body, 4, 7), 2000));
+  Record(*store, MessageOf(Body(2, 30), 3000));  // unrelated
+
+  auto exact = store->Find(MessageOf(body, 4000));
+  ASSERT_TRUE(exact.has_value());
+  ASSERT_EQ(exact->candidates.size(), 2u);
+  EXPECT_EQ(exact->candidates[0].id, a.id);
+  EXPECT_TRUE(exact->candidates[0].exact);
+  EXPECT_EQ(exact->candidates[1].id, b.id);
+  EXPECT_FALSE(exact->candidates[1].exact);
+  EXPECT_GT(exact->candidates[1].shared_keys, 3u);
+  ASSERT_EQ(exact->clusters.size(), 2u);
+  EXPECT_EQ(exact->clusters[0].first.id, a.cluster.id);
+  ASSERT_TRUE(exact->clusters[0].second.has_value());
+  EXPECT_EQ(exact->clusters[0].second->body_sha1,
+            MessageOf(body, 0).fingerprint.body_sha1);
+  // The decoded fingerprint compares as the original does.
+  const fingerprint::Options fo;
+  EXPECT_TRUE(fingerprint::Compare(exact->candidates[1].fingerprint,
+                                   MessageOf(body, 0).fingerprint, fo)
+                  .duplicate);
+
+  // A variant with another sentence changed finds both, near ones first.
+  auto near = store->Find(MessageOf(EditSentence(body, 20, 8), 5000));
+  ASSERT_TRUE(near.has_value());
+  ASSERT_EQ(near->candidates.size(), 2u);
+  EXPECT_FALSE(near->candidates[0].exact);
+  EXPECT_EQ(near->skipped_rows, 0u);
+
+  // An empty body has no keys and finds nothing.
+  auto empty = store->Find(MessageOf("", 6000));
+  ASSERT_TRUE(empty.has_value());
+  EXPECT_TRUE(empty->candidates.empty());
+}
+
+// A message found only through one kind of key: a fingerprint by hand whose
+// other keys match nothing stored.
+TEST_F(StoreTest, EachKeyKindFindsAlone) {
+  auto store = Open();
+  const Message stored = MessageOf(Body(3, 40), 1000);
+  const Recorded r = Record(*store, stored);
+  const fingerprint::Fingerprint& fp = stored.fingerprint;
+  auto alone = [&fp]() {
+    fingerprint::Fingerprint q;
+    q.body_bytes = fp.body_bytes;
+    q.body_sha1 = fp.body_sha1;
+    q.body_sha1[0] ^= 0x80;   // another body: no exact key in common
+    q.simhash = ~fp.simhash;  // no SimHash band in common
+    return q;
+  };
+  fingerprint::Fingerprint by_blocks = alone();
+  by_blocks.blocks = fp.blocks;
+  fingerprint::Fingerprint by_simhash = alone();
+  by_simhash.simhash = fp.simhash ^ 0x5;
+  fingerprint::Fingerprint by_ctph = alone();
+  by_ctph.ctph = fp.ctph;
+  ASSERT_GE(fp.ctph.sig.size(), kCtphGram);
+  for (const auto* q : {&by_blocks, &by_simhash, &by_ctph}) {
+    Message m;
+    m.fingerprint = *q;
+    auto found = store->Find(m);
+    ASSERT_TRUE(found.has_value());
+    ASSERT_EQ(found->candidates.size(), 1u);
+    EXPECT_EQ(found->candidates[0].id, r.id);
+    EXPECT_FALSE(found->candidates[0].exact);
+  }
+}
+
+// 500 messages share one block key; each also has keys of its own.
+fingerprint::Fingerprint SharingOneKey(int i) {
+  fingerprint::Fingerprint fp;
+  fp.body_bytes = 100;
+  fp.body_sha1[0] = static_cast<std::uint8_t>(i);
+  fp.body_sha1[1] = static_cast<std::uint8_t>(i >> 8);
+  fp.body_sha1[2] = 0x5a;
+  fp.blocks.keys = {{1, 0, 10},
+                    {1000000 + static_cast<std::uint64_t>(i), 1, 10}};
+  fp.simhash = 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(i + 1);
+  return fp;
+}
+
+TEST_F(StoreTest, AKeySharedByManyCostsMaxPerKeyReads) {
+  SqliteOptions o = Options();
+  o.max_per_key = 64;
+  o.max_candidates = 10;
+  auto store = Open(o);
+  std::vector<std::int64_t> ids;
+  for (int i = 0; i < 500; ++i) {
+    Message m;
+    m.fingerprint = SharingOneKey(i);
+    m.arrival = i;
+    ids.push_back(Record(*store, m).id);
+  }
+  Message q;
+  q.fingerprint = SharingOneKey(100000);  // shares block key 1 alone
+  const std::uint64_t before = TEST_IndexRowsRead(store.get());
+  auto found = store->Find(q);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(TEST_IndexRowsRead(store.get()) - before, 64u);
+  ASSERT_EQ(found->candidates.size(), 10u);
+  // Equal ranks: newest first.
+  for (std::size_t i = 0; i < 10; ++i) {
+    EXPECT_EQ(found->candidates[i].id, ids[499 - i]);
+    EXPECT_EQ(found->candidates[i].shared_keys, 1u);
+  }
+  // A message that shares two keys comes first though others are newer.
+  // (Shared keys are counted among the max_per_key newest rows of each key:
+  // an old message that shares a crowded key is counted only through its
+  // other keys.)
+  q.fingerprint.blocks.keys.push_back({1000000 + 450, 2, 10});
+  std::sort(q.fingerprint.blocks.keys.begin(), q.fingerprint.blocks.keys.end());
+  found = store->Find(q);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->candidates[0].id, ids[450]);
+  EXPECT_EQ(found->candidates[0].shared_keys, 2u);
+  EXPECT_EQ(found->candidates[1].id, ids[499]);
+}
+
+TEST_F(StoreTest, JoinNewAndVanishedClusters) {
+  auto store = Open();
+  const std::string body = Body(5, 20);
+  const Recorded a = Record(*store, MessageOf(body, 1000, "x@a"));
+  EXPECT_NE(a.cluster.id, 0u);
+  EXPECT_EQ(a.cluster.canonical, a.id);
+  EXPECT_EQ(a.cluster.size, 1u);
+  EXPECT_EQ(a.cluster.first_seen, 1000);
+  const Recorded b = Record(*store, MessageOf(body, 2000, "y@a"), a.cluster.id);
+  EXPECT_EQ(b.cluster.id, a.cluster.id);
+  EXPECT_EQ(b.cluster.size, 2u);
+  EXPECT_EQ(b.cluster.canonical, a.id);
+  EXPECT_EQ(b.cluster.last_seen, 2000);
+  EXPECT_EQ(b.cluster.language, "en");
+  // A cluster that no longer exists: a new one, this message its canonical.
+  ClusterId gone = a.cluster.id + 1;
+  while (gone == 0 || gone == a.cluster.id) ++gone;
+  const Recorded c = Record(*store, MessageOf(body, 3000), gone);
+  EXPECT_NE(c.cluster.id, a.cluster.id);
+  EXPECT_EQ(c.cluster.canonical, c.id);
+  EXPECT_EQ(c.cluster.size, 1u);
+
+  auto found = store->FindCluster(a.cluster.id);
+  ASSERT_TRUE(found.has_value());
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ((*found)->size, 2u);
+  EXPECT_EQ((*found)->senders, 2u);
+  auto none = store->FindCluster(gone == c.cluster.id ? gone + 1 : gone);
+  ASSERT_TRUE(none.has_value());
+  auto listed = store->Clusters(false, WaveRule{}, 0, 10);
+  ASSERT_TRUE(listed.has_value());
+  ASSERT_EQ(listed->size(), 1u);  // size >= 2 only
+  EXPECT_EQ((*listed)[0].id, a.cluster.id);
+  EXPECT_EQ(ClusterIdString(a.cluster.id).size(), 8u);
+  EXPECT_EQ(ParseClusterId(ClusterIdString(a.cluster.id)), a.cluster.id);
+  EXPECT_EQ(ParseClusterId("7f3a9c21"), 0x7f3a9c21u);
+  EXPECT_EQ(ParseClusterId("ABC"), 0xabcu);
+  EXPECT_FALSE(ParseClusterId("").has_value());
+  EXPECT_FALSE(ParseClusterId("123456789").has_value());
+  EXPECT_FALSE(ParseClusterId("-1").has_value());
+  EXPECT_FALSE(ParseClusterId("12g4").has_value());
+}
+
+TEST_F(StoreTest, WindowEdgeCountsExactlyTheWindow) {
+  auto store = Open();
+  const WaveRule rule{100, std::chrono::milliseconds(1000)};
+  const std::string body = Body(6, 10);
+  // A member exactly `window` before the new message counts ...
+  const Recorded a = Record(*store, MessageOf(body, 10000), std::nullopt, rule);
+  const Recorded b = Record(*store, MessageOf(body, 11000), a.cluster.id, rule);
+  EXPECT_EQ(b.window_size, 2u);
+  // ... one a millisecond further back does not.
+  const Recorded c = Record(*store, MessageOf(body, 20000), std::nullopt, rule);
+  const Recorded d = Record(*store, MessageOf(body, 21001), c.cluster.id, rule);
+  EXPECT_EQ(d.window_size, 1u);
+  EXPECT_EQ(d.cluster.size, 2u);
+}
+
+TEST_F(StoreTest, BecomesAWaveExactlyOnce) {
+  auto store = Open();
+  const WaveRule rule{3, std::chrono::milliseconds(60000)};
+  const std::string body = Body(7, 10);
+  std::optional<ClusterId> cluster;
+  std::vector<Recorded> r;
+  for (int i = 0; i < 6; ++i) {
+    r.push_back(Record(
+        *store,
+        MessageOf(body, 1000 + i * 10, "s" + std::to_string(i % 2) + "@x"),
+        cluster, rule));
+    cluster = r.back().cluster.id;
+  }
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(r[i].became_wave, i == 2) << i;
+  ASSERT_EQ(r[2].earlier.size(), 2u);
+  EXPECT_EQ(r[2].earlier[0].id, r[0].id);
+  EXPECT_EQ(r[2].earlier[1].id, r[1].id);
+  EXPECT_EQ(r[2].earlier[0].queue_id, "Q1000");
+  EXPECT_EQ(r[2].earlier[0].message_id_hash.size(), 16u);
+  EXPECT_TRUE(r[2].cluster.wave);
+  EXPECT_EQ(r[2].cluster.wave_since, 1020);
+  EXPECT_TRUE(r[5].cluster.wave);
+  EXPECT_EQ(r[5].cluster.wave_since, 1020);
+  EXPECT_TRUE(r[5].earlier.empty());
+  EXPECT_EQ(r[5].cluster.senders, 2u);  // s0 and s1, three times each
+  EXPECT_EQ(r[5].window_size, 6u);
+
+  auto waves = store->Clusters(true, rule, 1100, 10);
+  ASSERT_TRUE(waves.has_value());
+  EXPECT_EQ(waves->size(), 1u);
+  // Long after, the cluster is no wave any more at `now`.
+  waves = store->Clusters(true, rule, 1000000, 10);
+  ASSERT_TRUE(waves.has_value());
+  EXPECT_TRUE(waves->empty());
+  auto members = store->Members(*cluster, 4);
+  ASSERT_TRUE(members.has_value());
+  ASSERT_EQ(members->size(), 4u);
+  EXPECT_EQ((*members)[0].id, r[0].id);
+  EXPECT_EQ((*members)[3].id, r[3].id);
+}
+
+TEST_F(StoreTest, PruneInBatches) {
+  auto store = Open();
+  const std::string old_body = Body(8, 15);
+  const std::string new_body = Body(9, 15);
+  std::optional<ClusterId> old_cluster;
+  std::optional<ClusterId> mixed;
+  std::uint64_t kept_keys = 0;
+  const fingerprint::Options fo;
+  for (int i = 0; i < 10; ++i) {
+    // Messages 0-4: one cluster, wholly before the cut; 5-9: another whose
+    // first two (5, 6) are also before it.
+    const bool old = i < 5;
+    const Message m = MessageOf(old ? old_body : new_body, 1000 + i * 100);
+    const Recorded r = Record(*store, m, old ? old_cluster : mixed);
+    (old ? old_cluster : mixed) = r.cluster.id;
+    if (i >= 7) kept_keys += IndexKeys(m.fingerprint, fo).size();
+  }
+  const UnixMillis cut = 1000 + 7 * 100;  // messages 0-6 go
+  auto first = store->Prune(cut, 2, 1);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(*first, 2u);
+  auto rest = store->Prune(cut, 2, 100);
+  ASSERT_TRUE(rest.has_value());
+  EXPECT_EQ(*rest, 5u);
+  auto again = store->Prune(cut, 2, 100);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(*again, 0u);
+
+  auto gone = store->FindCluster(*old_cluster);
+  ASSERT_TRUE(gone.has_value());
+  EXPECT_FALSE(gone->has_value());
+  auto shrunk = store->FindCluster(*mixed);
+  ASSERT_TRUE(shrunk.has_value() && shrunk->has_value());
+  EXPECT_EQ((*shrunk)->size, 3u);
+
+  auto stats = store->GetStats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->messages, 3u);
+  EXPECT_EQ(stats->index_rows, kept_keys);  // every pruned message's rows went
+  EXPECT_EQ(stats->oldest, cut);
+  EXPECT_EQ(stats->newest, 1900);
+
+  // The pruned cluster's body is not found any more.
+  auto found = store->Find(MessageOf(old_body, 5000));
+  ASSERT_TRUE(found.has_value());
+  for (const Candidate& c : found->candidates) {
+    EXPECT_NE(c.cluster, *old_cluster);
+  }
+}
+
+TEST_F(StoreTest, ClusterOutlivesItsCanonical) {
+  auto store = Open();
+  const std::string body = Body(10, 15);
+  const Recorded a = Record(*store, MessageOf(body, 1000));
+  Record(*store, MessageOf(body, 2000), a.cluster.id);
+  ASSERT_EQ(*store->Prune(1500, 100, 10), 1u);
+  auto found = store->Find(MessageOf(body, 3000));
+  ASSERT_TRUE(found.has_value());
+  ASSERT_EQ(found->candidates.size(), 1u);
+  ASSERT_EQ(found->clusters.size(), 1u);
+  EXPECT_EQ(found->clusters[0].first.id, a.cluster.id);
+  EXPECT_EQ(found->clusters[0].first.canonical, a.id);
+  EXPECT_FALSE(found->clusters[0].second.has_value());
+  const Recorded c = Record(*store, MessageOf(body, 3000), a.cluster.id);
+  EXPECT_EQ(c.cluster.id, a.cluster.id);
+  EXPECT_EQ(c.cluster.size, 2u);
+}
+
+TEST_F(StoreTest, GarbageFileIsMovedAside) {
+  const SqliteOptions o = Options();
+  {
+    std::ofstream out(o.path, std::ios::binary);
+    out << std::string(8192, 'x');
+  }
+  auto store = Open(o);
+  ASSERT_NE(store, nullptr);
+  const auto log = Log();
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_NE(log[0].find(o.path + ".corrupt-"), std::string::npos) << log[0];
+  int aside = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir_.path())) {
+    if (e.path().string().find(".corrupt-") != std::string::npos) ++aside;
+  }
+  EXPECT_EQ(aside, 1);
+  // The new store works.
+  const Recorded r = Record(*store, MessageOf(Body(11, 5), 1));
+  EXPECT_GT(r.id, 0);
+}
+
+TEST_F(StoreTest, ForeignDatabaseIsMovedAside) {
+  const SqliteOptions o = Options();
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(o.path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE people(name TEXT)", nullptr,
+                           nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto store = Open(o);
+  ASSERT_NE(store, nullptr);
+  ASSERT_EQ(Log().size(), 1u);
+  EXPECT_NE(Log()[0].find("not a mailwave store"), std::string::npos);
+  auto stats = store->GetStats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->messages, 0u);
+}
+
+TEST_F(StoreTest, NewerSchemaIsRefusedAndKept) {
+  const SqliteOptions o = Options();
+  Open(o).reset();
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(o.path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(
+        sqlite3_exec(db, "PRAGMA user_version = 2", nullptr, nullptr, nullptr),
+        SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto store = OpenSqlite(o);
+  ASSERT_FALSE(store.has_value());
+  EXPECT_NE(store.error().message().find("newer mailwave"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(o.path));
+  EXPECT_TRUE(Log().empty());
+}
+
+TEST_F(StoreTest, FullDiskTurnsWritesOffOnceAndLookupsGoOn) {
+  auto store = Open();
+  const std::string body = Body(12, 20);
+  const Recorded first = Record(*store, MessageOf(body, 1));
+  auto stats = store->GetStats();
+  ASSERT_TRUE(stats.has_value());
+  // No room past the pages in use (SQLite keeps at least those): the first
+  // insert that needs another page fails.
+  ASSERT_TRUE(TEST_SetMaxPageCount(store.get(), 1).has_value());
+  int unavailable = 0;
+  for (int i = 0; i < 50; ++i) {
+    auto r =
+        store->Record(MessageOf(Body(100 + i, 40), 10 + i), Join{}, WaveRule{});
+    if (!r) {
+      EXPECT_EQ(r.error().code(), Error::Code::kUnavailable);
+      ++unavailable;
+    }
+  }
+  EXPECT_GE(unavailable, 45);  // the first few may fit in free space
+  ASSERT_EQ(Log().size(), 1u);
+  EXPECT_NE(Log()[0].find("store: writes turned off:"), std::string::npos);
+  EXPECT_NE(Log()[0].find("lookups go on"), std::string::npos);
+  auto found = store->Find(MessageOf(body, 2));
+  ASSERT_TRUE(found.has_value());
+  ASSERT_EQ(found->candidates.size(), 1u);
+  EXPECT_EQ(found->candidates[0].id, first.id);
+  EXPECT_FALSE(store->GetStats()->writable);
+  EXPECT_EQ(store->Prune(1000, 10, 1).error().code(),
+            Error::Code::kUnavailable);
+}
+
+TEST_F(StoreTest, ReadOnlyOpenLooksUpButNeverWrites) {
+  const std::string body = Body(13, 20);
+  Record(*Open(), MessageOf(body, 1));
+  SqliteOptions o = Options();
+  o.read_only = true;
+  auto store = Open(o);
+  ASSERT_NE(store, nullptr);
+  auto found = store->Find(MessageOf(body, 2));
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->candidates.size(), 1u);
+  auto r = store->Record(MessageOf(body, 3), Join{}, WaveRule{});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code(), Error::Code::kUnavailable);
+  EXPECT_EQ(*store->Check(), "ok");
+}
+
+TEST_F(StoreTest, RestartKeepsClustersAndSecret) {
+  const std::string body = Body(14, 20);
+  Recorded a;
+  std::vector<Member> before;
+  {
+    auto store = Open();
+    a = Record(*store, MessageOf(body, 1000));
+    Record(*store, MessageOf(body, 2000), a.cluster.id);
+    before = *store->Members(a.cluster.id, 10);
+  }
+  auto store = Open();
+  auto cluster = store->FindCluster(a.cluster.id);
+  ASSERT_TRUE(cluster.has_value() && cluster->has_value());
+  EXPECT_EQ((*cluster)->size, 2u);
+  const std::vector<Member> after = *store->Members(a.cluster.id, 10);
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_EQ(after[0].message_id_hash, before[0].message_id_hash);
+  // The same Message-ID hashes alike after a restart: the secret was reused.
+  const Recorded c = Record(*store, MessageOf(body, 1000), a.cluster.id);
+  const std::vector<Member> all = *store->Members(a.cluster.id, 10);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].message_id_hash, all[1].message_id_hash);  // both "1000"
+  EXPECT_GT(c.id, a.id);
+  EXPECT_EQ(*store->Check(), "ok");
+}
+
+TEST_F(StoreTest, ReadersRunWhileOneThreadRecords) {
+  auto store = Open();
+  constexpr int kMessages = 2000;
+  std::vector<Message> messages;
+  messages.reserve(kMessages);
+  for (int i = 0; i < kMessages; ++i) {
+    // 200 templates, ten variants each.
+    const std::string body = Body(1000 + i % 200, 8);
+    messages.push_back(
+        MessageOf(i < 200 ? body : EditSentence(body, i % 8, i), 10000 + i));
+  }
+  std::atomic<bool> done{false};
+  std::atomic<int> errors{0};
+  std::atomic<int> finds{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 8; ++t) {
+    readers.emplace_back([&, t] {
+      for (int i = t; !done.load(); i = (i + 37) % kMessages) {
+        auto found = store->Find(messages[i]);
+        if (!found) ++errors;
+        ++finds;
+      }
+    });
+  }
+  std::vector<std::int64_t> ids;
+  for (const Message& m : messages) {
+    auto r = store->Record(m, Join{}, WaveRule{});
+    if (!r) {
+      ++errors;
+      continue;
+    }
+    ids.push_back(r->id);
+  }
+  done = true;
+  for (std::thread& t : readers) t.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_GT(finds.load(), 0);
+  ASSERT_EQ(ids.size(), static_cast<std::size_t>(kMessages));
+  EXPECT_EQ(store->GetStats()->messages, static_cast<std::uint64_t>(kMessages));
+  // Every record is visible: each exact copy finds its own message first.
+  for (int i = 0; i < kMessages; i += 97) {
+    auto found = store->Find(messages[i]);
+    ASSERT_TRUE(found.has_value());
+    ASSERT_FALSE(found->candidates.empty());
+    EXPECT_TRUE(found->candidates[0].exact);
+  }
+}
+
+// What a stored message costs, by table. MW_STORE_SIZE_MESSAGES sets how many
+// (docs/store.md used 20000); 2000 by default to keep the suite fast.
+TEST_F(StoreTest, BytesPerMessage) {
+  const char* env = std::getenv("MW_STORE_SIZE_MESSAGES");
+  const int n = env != nullptr ? std::atoi(env) : 2000;
+  const SqliteOptions o = Options();
+  {
+    auto store = Open(o);
+    std::optional<ClusterId> cluster;
+    for (int i = 0; i < n; ++i) {
+      // Bodies of 4 to 60 sentences (about 0.4 to 6 KB); every tenth joins
+      // the previous message's cluster.
+      const Message m = MessageOf(Body(50000 + i, 4 + i % 57), i,
+                                  "s" + std::to_string(i % 300) + "@x");
+      const Recorded r =
+          Record(*store, m, i % 10 == 0 ? cluster : std::nullopt);
+      cluster = r.cluster.id;
+    }
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(o.path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  const int rc = sqlite3_prepare_v2(
+      db,
+      "SELECT name, SUM(pgsize), SUM(payload), SUM(ncell) FROM dbstat "
+      "GROUP BY name ORDER BY 2 DESC",
+      -1, &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_close(db);
+    GTEST_SKIP() << "no dbstat in this SQLite";
+  }
+  std::printf("%d messages, %lld bytes on disk (%.1f per message)\n", n,
+              static_cast<long long>(std::filesystem::file_size(o.path)),
+              static_cast<double>(std::filesystem::file_size(o.path)) / n);
+  while (sqlite3_step(stmt) == SQLITE_ROW) {
+    std::printf("  %-28s %10lld bytes  %7.1f per message  (payload %.1f)\n",
+                reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)),
+                sqlite3_column_int64(stmt, 1),
+                static_cast<double>(sqlite3_column_int64(stmt, 1)) / n,
+                static_cast<double>(sqlite3_column_int64(stmt, 2)) / n);
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+}
+
+}  // namespace
+}  // namespace mw::store
