@@ -22,7 +22,8 @@ std::optional<ClusterId> ParseClusterId(std::string_view text) {
   ClusterId id = 0;
   const auto [end, ec] =
       std::from_chars(text.data(), text.data() + text.size(), id, 16);
-  if (ec != std::errc() || end != text.data() + text.size()) {
+  // 0 is no cluster id (store.h), whatever its spelling.
+  if (ec != std::errc() || end != text.data() + text.size() || id == 0) {
     return std::nullopt;
   }
   return id;

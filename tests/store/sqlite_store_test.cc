@@ -221,6 +221,7 @@ TEST_F(StoreTest, JoinNewAndVanishedClusters) {
   EXPECT_FALSE(ParseClusterId("").has_value());
   EXPECT_FALSE(ParseClusterId("123456789").has_value());
   EXPECT_FALSE(ParseClusterId("-1").has_value());
+  EXPECT_FALSE(ParseClusterId("00000000").has_value());
   EXPECT_FALSE(ParseClusterId("12g4").has_value());
 }
 
@@ -545,6 +546,10 @@ TEST_F(StoreTest, BytesPerMessage) {
           Record(*store, m, i % 10 == 0 ? cluster : std::nullopt);
       cluster = r.cluster.id;
     }
+    auto stats = store->GetStats();
+    ASSERT_TRUE(stats.has_value());
+    std::printf("%.1f index rows per message\n",
+                static_cast<double>(stats->index_rows) / n);
   }
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(o.path.c_str(), &db), SQLITE_OK);
