@@ -30,543 +30,37 @@
 //     method's false-positive rate is the fraction it calls duplicates.
 //   * ssdeep: libfuzzy on the decoded (not normalised) text, duplicate when
 //   fuzzy_compare >= 50.
-#include <fuzzy.h>
-#include <unicode/ucnv.h>
-
+// The mutation classes and the corpus reading live in mw::variants
+// (bench/variants), the methods' verdicts in methods.h.
 #include <algorithm>
-#include <array>
-#include <cctype>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <functional>
-#include <iostream>
-#include <iterator>
-#include <map>
 #include <random>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "bench/fingerprint/methods.h"
 #include "fingerprint/fingerprint.h"
 #include "fingerprint/verify.h"
 #include "mime/message.h"
+#include "variants/variants.h"
 
 namespace fs = std::filesystem;
 namespace fp = mw::fingerprint;
+namespace mv = mw::variants;
+namespace bench = mw::bench;
 
 namespace {
 
-struct Doc {
-  std::string name;     // corpus folder/file
-  std::string decoded;  // mime::Message::body
-  std::string body;     // normalised
-  bool ham = false;
-};
-
-struct Item {
-  std::string decoded;
-  std::string body;  // normalised
-  fp::Fingerprint print;
-  std::string ssdeep;
-};
+using bench::Item;
+using bench::kMethodNames;
+using bench::kMethods;
+using bench::MakeItem;
+using bench::Verdicts;
+using enum bench::MethodIndex;
 
 constexpr double kTruthEditRate = 0.1;
-
-enum MethodIndex { kBlocks, kCtph, kSimHash, kCombined, kSsdeep, kMethods };
-constexpr const char* kMethodNames[kMethods] = {"blocks", "ctph", "simhash",
-                                                "mailwave", "ssdeep"};
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
-}
-
-std::string Ssdeep(std::string_view text) {
-  char out[FUZZY_MAX_RESULT];
-  if (fuzzy_hash_buf(reinterpret_cast<const unsigned char*>(text.data()),
-                     static_cast<std::uint32_t>(text.size()), out) != 0) {
-    return {};
-  }
-  return out;
-}
-
-// Each method's own verdict.
-std::array<bool, kMethods> Verdicts(const Item& a, const Item& b,
-                                    const fp::Options& o) {
-  const fp::Comparison c = fp::Compare(a.print, b.print, o);
-  std::array<bool, kMethods> v{};
-  const bool exact = c.method == fp::Method::kExact;
-  v[kBlocks] = exact || c.method == fp::Method::kBlocks ||
-               c.method == fp::Method::kContainment ||
-               c.method == fp::Method::kTrailer ||
-               c.method == fp::Method::kReordered;
-  v[kCtph] = exact || (c.edit_rate && *c.edit_rate < o.ctph_edit_rate &&
-                       std::min(a.print.body_bytes, b.print.body_bytes) >=
-                           o.ctph_min_bytes);
-  v[kSimHash] =
-      exact || (a.print.simhash != 0 && c.hamming <= o.simhash_max_distance);
-  v[kCombined] = c.duplicate;
-  v[kSsdeep] = !a.ssdeep.empty() && !b.ssdeep.empty() &&
-               fuzzy_compare(a.ssdeep.c_str(), b.ssdeep.c_str()) >= 50;
-  return v;
-}
-
-Item MakeItem(std::string decoded, const fp::Options& o) {
-  Item it;
-  it.decoded = std::move(decoded);
-  it.body = mw::mime::NormaliseText(it.decoded);
-  it.print = fp::Compute(it.body, o);
-  it.ssdeep = Ssdeep(it.decoded);
-  return it;
-}
-
-// ---- Variant generators
-// -------------------------------------------------------------------
-
-std::vector<std::string> Lines(std::string_view text) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    std::size_t e = text.find('\n', i);
-    if (e == std::string_view::npos) e = text.size();
-    out.emplace_back(text.substr(i, e - i));
-    i = e + 1;
-  }
-  return out;
-}
-
-std::string Join(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const auto& l : lines) {
-    out += l;
-    out += '\n';
-  }
-  return out;
-}
-
-// `bytes` of unrelated text (at least one word): lines of other corpus
-// messages, the last one cut at a space.
-std::string Unrelated(const std::vector<Doc>& corpus, std::size_t bytes,
-                      std::mt19937_64& rng) {
-  std::string out;
-  while (out.size() < bytes) {
-    const Doc& d = corpus[rng() % corpus.size()];
-    const std::vector<std::string> lines = Lines(d.decoded);
-    if (lines.empty()) continue;
-    std::size_t start = rng() % lines.size();
-    for (std::size_t k = start; k < lines.size() && out.size() < bytes; ++k) {
-      if (lines[k].find_first_not_of(" \t\r") == std::string::npos) continue;
-      out += lines[k];
-      out += '\n';
-    }
-  }
-  std::size_t cut = out.rfind(' ', bytes);
-  if (cut == std::string::npos || cut == 0) cut = out.find(' ');
-  if (cut != std::string::npos) out.resize(cut);
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
-    out.pop_back();
-  return out + "\n";
-}
-
-// Inserts `fraction` of the body's size of unrelated text, in one place or
-// scattered over several line boundaries.
-std::string Insert(const std::string& decoded, double fraction, bool scattered,
-                   const std::vector<Doc>& corpus, std::mt19937_64& rng) {
-  std::vector<std::string> lines = Lines(decoded);
-  const std::size_t bytes = std::max<std::size_t>(
-      1,
-      static_cast<std::size_t>(fraction * static_cast<double>(decoded.size())));
-  const std::size_t pieces =
-      scattered ? std::clamp<std::size_t>(lines.size() / 5, 2, 10) : 1;
-  for (std::size_t p = 0; p < pieces; ++p) {
-    const std::string text = Unrelated(corpus, bytes / pieces + 1, rng);
-    const std::size_t at = rng() % (lines.size() + 1);
-    lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at),
-                 text.substr(0, text.size() - 1));
-  }
-  return Join(lines);
-}
-
-std::string RandomToken(std::mt19937_64& rng) {
-  static constexpr char kAlnum[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  std::string t;
-  const std::size_t len = 6 + rng() % 7;
-  for (std::size_t k = 0; k < len; ++k) t.push_back(kAlnum[rng() % 36]);
-  return t;
-}
-
-std::string TokenPerLine(const std::string& decoded, std::mt19937_64& rng) {
-  std::vector<std::string> lines = Lines(decoded);
-  for (auto& l : lines) {
-    if (!l.empty()) l += " " + RandomToken(rng);
-  }
-  return Join(lines);
-}
-
-constexpr const char* kFirst[] = {"John",  "Maria",  "Wei",     "Fatima",
-                                  "Olga",  "Pierre", "Anna",    "Rahul",
-                                  "Kenji", "Laura",  "Mohamed", "Sarah"};
-constexpr const char* kLast[] = {"Smith",   "Garcia", "Chen",  "Khan",
-                                 "Ivanova", "Dubois", "Rossi", "Patel",
-                                 "Tanaka",  "Miller"};
-
-// A greeting with the recipient's name, the recipient's id and address in every
-// URL's query string, and a tracking line at the end.
-std::string Personalise(const std::string& decoded, std::mt19937_64& rng) {
-  const std::string first = kFirst[rng() % std::size(kFirst)];
-  const std::string last = kLast[rng() % std::size(kLast)];
-  std::string email = first + "." + last + "@example.net";
-  for (char& c : email)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const std::string id = std::to_string(rng() % 1000000);
-  std::string query = "?uid=" + id + "&email=" + email;
-  std::string out =
-      "Dear " + first + (rng() % 2 ? " " + last : std::string()) + ",\n\n";
-  std::size_t i = 0;
-  while (i < decoded.size()) {
-    const std::size_t h = decoded.find("http", i);
-    if (h == std::string::npos) break;
-    std::size_t e = h;
-    while (e < decoded.size() &&
-           !std::isspace(static_cast<unsigned char>(decoded[e])) &&
-           decoded[e] != '"' && decoded[e] != '>' && decoded[e] != ')') {
-      ++e;
-    }
-    out.append(decoded, i, e - i);
-    if (decoded.compare(h, 7, "http://") == 0 ||
-        decoded.compare(h, 8, "https://") == 0) {
-      out += query;
-    }
-    i = e;
-  }
-  out.append(decoded, i);
-  out += "\nYour subscriber id: " + id +
-         ". Manage: http://lists.example.com/prefs" + query + "\n";
-  return out;
-}
-
-std::string Wrap(const std::string& paragraph) {
-  std::string out;
-  std::size_t col = 0;
-  std::size_t i = 0;
-  while (i < paragraph.size()) {
-    std::size_t e = paragraph.find(' ', i);
-    if (e == std::string::npos) e = paragraph.size();
-    const std::size_t len = e - i;
-    if (col > 0 && col + 1 + len > 72) {
-      out += '\n';
-      col = 0;
-    } else if (col > 0) {
-      out += ' ';
-      ++col;
-    }
-    out.append(paragraph, i, len);
-    col += len;
-    i = e + 1;
-  }
-  return out;
-}
-
-// Shuffles the sentences of each paragraph and wraps it again at 72 columns.
-std::string ShuffleSentences(const std::string& decoded, std::mt19937_64& rng) {
-  std::string out;
-  std::vector<std::string> paragraph;
-  const auto flush = [&] {
-    if (paragraph.empty()) return;
-    std::string joined;
-    for (const auto& l : paragraph) {
-      if (!joined.empty()) joined += ' ';
-      joined += l;
-    }
-    std::vector<std::string> sentences;
-    std::size_t s = 0;
-    for (std::size_t k = 0; k < joined.size(); ++k) {
-      const char c = joined[k];
-      if ((c == '.' || c == '!' || c == '?') && k + 1 < joined.size() &&
-          joined[k + 1] == ' ') {
-        sentences.push_back(joined.substr(s, k + 1 - s));
-        s = k + 2;
-      }
-    }
-    if (s < joined.size()) sentences.push_back(joined.substr(s));
-    std::shuffle(sentences.begin(), sentences.end(), rng);
-    std::string p;
-    for (const auto& x : sentences) {
-      if (!p.empty()) p += ' ';
-      p += x;
-    }
-    out += Wrap(p);
-    out += '\n';
-    paragraph.clear();
-  };
-  for (const auto& l : Lines(decoded)) {
-    if (l.find_first_not_of(" \t\r") == std::string::npos) {
-      flush();
-      out += '\n';
-    } else {
-      paragraph.push_back(l);
-    }
-  }
-  flush();
-  return out;
-}
-
-constexpr const char* kFooters[] = {
-    "\n_______________________________________________\nDiscussion mailing "
-    "list\n"
-    "Discussion@lists.example.org\nhttp://lists.example.org/mailman/listinfo/"
-    "discussion\n",
-    "\n--\nThis message and any attachments are confidential and intended "
-    "solely for the "
-    "addressee.\nIf you have received it in error, please notify the sender "
-    "and delete it.\n"
-    "Any unauthorised use or disclosure is prohibited.\n",
-    "\n------------------------ Yahoo! Groups Sponsor "
-    "---------------------~-->\n"
-    "Get 128 Bit SSL "
-    "Encryption!\nhttp://us.click.yahoo.com/xaxhjB/hdqFAA/VygGAA/7gSolB/TM\n"
-    "---------------------------------------------------------------------~->"
-    "\n",
-    "\nTo unsubscribe from this list, reply with REMOVE in the subject line.\n"
-    "We respect your privacy. This is not spam: you signed up at our web "
-    "site.\n",
-    "\nSent from my mobile device. Please excuse brevity and typos.\n",
-};
-
-std::string AddFooter(const std::string& decoded, std::mt19937_64& rng) {
-  return decoded + kFooters[rng() % std::size(kFooters)];
-}
-
-// ---- MIME builders
-// ------------------------------------------------------------------------
-
-std::string Base64(std::string_view in) {
-  static constexpr char kB64[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t col = 0;
-  for (std::size_t i = 0; i < in.size(); i += 3) {
-    std::uint32_t v = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-    if (i + 2 < in.size()) v |= static_cast<unsigned char>(in[i + 2]);
-    out += kB64[(v >> 18) & 63];
-    out += kB64[(v >> 12) & 63];
-    out += i + 1 < in.size() ? kB64[(v >> 6) & 63] : '=';
-    out += i + 2 < in.size() ? kB64[v & 63] : '=';
-    if ((col += 4) >= 76) {
-      out += '\n';
-      col = 0;
-    }
-  }
-  return out + "\n";
-}
-
-std::string QuotedPrintable(std::string_view in) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  std::size_t col = 0;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    const auto c = static_cast<unsigned char>(in[i]);
-    if (c == '\n') {
-      out += '\n';
-      col = 0;
-      continue;
-    }
-    std::string enc;
-    const bool trailing_space =
-        (c == ' ' || c == '\t') && (i + 1 == in.size() || in[i + 1] == '\n');
-    if (c == '=' || c > 126 || (c < 32 && c != '\t') || trailing_space) {
-      enc = {'=', kHex[c >> 4], kHex[c & 15]};
-    } else {
-      enc = std::string(1, static_cast<char>(c));
-    }
-    if (col + enc.size() > 75) {
-      out += "=\n";
-      col = 0;
-    }
-    out += enc;
-    col += enc.size();
-  }
-  return out + "\n";
-}
-
-std::string Message(std::string_view content_type, std::string_view cte,
-                    std::string_view body) {
-  std::string m =
-      "From: Sender <sender@example.com>\nTo: rcpt@example.org\nSubject: "
-      "evaluation\n"
-      "Date: Sun, 22 Nov 2026 04:00:00 +0000\nMessage-ID: <eval@example.com>\n"
-      "MIME-Version: 1.0\nContent-Type: ";
-  m += content_type;
-  m += "\nContent-Transfer-Encoding: ";
-  m += cte;
-  m += "\n\n";
-  m += body;
-  return m;
-}
-
-// Converts UTF-8 to `charset` with ICU; false when a character has no mapping
-// there.
-bool Convert(const std::string& utf8, const char* charset, std::string& out) {
-  UErrorCode status = U_ZERO_ERROR;
-  out.assign(utf8.size() * 4 + 16, '\0');
-  const int32_t n = ucnv_convert(charset, "UTF-8", out.data(),
-                                 static_cast<int32_t>(out.size()), utf8.data(),
-                                 static_cast<int32_t>(utf8.size()), &status);
-  if (U_FAILURE(status)) return false;
-  out.resize(static_cast<std::size_t>(n));
-  std::string back(out.size() * 4 + 16, '\0');
-  const int32_t m =
-      ucnv_convert("UTF-8", charset, back.data(),
-                   static_cast<int32_t>(back.size()), out.data(), n, &status);
-  return U_SUCCESS(status) &&
-         back.compare(0, static_cast<std::size_t>(m), utf8) == 0 &&
-         static_cast<std::size_t>(m) == utf8.size();
-}
-
-// The body in the first legacy charset that represents all of it, as a senders'
-// mailer would pick (windows-1252 for most of the corpus).
-std::pair<std::string, std::string> ToLegacy(const std::string& utf8) {
-  static constexpr const char* kCharsets[] = {
-      "windows-1252", "iso-8859-2", "windows-1251", "koi8-r", "iso-8859-7",
-      "shift_jis",    "euc-kr",     "gb2312",       "big5"};
-  std::string out;
-  for (const char* c : kCharsets) {
-    if (Convert(utf8, c, out)) return {c, out};
-  }
-  Convert(utf8, "gb18030", out);
-  return {"gb18030", out};
-}
-
-std::string Html(const std::string& decoded) {
-  std::string out =
-      "<!DOCTYPE html>\n<html><head><meta "
-      "charset=\"utf-8\"><style>p{margin:0}</style></head>\n"
-      "<body><div style=\"font-family:Arial\">\n<p>";
-  for (std::size_t i = 0; i < decoded.size(); ++i) {
-    const char c = decoded[i];
-    if (c == '\n') {
-      if (i + 1 < decoded.size() && decoded[i + 1] == '\n') {
-        out += "</p>\n<p>";
-        while (i + 1 < decoded.size() && decoded[i + 1] == '\n') ++i;
-      } else {
-        out += "<br>\n";
-      }
-    } else if (c == '<') {
-      out += "&lt;";
-    } else if (c == '>') {
-      out += "&gt;";
-    } else if (c == '&') {
-      out += "&amp;";
-    } else {
-      out += c;
-    }
-  }
-  out += "</p>\n</div></body></html>\n";
-  return out;
-}
-
-// Decoded body of a generated message, through the real extraction path.
-std::string Extract(const std::string& message) {
-  auto m = mw::mime::Parse(std::string_view(message), mw::mime::Limits{});
-  return m ? m->body : std::string();
-}
-
-// ---- Classes
-// ------------------------------------------------------------------------------
-
-struct Pair {
-  std::string left;   // decoded text
-  std::string right;  // decoded text
-};
-
-struct Class {
-  std::string name;
-  // Builds the pair for base `d`; `corpus` supplies unrelated text.
-  std::function<Pair(const Doc&, const std::vector<Doc>&, std::mt19937_64&)>
-      make;
-};
-
-std::vector<Class> Classes(const std::map<std::string, std::string>& raw) {
-  std::vector<Class> cs;
-  for (const double f : {0.01, 0.05, 0.20}) {
-    for (const bool scattered : {false, true}) {
-      char name[64];
-      std::snprintf(name, sizeof name, "insert %2.0f%% %s", f * 100,
-                    scattered ? "scattered" : "one place");
-      cs.push_back(
-          {name, [f, scattered](const Doc& d, const std::vector<Doc>& c,
-                                std::mt19937_64& rng) {
-             return Pair{d.decoded, Insert(d.decoded, f, scattered, c, rng)};
-           }});
-    }
-  }
-  cs.push_back(
-      {"random token per line",
-       [](const Doc& d, const std::vector<Doc>&, std::mt19937_64& rng) {
-         return Pair{d.decoded, TokenPerLine(d.decoded, rng)};
-       }});
-  cs.push_back(
-      {"personal greeting only",
-       [](const Doc& d, const std::vector<Doc>&, std::mt19937_64& rng) {
-         const auto greet = [&rng](const std::string& text) {
-           return std::string("Dear ") + kFirst[rng() % std::size(kFirst)] +
-                  " " + kLast[rng() % std::size(kLast)] + ",\n\n" + text;
-         };
-         std::string a = greet(d.decoded);
-         return Pair{a, greet(d.decoded)};
-       }});
-  cs.push_back(
-      {"greeting + URL query",
-       [](const Doc& d, const std::vector<Doc>&, std::mt19937_64& rng) {
-         std::string a = Personalise(d.decoded, rng);
-         return Pair{a, Personalise(d.decoded, rng)};
-       }});
-  cs.push_back({"shuffled sentences", [](const Doc& d, const std::vector<Doc>&,
-                                         std::mt19937_64& rng) {
-                  return Pair{d.decoded, ShuffleSentences(d.decoded, rng)};
-                }});
-  cs.push_back(
-      {"re-encoded base64",
-       [&raw](const Doc& d, const std::vector<Doc>&, std::mt19937_64&) {
-         return Pair{Extract(raw.at(d.name)),
-                     Extract(Message("text/plain; charset=utf-8", "base64",
-                                     Base64(d.decoded)))};
-       }});
-  cs.push_back({"re-encoded QP", [&raw](const Doc& d, const std::vector<Doc>&,
-                                        std::mt19937_64&) {
-                  return Pair{Extract(raw.at(d.name)),
-                              Extract(Message("text/plain; charset=utf-8",
-                                              "quoted-printable",
-                                              QuotedPrintable(d.decoded)))};
-                }});
-  cs.push_back(
-      {"utf-8 vs legacy charset",
-       [](const Doc& d, const std::vector<Doc>&, std::mt19937_64&) {
-         const auto [charset, bytes] = ToLegacy(d.decoded);
-         return Pair{
-             Extract(Message("text/plain; charset=utf-8", "8bit", d.decoded)),
-             Extract(Message(std::string("text/plain; charset=") + charset,
-                             "quoted-printable", QuotedPrintable(bytes)))};
-       }});
-  cs.push_back(
-      {"plain vs html",
-       [](const Doc& d, const std::vector<Doc>&, std::mt19937_64&) {
-         return Pair{
-             Extract(Message("text/plain; charset=utf-8", "8bit", d.decoded)),
-             Extract(Message("text/html; charset=utf-8", "base64",
-                             Base64(Html(d.decoded))))};
-       }});
-  cs.push_back({"footer added", [](const Doc& d, const std::vector<Doc>&,
-                                   std::mt19937_64& rng) {
-                  return Pair{d.decoded, AddFooter(d.decoded, rng)};
-                }});
-  return cs;
-}
 
 // ---- Evaluation
 // ---------------------------------------------------------------------------
@@ -617,8 +111,7 @@ void Dump(int label, const std::string& cls, const Item& a, const Item& b,
 }
 
 struct Setup {
-  std::vector<Doc> corpus;
-  std::map<std::string, std::string> raw;
+  mv::Corpus corpus;
   std::vector<std::size_t> base_candidates;
   std::uint64_t seed = 20261122;
   std::size_t bases = 300;
@@ -630,33 +123,16 @@ Summary Run(const Setup& s, const fp::Options& o, bool print) {
   // Distinct ham bodies.
   std::vector<Item> ham;
   std::vector<std::string> ham_names;
-  for (const Doc& d : s.corpus) {
+  for (const mv::Doc& d : s.corpus.docs) {
     if (!d.ham || d.body.empty()) continue;
     ham.push_back(MakeItem(d.decoded, o));
     ham_names.push_back(d.name);
   }
   // Bases: mutually distinct under every method.
-  std::vector<std::size_t> bases;
-  std::vector<Item> base_items;
-  std::size_t dropped = 0;
-  for (const std::size_t idx : s.base_candidates) {
-    if (bases.size() >= s.bases) break;
-    Item it = MakeItem(s.corpus[idx].decoded, o);
-    bool clash = false;
-    for (const Item& b : base_items) {
-      const auto v = Verdicts(it, b, o);
-      if (std::any_of(v.begin(), v.end(), [](bool x) { return x; })) {
-        clash = true;
-        break;
-      }
-    }
-    if (clash) {
-      ++dropped;
-      continue;
-    }
-    bases.push_back(idx);
-    base_items.push_back(std::move(it));
-  }
+  const mv::Selection selection =
+      bench::SelectBases(s.corpus, s.base_candidates, s.bases, o);
+  const std::vector<std::size_t>& bases = selection.bases;
+  const std::size_t dropped = selection.dropped;
   if (print) {
     std::printf(
         "bases: %zu (%zu candidates dropped as natural near-duplicates of an "
@@ -669,16 +145,14 @@ Summary Run(const Setup& s, const fp::Options& o, bool print) {
     std::printf("\n");
   }
   for (int m = 0; m < kMethods; ++m) sum.min_recall[m] = 1;
-  const std::vector<Class> classes = Classes(s.raw);
-  for (const Class& cls : classes) {
+  const std::vector<mv::Class> classes = mv::Classes(s.corpus.raw);
+  for (const mv::Class& cls : classes) {
     // Each class draws from its own generator (seed and class name), so adding
     // or changing a class leaves the variants of the others as they were.
-    std::seed_seq seq{
-        s.seed, static_cast<std::uint64_t>(std::hash<std::string>{}(cls.name))};
-    std::mt19937_64 rng(seq);
+    std::mt19937_64 rng = mv::ClassRng(s.seed, cls.name);
     std::vector<Item> left, right;
     for (const std::size_t idx : bases) {
-      Pair p = cls.make(s.corpus[idx], s.corpus, rng);
+      mv::Pair p = cls.make(s.corpus.docs[idx], s.corpus.docs, rng);
       left.push_back(MakeItem(std::move(p.left), o));
       right.push_back(MakeItem(std::move(p.right), o));
     }
@@ -809,7 +283,7 @@ bool ParseFolds(const std::string& list, fp::FoldOptions& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string corpus_dir = MW_SOURCE_DIR "/../shared/data/mail";
+  std::string corpus_dir = mv::DefaultCorpusDir(MW_SOURCE_DIR).string();
   Setup s;
   fp::Options options;
   bool fold_study = false;
@@ -890,38 +364,11 @@ int main(int argc, char** argv) {
   }
   mw::mime::Init();
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<fs::path> files;
-  for (const auto& dir : fs::directory_iterator(corpus_dir)) {
-    if (!dir.is_directory()) continue;
-    for (const auto& f : fs::directory_iterator(dir.path())) {
-      if (f.is_regular_file()) files.push_back(f.path());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  std::set<std::string> seen;
-  for (const fs::path& p : files) {
-    std::string raw = ReadFile(p);
-    auto m = mw::mime::Parse(std::string_view(raw), mw::mime::Limits{});
-    if (!m) continue;
-    Doc d;
-    d.name = p.parent_path().filename().string() + "/" + p.filename().string();
-    d.ham = d.name.find("ham") != std::string::npos;
-    d.decoded = m->body;
-    d.body = mw::mime::Normalise(*m).body;
-    if (!seen.insert(d.body).second)
-      continue;  // same normalised body counts once
-    s.raw[d.name] = std::move(raw);
-    s.corpus.push_back(std::move(d));
-  }
-  for (std::size_t i = 0; i < s.corpus.size(); ++i) {
-    const std::size_t n = s.corpus[i].body.size();
-    if (n >= 200 && n <= (256u << 10)) s.base_candidates.push_back(i);
-  }
-  std::mt19937_64 rng(s.seed);
-  std::shuffle(s.base_candidates.begin(), s.base_candidates.end(), rng);
+  s.corpus = mv::ReadCorpus(corpus_dir);
+  s.base_candidates = mv::BaseCandidates(s.corpus, s.seed);
   std::printf(
       "corpus: %zu files, %zu distinct bodies (%.1f s to parse)\n",
-      files.size(), s.corpus.size(),
+      s.corpus.files, s.corpus.docs.size(),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count());
 

@@ -73,7 +73,8 @@ std::string FormatTime(store::UnixMillis t) {
   const time_t secs = static_cast<time_t>(t / 1000 - (t % 1000 < 0 ? 1 : 0));
   tm utc{};
   gmtime_r(&secs, &utc);
-  char buf[64];
+  // Room for any int fields, so GCC's -Wformat-truncation has nothing to say.
+  char buf[80];
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ",
                 utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday, utc.tm_hour,
                 utc.tm_min, utc.tm_sec);

@@ -1,0 +1,92 @@
+// The mutation classes of the evaluation (variants.h).
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "variants/variants.h"
+
+namespace mw::variants {
+
+std::vector<Class> Classes(const std::map<std::string, std::string>& raw) {
+  std::vector<Class> cs;
+  for (const double f : {0.01, 0.05, 0.20}) {
+    for (const bool scattered : {false, true}) {
+      char name[64];
+      std::snprintf(name, sizeof name, "insert %2.0f%% %s", f * 100,
+                    scattered ? "scattered" : "one place");
+      cs.push_back(
+          {name, [f, scattered](const Doc& d, const std::vector<Doc>& c,
+                                std::mt19937_64& rng) {
+             return Pair{d.decoded, Insert(d.decoded, f, scattered, c, rng)};
+           }});
+    }
+  }
+  cs.push_back(
+      {"random token per line",
+       [](const Doc& d, const std::vector<Doc>&, std::mt19937_64& rng) {
+         return Pair{d.decoded, TokenPerLine(d.decoded, rng)};
+       }});
+  cs.push_back(
+      {"personal greeting only",
+       [](const Doc& d, const std::vector<Doc>&, std::mt19937_64& rng) {
+         std::string a = Greet(d.decoded, rng);
+         return Pair{a, Greet(d.decoded, rng)};
+       }});
+  cs.push_back(
+      {"greeting + URL query",
+       [](const Doc& d, const std::vector<Doc>&, std::mt19937_64& rng) {
+         std::string a = Personalise(d.decoded, rng);
+         return Pair{a, Personalise(d.decoded, rng)};
+       }});
+  cs.push_back({"shuffled sentences", [](const Doc& d, const std::vector<Doc>&,
+                                         std::mt19937_64& rng) {
+                  return Pair{d.decoded, ShuffleSentences(d.decoded, rng)};
+                }});
+  cs.push_back(
+      {"re-encoded base64",
+       [&raw](const Doc& d, const std::vector<Doc>&, std::mt19937_64&) {
+         return Pair{Extract(raw.at(d.name)),
+                     Extract(Message("text/plain; charset=utf-8", "base64",
+                                     Base64(d.decoded)))};
+       }});
+  cs.push_back({"re-encoded QP", [&raw](const Doc& d, const std::vector<Doc>&,
+                                        std::mt19937_64&) {
+                  return Pair{Extract(raw.at(d.name)),
+                              Extract(Message("text/plain; charset=utf-8",
+                                              "quoted-printable",
+                                              QuotedPrintable(d.decoded)))};
+                }});
+  cs.push_back(
+      {"utf-8 vs legacy charset",
+       [](const Doc& d, const std::vector<Doc>&, std::mt19937_64&) {
+         const auto [charset, bytes] = ToLegacy(d.decoded);
+         return Pair{
+             Extract(Message("text/plain; charset=utf-8", "8bit", d.decoded)),
+             Extract(Message(std::string("text/plain; charset=") + charset,
+                             "quoted-printable", QuotedPrintable(bytes)))};
+       }});
+  cs.push_back(
+      {"plain vs html",
+       [](const Doc& d, const std::vector<Doc>&, std::mt19937_64&) {
+         return Pair{
+             Extract(Message("text/plain; charset=utf-8", "8bit", d.decoded)),
+             Extract(Message("text/html; charset=utf-8", "base64",
+                             Base64(Html(d.decoded))))};
+       }});
+  cs.push_back({"footer added", [](const Doc& d, const std::vector<Doc>&,
+                                   std::mt19937_64& rng) {
+                  return Pair{d.decoded, AddFooter(d.decoded, rng)};
+                }});
+  return cs;
+}
+
+std::mt19937_64 ClassRng(std::uint64_t seed, const std::string& class_name) {
+  std::seed_seq seq{
+      seed, static_cast<std::uint64_t>(std::hash<std::string>{}(class_name))};
+  return std::mt19937_64(seq);
+}
+
+}  // namespace mw::variants

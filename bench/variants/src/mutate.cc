@@ -1,0 +1,249 @@
+// Text mutations of a decoded text (variants.h).
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <iterator>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "variants/variants.h"
+
+namespace mw::variants {
+
+namespace {
+
+std::vector<std::string> Lines(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t e = text.find('\n', i);
+    if (e == std::string_view::npos) e = text.size();
+    out.emplace_back(text.substr(i, e - i));
+    i = e + 1;
+  }
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) {
+    out += l;
+    out += '\n';
+  }
+  return out;
+}
+
+// `bytes` of unrelated text (at least one word): lines of other corpus
+// messages, the last one cut at a space.
+std::string Unrelated(const std::vector<Doc>& corpus, std::size_t bytes,
+                      std::mt19937_64& rng) {
+  std::string out;
+  while (out.size() < bytes) {
+    const Doc& d = corpus[rng() % corpus.size()];
+    const std::vector<std::string> lines = Lines(d.decoded);
+    if (lines.empty()) continue;
+    std::size_t start = rng() % lines.size();
+    for (std::size_t k = start; k < lines.size() && out.size() < bytes; ++k) {
+      if (lines[k].find_first_not_of(" \t\r") == std::string::npos) continue;
+      out += lines[k];
+      out += '\n';
+    }
+  }
+  std::size_t cut = out.rfind(' ', bytes);
+  if (cut == std::string::npos || cut == 0) cut = out.find(' ');
+  if (cut != std::string::npos) out.resize(cut);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
+    out.pop_back();
+  return out + "\n";
+}
+
+}  // namespace
+
+std::string Insert(const std::string& decoded, double fraction, bool scattered,
+                   const std::vector<Doc>& corpus, std::mt19937_64& rng) {
+  std::vector<std::string> lines = Lines(decoded);
+  const std::size_t bytes = std::max<std::size_t>(
+      1,
+      static_cast<std::size_t>(fraction * static_cast<double>(decoded.size())));
+  const std::size_t pieces =
+      scattered ? std::clamp<std::size_t>(lines.size() / 5, 2, 10) : 1;
+  for (std::size_t p = 0; p < pieces; ++p) {
+    const std::string text = Unrelated(corpus, bytes / pieces + 1, rng);
+    const std::size_t at = rng() % (lines.size() + 1);
+    lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at),
+                 text.substr(0, text.size() - 1));
+  }
+  return Join(lines);
+}
+
+namespace {
+
+std::string RandomToken(std::mt19937_64& rng) {
+  static constexpr char kAlnum[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::string t;
+  const std::size_t len = 6 + rng() % 7;
+  for (std::size_t k = 0; k < len; ++k) t.push_back(kAlnum[rng() % 36]);
+  return t;
+}
+
+}  // namespace
+
+std::string TokenPerLine(const std::string& decoded, std::mt19937_64& rng) {
+  std::vector<std::string> lines = Lines(decoded);
+  for (auto& l : lines) {
+    if (!l.empty()) l += " " + RandomToken(rng);
+  }
+  return Join(lines);
+}
+
+namespace {
+
+constexpr const char* kFirst[] = {"John",  "Maria",  "Wei",     "Fatima",
+                                  "Olga",  "Pierre", "Anna",    "Rahul",
+                                  "Kenji", "Laura",  "Mohamed", "Sarah"};
+constexpr const char* kLast[] = {"Smith",   "Garcia", "Chen",  "Khan",
+                                 "Ivanova", "Dubois", "Rossi", "Patel",
+                                 "Tanaka",  "Miller"};
+
+}  // namespace
+
+std::string Greet(const std::string& decoded, std::mt19937_64& rng) {
+  return std::string("Dear ") + kFirst[rng() % std::size(kFirst)] + " " +
+         kLast[rng() % std::size(kLast)] + ",\n\n" + decoded;
+}
+
+std::string Personalise(const std::string& decoded, std::mt19937_64& rng) {
+  const std::string first = kFirst[rng() % std::size(kFirst)];
+  const std::string last = kLast[rng() % std::size(kLast)];
+  std::string email = first + "." + last + "@example.net";
+  for (char& c : email)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string id = std::to_string(rng() % 1000000);
+  std::string query = "?uid=" + id + "&email=" + email;
+  std::string out =
+      "Dear " + first + (rng() % 2 ? " " + last : std::string()) + ",\n\n";
+  std::size_t i = 0;
+  while (i < decoded.size()) {
+    const std::size_t h = decoded.find("http", i);
+    if (h == std::string::npos) break;
+    std::size_t e = h;
+    while (e < decoded.size() &&
+           !std::isspace(static_cast<unsigned char>(decoded[e])) &&
+           decoded[e] != '"' && decoded[e] != '>' && decoded[e] != ')') {
+      ++e;
+    }
+    out.append(decoded, i, e - i);
+    if (decoded.compare(h, 7, "http://") == 0 ||
+        decoded.compare(h, 8, "https://") == 0) {
+      out += query;
+    }
+    i = e;
+  }
+  out.append(decoded, i);
+  out += "\nYour subscriber id: " + id +
+         ". Manage: http://lists.example.com/prefs" + query + "\n";
+  return out;
+}
+
+namespace {
+
+std::string Wrap(const std::string& paragraph) {
+  std::string out;
+  std::size_t col = 0;
+  std::size_t i = 0;
+  while (i < paragraph.size()) {
+    std::size_t e = paragraph.find(' ', i);
+    if (e == std::string::npos) e = paragraph.size();
+    const std::size_t len = e - i;
+    if (col > 0 && col + 1 + len > 72) {
+      out += '\n';
+      col = 0;
+    } else if (col > 0) {
+      out += ' ';
+      ++col;
+    }
+    out.append(paragraph, i, len);
+    col += len;
+    i = e + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ShuffleSentences(const std::string& decoded, std::mt19937_64& rng) {
+  std::string out;
+  std::vector<std::string> paragraph;
+  const auto flush = [&] {
+    if (paragraph.empty()) return;
+    std::string joined;
+    for (const auto& l : paragraph) {
+      if (!joined.empty()) joined += ' ';
+      joined += l;
+    }
+    std::vector<std::string> sentences;
+    std::size_t s = 0;
+    for (std::size_t k = 0; k < joined.size(); ++k) {
+      const char c = joined[k];
+      if ((c == '.' || c == '!' || c == '?') && k + 1 < joined.size() &&
+          joined[k + 1] == ' ') {
+        sentences.push_back(joined.substr(s, k + 1 - s));
+        s = k + 2;
+      }
+    }
+    if (s < joined.size()) sentences.push_back(joined.substr(s));
+    std::shuffle(sentences.begin(), sentences.end(), rng);
+    std::string p;
+    for (const auto& x : sentences) {
+      if (!p.empty()) p += ' ';
+      p += x;
+    }
+    out += Wrap(p);
+    out += '\n';
+    paragraph.clear();
+  };
+  for (const auto& l : Lines(decoded)) {
+    if (l.find_first_not_of(" \t\r") == std::string::npos) {
+      flush();
+      out += '\n';
+    } else {
+      paragraph.push_back(l);
+    }
+  }
+  flush();
+  return out;
+}
+
+namespace {
+
+constexpr const char* kFooters[] = {
+    "\n_______________________________________________\nDiscussion mailing "
+    "list\n"
+    "Discussion@lists.example.org\nhttp://lists.example.org/mailman/listinfo/"
+    "discussion\n",
+    "\n--\nThis message and any attachments are confidential and intended "
+    "solely for the "
+    "addressee.\nIf you have received it in error, please notify the sender "
+    "and delete it.\n"
+    "Any unauthorised use or disclosure is prohibited.\n",
+    "\n------------------------ Yahoo! Groups Sponsor "
+    "---------------------~-->\n"
+    "Get 128 Bit SSL "
+    "Encryption!\nhttp://us.click.yahoo.com/xaxhjB/hdqFAA/VygGAA/7gSolB/TM\n"
+    "---------------------------------------------------------------------~->"
+    "\n",
+    "\nTo unsubscribe from this list, reply with REMOVE in the subject line.\n"
+    "We respect your privacy. This is not spam: you signed up at our web "
+    "site.\n",
+    "\nSent from my mobile device. Please excuse brevity and typos.\n",
+};
+
+}  // namespace
+
+std::string AddFooter(const std::string& decoded, std::mt19937_64& rng) {
+  return decoded + kFooters[rng() % std::size(kFooters)];
+}
+
+}  // namespace mw::variants
