@@ -66,18 +66,24 @@ std::vector<std::uint32_t> IndexKeys(const fingerprint::Fingerprint& fp,
   keys.push_back(KeyOf(KeyKind::kExact,
                        static_cast<std::uint64_t>(Sha1Prefix(fp.body_sha1))));
 
+  // Each list is sampled on its own: when one kind changes wholesale (lines
+  // rewrapped, sentences shuffled across lines), the other kind's sample
+  // still finds the message, which a sample of the union would not (its
+  // smallest keys would then mostly be the changed kind's).
+  const std::size_t per_list =
+      fp.other_blocks ? kBlockSample / 2 : kBlockSample;
   std::vector<std::uint64_t> blocks;
-  blocks.reserve(fp.blocks.keys.size() +
-                 (fp.other_blocks ? fp.other_blocks->keys.size() : 0));
-  for (const fingerprint::BlockKey& k : fp.blocks.keys) blocks.push_back(k.key);
-  if (fp.other_blocks) {
-    for (const fingerprint::BlockKey& k : fp.other_blocks->keys) {
-      blocks.push_back(k.key);
-    }
+  for (const fingerprint::BlockList* list :
+       {&fp.blocks, fp.other_blocks ? &*fp.other_blocks : nullptr}) {
+    if (list == nullptr) continue;
+    std::vector<std::uint64_t> own;
+    own.reserve(list->keys.size());
+    for (const fingerprint::BlockKey& k : list->keys) own.push_back(k.key);
+    std::sort(own.begin(), own.end());
+    own.erase(std::unique(own.begin(), own.end()), own.end());
+    if (own.size() > per_list) own.resize(per_list);
+    blocks.insert(blocks.end(), own.begin(), own.end());
   }
-  std::sort(blocks.begin(), blocks.end());
-  blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
-  if (blocks.size() > kBlockSample) blocks.resize(kBlockSample);
   for (const std::uint64_t b : blocks)
     keys.push_back(KeyOf(KeyKind::kBlock, b));
 
