@@ -195,6 +195,20 @@ icu::UnicodeString FoldWithIcu(std::string_view utf8) {
   return folded;
 }
 
+}  // namespace
+
+bool NormalisationDegraded() {
+  // ICU loads its data once per process; the answer cannot change.
+  static const bool degraded = [] {
+    UErrorCode status = U_ZERO_ERROR;
+    icu::Normalizer2::getNFKCCasefoldInstance(status);
+    return U_FAILURE(status) != 0;
+  }();
+  return degraded;
+}
+
+namespace {
+
 // NFKC_Casefold of single BMP code points that fold independently of their
 // neighbours, in lazily built blocks of 128.
 //

@@ -178,6 +178,13 @@ Analysis Analyzer::AnalyzeText(std::string_view utf8) const {
 void Analyzer::Finish(const mime::Text& text, const Budget& budget,
                       Analysis& a) const {
   a.body_bytes = text.body.size();
+  if (mime::NormalisationDegraded()) {
+    a.degraded = true;
+    a.warnings.push_back(
+        {WarningKind::kDegraded,
+         "degraded: ICU normalisation data missing (install libicu's data); "
+         "text case-folded only, no duplicate verdict"});
+  }
   if (budget.Exceeded()) return NoteBudget(a, "language identification");
   {
     StageTimer t(&a.timings.langid);

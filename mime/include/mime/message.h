@@ -110,6 +110,12 @@ Text Normalise(const Message& message);
 // one; used directly for plain-text input such as language samples.
 std::string NormaliseText(std::string_view utf8);
 
+// Whether ICU's NFKC_Casefold data could not be loaded in this process; then
+// Normalise and NormaliseText fall back to plain case folding, whose text
+// differs from the specified normalisation, so fingerprints made from it
+// must not be compared (the pipeline marks such analyses degraded).
+bool NormalisationDegraded();
+
 // Test hook: NormaliseText through ICU alone (UTF-16 conversion and
 // NFKC_Casefold of the whole text), without the per-character fast paths.
 // NormaliseText gives the same bytes for every input.
