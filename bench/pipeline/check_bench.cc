@@ -37,8 +37,8 @@ using Ns = std::chrono::nanoseconds;
 std::vector<std::string> Corpus() {
   std::vector<std::string> out;
   const char* env = std::getenv("MW_MAIL_DIR");
-  const fs::path dir = env ? fs::path(env)
-                           : fs::path(MW_SOURCE_DIR) / ".." / "shared/data/mail";
+  const fs::path dir =
+      env ? fs::path(env) : fs::path(MW_SOURCE_DIR) / ".." / "shared/data/mail";
   if (!fs::is_directory(dir)) return out;
   std::vector<fs::path> files;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
@@ -140,8 +140,8 @@ int main(int argc, char** argv) {
   }
   std::uint64_t bytes = 0;
   for (const auto& m : corpus) bytes += m.size();
-  std::printf("corpus: %zu messages, %.1f MB, mean %.0f bytes\n",
-              corpus.size(), static_cast<double>(bytes) / 1e6,
+  std::printf("corpus: %zu messages, %.1f MB, mean %.0f bytes\n", corpus.size(),
+              static_cast<double>(bytes) / 1e6,
               static_cast<double>(bytes) / static_cast<double>(corpus.size()));
 
   std::vector<Round> results;
@@ -187,9 +187,10 @@ int main(int argc, char** argv) {
   const Round& m = results[results.size() / 2];
   const size_t n = corpus.size();
   const double base = Ms(m.baseline, n);
-  std::printf("\nCPU ms per message (median of %d rounds; ratio = against "
-              "GMime's bare parse in the same round)\n\n",
-              rounds);
+  std::printf(
+      "\nCPU ms per message (median of %d rounds; ratio = against "
+      "GMime's bare parse in the same round)\n\n",
+      rounds);
   std::printf("%-34s %9s %8s\n", "stage", "ms/msg", "ratio");
   auto row = [&](const char* name, Ns ns) {
     std::printf("%-34s %9.4f %8.2f\n", name, Ms(ns, n), Ms(ns, n) / base);

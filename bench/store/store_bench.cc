@@ -42,8 +42,8 @@ using Clock = std::chrono::steady_clock;
 std::vector<fp::Fingerprint> CorpusFingerprints(const fp::Options& options) {
   std::vector<fp::Fingerprint> out;
   const char* env = std::getenv("MW_MAIL_DIR");
-  const fs::path dir = env ? fs::path(env)
-                           : fs::path(MW_SOURCE_DIR) / ".." / "shared/data/mail";
+  const fs::path dir =
+      env ? fs::path(env) : fs::path(MW_SOURCE_DIR) / ".." / "shared/data/mail";
   if (!fs::is_directory(dir)) return out;
   std::vector<fs::path> files;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
@@ -89,7 +89,8 @@ fp::Fingerprint Variant(const fp::Fingerprint& base, std::mt19937_64& rng) {
   v.simhash ^= std::uint64_t{1} << (rng() % 64);
   static const char kB64[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  if (!v.ctph.sig.empty()) v.ctph.sig[rng() % v.ctph.sig.size()] = kB64[rng() % 64];
+  if (!v.ctph.sig.empty())
+    v.ctph.sig[rng() % v.ctph.sig.size()] = kB64[rng() % 64];
   if (!v.ctph.sig2.empty())
     v.ctph.sig2[rng() % v.ctph.sig2.size()] = kB64[rng() % 64];
   v.word_bag.hash = rng();
@@ -152,8 +153,9 @@ bool OneMessage(mw::store::Store& db, const fp::Fingerprint& f,
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  const std::size_t i = std::min(
-      v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())));
+  const std::size_t i =
+      std::min(v.size() - 1,
+               static_cast<std::size_t>(p * static_cast<double>(v.size())));
   return v[i];
 }
 
@@ -238,24 +240,27 @@ int main(int argc, char** argv) {
     decide.push_back(t.decide_us);
     record.push_back(t.record_us);
   }
-  std::printf("store: %llu messages filled in %.0f s (%.0f messages/s, one "
-              "thread, Find + Decide + Record each)\n",
-              static_cast<unsigned long long>(messages), fill_s,
-              static_cast<double>(messages) / fill_s);
-  std::printf("on disk: %llu bytes = %.0f bytes per message (%llu index "
-              "rows, %.1f per message; %llu clusters of 2+; WAL %llu bytes "
-              "not counted)\n",
-              static_cast<unsigned long long>(stats->file_bytes),
-              static_cast<double>(stats->file_bytes) /
-                  static_cast<double>(stats->messages),
-              static_cast<unsigned long long>(stats->index_rows),
-              static_cast<double>(stats->index_rows) /
-                  static_cast<double>(stats->messages),
-              static_cast<unsigned long long>(stats->clusters),
-              static_cast<unsigned long long>(stats->wal_bytes));
-  std::printf("\n%llu timed messages (half variants of stored mail, half "
-              "unrelated), microseconds:\n",
-              static_cast<unsigned long long>(queries));
+  std::printf(
+      "store: %llu messages filled in %.0f s (%.0f messages/s, one "
+      "thread, Find + Decide + Record each)\n",
+      static_cast<unsigned long long>(messages), fill_s,
+      static_cast<double>(messages) / fill_s);
+  std::printf(
+      "on disk: %llu bytes = %.0f bytes per message (%llu index "
+      "rows, %.1f per message; %llu clusters of 2+; WAL %llu bytes "
+      "not counted)\n",
+      static_cast<unsigned long long>(stats->file_bytes),
+      static_cast<double>(stats->file_bytes) /
+          static_cast<double>(stats->messages),
+      static_cast<unsigned long long>(stats->index_rows),
+      static_cast<double>(stats->index_rows) /
+          static_cast<double>(stats->messages),
+      static_cast<unsigned long long>(stats->clusters),
+      static_cast<unsigned long long>(stats->wal_bytes));
+  std::printf(
+      "\n%llu timed messages (half variants of stored mail, half "
+      "unrelated), microseconds:\n",
+      static_cast<unsigned long long>(queries));
   std::printf("%-24s %9s %9s %9s\n", "", "p50", "p99", "max");
   auto row = [](const char* name, const std::vector<double>& v) {
     std::printf("%-24s %9.0f %9.0f %9.0f\n", name, Percentile(v, 0.5),

@@ -26,8 +26,9 @@ Table WaveTable() {
        .field = Member<&Settings::wave, &S::events>},
   };
   return {.name = "wave",
-          .meaning = "spam waves: clusters of near-duplicates arriving "
-                     "together",
+          .meaning =
+              "spam waves: clusters of near-duplicates arriving "
+              "together",
           .params = kParams};
 }
 

@@ -45,27 +45,27 @@
 // noframes, datalist, comments (conditional comments such as <!--[if mso]>
 // included), and hidden elements with all their descendants: the `hidden`
 // attribute; display:none; opacity below 0.05; a zero width, height or
-// max-height together with overflow:hidden; off-screen boxes (positioned at a left
-// or top of -1000px or less, or a text-indent of -1000px or less). Text is also
-// not shown under visibility:hidden/collapse, color:transparent or a font size
-// below 1px, but as in CSS those are inherited and a descendant can restore
-// them (visibility:visible, font-size:14px): email templates routinely set
-// font-size:0 on a container and a real size on its children. Text whose colour
-// is within 20 per channel of its backdrop's is not shown either: the backdrop
-// is the nearest painted background (bgcolor, background-color, background),
-// white by default, and unknown under a background image or gradient or a
-// colour we cannot parse, where nothing is hidden; the text colour comes from
-// color, <font color> and <body text>, black by default. Declarations come from
-// the style attribute and from <style> sheets, for rules whose selectors are a
-// single tag, a single class or tag.class (conditional @media rules are
-// ignored). What is kept: noscript content (mail clients do not run scripts, so
-// they show it; gumbo parses it as script-enabled raw text, so Prepare renames
-// it to an unknown inline element), svg and MathML text, anchor text (hrefs are
-// not appended: fingerprints must not see per-recipient tracking URLs), and img
-// alt text (shown when images are blocked, the default of many clients). Not
-// treated as hidden: aria-hidden (screen readers only; the text is on screen),
-// mso-hide:all (hidden in Outlook only), <font size=0> (browsers clamp it to
-// size 1), and box-shadow, clip-path or z-index tricks.
+// max-height together with overflow:hidden; off-screen boxes (positioned at a
+// left or top of -1000px or less, or a text-indent of -1000px or less). Text is
+// also not shown under visibility:hidden/collapse, color:transparent or a font
+// size below 1px, but as in CSS those are inherited and a descendant can
+// restore them (visibility:visible, font-size:14px): email templates routinely
+// set font-size:0 on a container and a real size on its children. Text whose
+// colour is within 20 per channel of its backdrop's is not shown either: the
+// backdrop is the nearest painted background (bgcolor, background-color,
+// background), white by default, and unknown under a background image or
+// gradient or a colour we cannot parse, where nothing is hidden; the text
+// colour comes from color, <font color> and <body text>, black by default.
+// Declarations come from the style attribute and from <style> sheets, for rules
+// whose selectors are a single tag, a single class or tag.class (conditional
+// @media rules are ignored). What is kept: noscript content (mail clients do
+// not run scripts, so they show it; gumbo parses it as script-enabled raw text,
+// so Prepare renames it to an unknown inline element), svg and MathML text,
+// anchor text (hrefs are not appended: fingerprints must not see per-recipient
+// tracking URLs), and img alt text (shown when images are blocked, the default
+// of many clients). Not treated as hidden: aria-hidden (screen readers only;
+// the text is on screen), mso-hide:all (hidden in Outlook only), <font size=0>
+// (browsers clamp it to size 1), and box-shadow, clip-path or z-index tricks.
 //
 // Layout: block elements (p, div, li, table, h1-h6, ...) are paragraphs
 // separated by exactly one blank line; <br> ends a line (two in a row make a
@@ -1712,8 +1712,7 @@ HtmlText HtmlToText(std::string_view html, std::uint32_t nesting_limit,
     result.input_truncated |= prepared.work_cut;
     // Each attempt gets no more CPU time than the message has left, so the
     // retries cannot add up past the message's budget.
-    const double left =
-        std::chrono::duration<double>(budget.CpuLeft()).count();
+    const double left = std::chrono::duration<double>(budget.CpuLeft()).count();
     if (left <= 0) break;
     Arena arena(kArenaBase + kArenaPerInputByte * prepared.html.size(),
                 std::min(kMaxParseCpuSeconds, left));

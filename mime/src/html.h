@@ -26,12 +26,12 @@ struct HtmlText {
 // display:none, opacity:0 or a zero size with overflow:hidden; drops text under
 // visibility:hidden, color:transparent, a font size below 1px, a colour like
 // its backdrop's or an off-screen position (inline styles, presentational
-// attributes and simple <style> rules); keeps noscript, anchor and img alt text; decodes
-// entities; turns block elements into paragraphs separated by exactly one blank
-// line, table rows and <br> into line breaks and table cells into spaces;
-// collapses whitespace as a browser does (except inside <pre> and <textarea>).
-// No leading or trailing blank lines. html.cc lists the exact rules and the
-// guards against hostile input.
+// attributes and simple <style> rules); keeps noscript, anchor and img alt
+// text; decodes entities; turns block elements into paragraphs separated by
+// exactly one blank line, table rows and <br> into line breaks and table cells
+// into spaces; collapses whitespace as a browser does (except inside <pre> and
+// <textarea>). No leading or trailing blank lines. html.cc lists the exact
+// rules and the guards against hostile input.
 //
 // Elements deeper than `nesting_limit` (html is depth 1; at most 1024 is
 // honoured) are skipped with their subtrees. Time and memory are bounded for

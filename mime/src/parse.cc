@@ -213,8 +213,7 @@ class Walker {
       // The work budget covers the whole message: what was extracted so far
       // is kept, the rest is not visited.
       LimitOnce(budget_warned_,
-                "budget: parts after the first " +
-                    std::to_string(parts_seen_) +
+                "budget: parts after the first " + std::to_string(parts_seen_) +
                     " skipped (pipeline.max_cpu or max_wall spent)");
       truncated_ = true;
       return;
@@ -405,8 +404,8 @@ class Walker {
     }
     std::string text;
     if (info.content_type == "text/html") {
-      HtmlText html = HtmlToText(decoded.utf8, limits_.html_nesting_limit,
-                                 limits_.budget);
+      HtmlText html =
+          HtmlToText(decoded.utf8, limits_.html_nesting_limit, limits_.budget);
       if (html.nesting_limit_hit) {
         LimitOnce(html_warned_, "limit: HTML elements nested deeper than " +
                                     std::to_string(limits_.html_nesting_limit) +

@@ -5,24 +5,10 @@
 
 #include "mw/budget.h"
 #include "pipeline/options.h"
+#include "stage_timer.h"
 
 namespace mw::pipeline {
 namespace {
-
-// Measures the calling thread's CPU time into *out from construction to
-// destruction.
-class StageTimer {
- public:
-  explicit StageTimer(std::chrono::nanoseconds* out)
-      : out_(out), start_(Budget::ThreadCpuNow()) {}
-  ~StageTimer() { *out_ += Budget::ThreadCpuNow() - start_; }
-  StageTimer(const StageTimer&) = delete;
-  StageTimer& operator=(const StageTimer&) = delete;
-
- private:
-  std::chrono::nanoseconds* out_;
-  std::chrono::nanoseconds start_;
-};
 
 void NoteBudget(Analysis& a, std::string_view stage) {
   a.degraded = true;
@@ -58,8 +44,9 @@ std::string_view WarningName(WarningKind kind) {
 
 Warning ClassifyMimeWarning(std::string_view line) {
   const auto colon = line.find(": ");
-  const std::string_view head =
-      colon == std::string_view::npos ? std::string_view() : line.substr(0, colon);
+  const std::string_view head = colon == std::string_view::npos
+                                    ? std::string_view()
+                                    : line.substr(0, colon);
   const std::string detail(line);
   if (head == "limit") return {WarningKind::kLimit, detail};
   if (head == "budget") return {WarningKind::kBudget, detail};
@@ -85,8 +72,8 @@ Result<mime::Text> ToText(std::string_view bytes, bool plain_text,
                           const mime::Limits& limits) {
   if (plain_text) {
     mime::Text t;
-    t.body = mime::NormaliseText(
-        bytes.substr(0, std::min<std::size_t>(bytes.size(), limits.max_text_bytes)));
+    t.body = mime::NormaliseText(bytes.substr(
+        0, std::min<std::size_t>(bytes.size(), limits.max_text_bytes)));
     return t;
   }
   auto message = mime::Parse(bytes, limits);
@@ -138,7 +125,7 @@ Result<Analysis> Analyzer::Analyze(std::string_view bytes,
     a.warnings.push_back(ClassifyMimeWarning(w));
   a.parts = message->parts.size();
   a.message_id = message->message_id;
-  a.sender = !envelope.sender.empty()       ? envelope.sender
+  a.sender = !envelope.sender.empty()        ? envelope.sender
              : !message->return_path.empty() ? message->return_path
                                              : message->from;
   if (budget.Exceeded()) {
@@ -166,10 +153,10 @@ Analysis Analyzer::AnalyzeText(std::string_view utf8) const {
         0, std::min<std::size_t>(utf8.size(), limits_.max_text_bytes)));
   }
   if (utf8.size() > limits_.max_text_bytes) {
-    a.warnings.push_back({WarningKind::kLimit,
-                          "limit: text beyond " +
-                              std::to_string(limits_.max_text_bytes) +
-                              " bytes ignored (mime.max_text_bytes)"});
+    a.warnings.push_back(
+        {WarningKind::kLimit, "limit: text beyond " +
+                                  std::to_string(limits_.max_text_bytes) +
+                                  " bytes ignored (mime.max_text_bytes)"});
   }
   Finish(text, budget, a);
   return a;

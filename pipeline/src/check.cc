@@ -10,27 +10,32 @@
 
 #include "mw/budget.h"
 #include "pipeline/options.h"
+#include "stage_timer.h"
 
 namespace mw::pipeline {
 namespace {
 
-class StageTimer {
- public:
-  explicit StageTimer(std::chrono::nanoseconds* out)
-      : out_(out), start_(Budget::ThreadCpuNow()) {}
-  ~StageTimer() { *out_ += Budget::ThreadCpuNow() - start_; }
-  StageTimer(const StageTimer&) = delete;
-  StageTimer& operator=(const StageTimer&) = delete;
-
- private:
-  std::chrono::nanoseconds* out_;
-  std::chrono::nanoseconds start_;
-};
-
 void StoreFailed(Outcome& out, std::string_view what, const Error& e) {
   out.analysis.warnings.push_back(
-      {WarningKind::kStore, "store: " + std::string(what) + ": " +
-                                e.message() + "; message passes untagged"});
+      {WarningKind::kStore, "store: " + std::string(what) + ": " + e.message() +
+                                "; message passes untagged"});
+}
+
+// The verdict for a message matched to `match`'s cluster that is not (yet)
+// recorded: the cluster as the lookup saw it, plus this message.
+std::optional<WaveVerdict> VerdictBeforeJoin(const Match& match,
+                                             const store::Lookup& lookup) {
+  for (const auto& [c, fp] : lookup.clusters) {
+    if (c.id != match.cluster) continue;
+    return WaveVerdict{.method = match.comparison.method,
+                       .similarity = Similarity(match.comparison),
+                       .cluster = c.id,
+                       .size = c.size + 1,
+                       .senders = c.senders,
+                       .first_seen = c.first_seen,
+                       .wave = c.wave};
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -68,26 +73,17 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
     } else {
       {
         StageTimer t(&a.timings.decide);
-        out.match = Decide(a.fingerprint, *lookup, analyzer.fingerprint_options());
+        out.match =
+            Decide(a.fingerprint, *lookup, analyzer.fingerprint_options());
       }
       const store::WaveRule rule = WaveRule(analyzer.settings().wave);
       if (options.dry_run) {
         if (out.match) {
+          // What the header would say once this message joined: the store
+          // is not asked for the window, so "wave" is the cluster's state so
+          // far.
           out.cluster = out.match->cluster;
-          for (const auto& [c, fp] : lookup->clusters) {
-            if (c.id != out.match->cluster) continue;
-            // What the header would say once this message joined: the
-            // store is not asked for the window, so "wave" is the cluster's
-            // state so far.
-            out.wave = WaveVerdict{
-                .method = out.match->comparison.method,
-                .similarity = Similarity(out.match->comparison),
-                .cluster = c.id,
-                .size = c.size + 1,
-                .senders = c.senders,
-                .first_seen = c.first_seen,
-                .wave = c.wave};
-          }
+          out.wave = VerdictBeforeJoin(*out.match, *lookup);
         }
       } else {
         store::Join join;
@@ -100,30 +96,20 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
           StoreFailed(out, "record", rec.error());
           if (out.match) {
             // The match stands even when it could not be remembered.
-            for (const auto& [c, fp] : lookup->clusters) {
-              if (c.id != out.match->cluster) continue;
-              out.cluster = c.id;
-              out.wave = WaveVerdict{
-                  .method = out.match->comparison.method,
-                  .similarity = Similarity(out.match->comparison),
-                  .cluster = c.id,
-                  .size = c.size + 1,
-                  .senders = c.senders,
-                  .first_seen = c.first_seen,
-                  .wave = c.wave};
-            }
+            out.cluster = out.match->cluster;
+            out.wave = VerdictBeforeJoin(*out.match, *lookup);
           }
         } else {
           out.cluster = rec->cluster.id;
           if (out.match && rec->cluster.id == out.match->cluster) {
-            out.wave = WaveVerdict{
-                .method = out.match->comparison.method,
-                .similarity = Similarity(out.match->comparison),
-                .cluster = rec->cluster.id,
-                .size = rec->cluster.size,
-                .senders = rec->cluster.senders,
-                .first_seen = rec->cluster.first_seen,
-                .wave = rec->window_size >= rule.min_size};
+            out.wave =
+                WaveVerdict{.method = out.match->comparison.method,
+                            .similarity = Similarity(out.match->comparison),
+                            .cluster = rec->cluster.id,
+                            .size = rec->cluster.size,
+                            .senders = rec->cluster.senders,
+                            .first_seen = rec->cluster.first_seen,
+                            .wave = rec->window_size >= rule.min_size};
           }
           if (rec->became_wave) {
             out.event = WaveEvent{.time = options.now,
@@ -168,8 +154,8 @@ std::string WaveEventJson(const WaveEvent& e) {
 }
 
 Result<bool> AppendLine(const std::string& path, std::string_view line) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-                        0640);
+  const int fd =
+      ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
   if (fd < 0) return Fail(Error::Io(path + ": " + std::strerror(errno)));
   std::string buf(line);
   buf.push_back('\n');
@@ -177,8 +163,8 @@ Result<bool> AppendLine(const std::string& path, std::string_view line) {
   const int err = errno;
   ::close(fd);
   if (n != static_cast<ssize_t>(buf.size())) {
-    return Fail(Error::Io(path + ": " +
-                          (n < 0 ? std::strerror(err) : "short write")));
+    return Fail(
+        Error::Io(path + ": " + (n < 0 ? std::strerror(err) : "short write")));
   }
   return true;
 }

@@ -14,17 +14,17 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <mutex>
 #include <optional>
 #include <random>
-#include <thread>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -255,7 +255,7 @@ class SqliteStore final : public Store {
 
   std::mutex write_mu_;
   std::optional<Db> writer_;  // guarded by write_mu_; none when read-only
-  std::mt19937_64 rng_;                         // guarded by write_mu_
+  std::mt19937_64 rng_;       // guarded by write_mu_
   std::atomic<bool> writable_;
 
   std::mutex readers_mu_;
@@ -638,7 +638,8 @@ void SqliteStore::Checkpoint(Db& db) {
 void SqliteStore::Maintain() {
   // A connection of its own: a checkpoint on the writer's would hold
   // write_mu_ for its whole length.
-  auto db = Db::Open(options_.path, SQLITE_OPEN_READWRITE, options_.busy_timeout);
+  auto db =
+      Db::Open(options_.path, SQLITE_OPEN_READWRITE, options_.busy_timeout);
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(maintenance_mu_);
@@ -655,8 +656,8 @@ void SqliteStore::Maintain() {
       // A few batches a round: pruning keeps up with any plausible mail
       // flow (prune_batch messages a batch) without starving Record, which
       // waits for one batch at most.
-      auto pruned = Prune(now - options_.retention.count(),
-                          options_.prune_batch, 8);
+      auto pruned =
+          Prune(now - options_.retention.count(), options_.prune_batch, 8);
       if (!pruned && options_.log && writable_.load()) {
         options_.log("store: background prune: " + pruned.error().message());
       }

@@ -26,7 +26,8 @@ TEST(Analyze, RealMessage) {
   EXPECT_EQ(a->language.code, "en");
   EXPECT_GT(a->fingerprint.body_bytes, 1000u);
   EXPECT_EQ(a->body_bytes, a->fingerprint.body_bytes);
-  EXPECT_EQ(a->sender, "sender@example.org");  // From: no envelope, no Return-Path
+  EXPECT_EQ(a->sender,
+            "sender@example.org");  // From: no envelope, no Return-Path
   EXPECT_FALSE(a->degraded);
   EXPECT_FALSE(mime::NormalisationDegraded());  // ICU's data is installed
   EXPECT_GT(a->timings.parse.count() + a->timings.fingerprint.count(), 0);

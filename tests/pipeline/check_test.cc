@@ -89,9 +89,9 @@ TEST(Check, WaveGrowsAndBecomesAWave) {
       EXPECT_EQ(o->event->earlier[0].queue_id, "Q0");
       EXPECT_EQ(o->event->earlier[0].message_id_hash.size(), 16u);
       const std::string json = WaveEventJson(*o->event);
-      EXPECT_NE(json.find("\"cluster\":\"" +
-                          store::ClusterIdString(*cluster) + "\""),
-                std::string::npos);
+      EXPECT_NE(
+          json.find("\"cluster\":\"" + store::ClusterIdString(*cluster) + "\""),
+          std::string::npos);
       EXPECT_EQ(json.find("v0@example.org"), std::string::npos)
           << "message ids appear only as keyed hashes";
     }
@@ -250,8 +250,8 @@ TEST(Check, DegradedAnalysisIsNotStored) {
   s.pipeline.max_cpu = std::chrono::milliseconds(0);
   auto analyzer = TestAnalyzer(s);
   ASSERT_TRUE(db && analyzer);
-  auto o = Check(*analyzer, db.get(), Fixture("fp-faq-a.eml"), {},
-                 {.now = kT0});
+  auto o =
+      Check(*analyzer, db.get(), Fixture("fp-faq-a.eml"), {}, {.now = kT0});
   ASSERT_TRUE(o.has_value());
   EXPECT_FALSE(o->recorded.has_value());
   EXPECT_NE(Find(*o, kLanguageHeader), nullptr);

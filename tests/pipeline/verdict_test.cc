@@ -167,14 +167,16 @@ TEST(Headers, WaveValueAsDocumented) {
   v.cluster = 0x1;
   v.wave = false;
   const std::string exact = WaveHeaderValue(v);
-  EXPECT_TRUE(exact.starts_with("dup=exact; method=exact; sim=1.00; "
-                                "cluster=00000001;"))
+  EXPECT_TRUE(
+      exact.starts_with("dup=exact; method=exact; sim=1.00; "
+                        "cluster=00000001;"))
       << exact;
   EXPECT_TRUE(std::regex_match(exact, WaveGrammar()));
 }
 
 TEST(Headers, SimilarityNeverRoundsUpToOne) {
-  WaveVerdict v{.method = fingerprint::Method::kBlocks, .similarity = 0.999,
+  WaveVerdict v{.method = fingerprint::Method::kBlocks,
+                .similarity = 0.999,
                 .cluster = 5};
   EXPECT_NE(WaveHeaderValue(v).find("sim=0.99;"), std::string::npos);
 }

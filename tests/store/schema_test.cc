@@ -90,8 +90,8 @@ TEST(Schema, StepsApplyTogetherOrNotAtAll) {
 //     --gtest_filter=Schema.DISABLED_WriteV1Fixture
 // (then checkpointed and closed, so the file holds everything; no -wal).
 // Its fingerprints are in the stored form of fingerprint/encoding.h version
-// 1; a new encoding version must keep decoding them. A migration to version 2 keeps this
-// file and extends OpensVersion1Fixture to check what it migrates.
+// 1; a new encoding version must keep decoding them. A migration to version 2
+// keeps this file and extends OpensVersion1Fixture to check what it migrates.
 struct FixtureMessage {
   std::uint64_t seed;
   UnixMillis arrival;

@@ -26,7 +26,8 @@ class Budget {
 
   // A budget of `cpu` CPU time of the calling thread from now, ending no later
   // than `wall` from now.
-  static Budget Start(std::chrono::nanoseconds cpu, std::chrono::nanoseconds wall);
+  static Budget Start(std::chrono::nanoseconds cpu,
+                      std::chrono::nanoseconds wall);
 
   bool limited() const { return limited_; }
   // Whether the CPU or the wall-clock allowance is spent.

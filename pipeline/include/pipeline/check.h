@@ -41,7 +41,7 @@ struct WaveEvent {
 
 struct Outcome {
   Analysis analysis;
-  std::optional<Match> match;             // the earlier mail it duplicates
+  std::optional<Match> match;               // the earlier mail it duplicates
   std::optional<store::Recorded> recorded;  // absent under dry_run or failure
   // The cluster the message joined or started (dry run: the one it would
   // join; nullopt when it would start one).

@@ -113,8 +113,8 @@ struct Member {
 };
 
 struct Recorded {
-  std::int64_t id = 0;  // the new message's id
-  Cluster cluster;      // after the join; size counts this message
+  std::int64_t id = 0;            // the new message's id
+  Cluster cluster;                // after the join; size counts this message
   std::uint64_t window_size = 0;  // members that arrived inside the wave window
   // True exactly once per cluster: on the Record call that made window_size
   // reach the wave's min_size. `earlier` then lists the members before this
