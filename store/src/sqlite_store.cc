@@ -39,9 +39,6 @@
 namespace mw::store {
 namespace {
 
-// The maintenance thread checkpoints once the WAL holds this much, so that
-// it is folded back while that is still cheap.
-constexpr std::uint64_t kCheckpointBytes = 4ull << 20;
 // Record's `earlier` list stops here: a wave event names its first members,
 // not all of a wave of a million.
 constexpr std::int64_t kMaxEarlier = 1000;
@@ -622,17 +619,17 @@ Result<Recorded> SqliteStore::Record(const Message& message, const Join& join,
 
 void SqliteStore::Checkpoint(Db& db) {
   const std::string wal = options_.path + "-wal";
-  if (FileBytes(wal) < kCheckpointBytes) return;
-  // PASSIVE copies what no reader still needs and never waits, and it runs
-  // beside the writer: commits never pay for it (wal_autocheckpoint is off).
-  // Readers that stay in the WAL all the time keep it from ever being reset,
-  // so past the limit TRUNCATE waits (busy_timeout at most) for them and
-  // shrinks the file to zero. Failures (SQLITE_BUSY) are left for the next
-  // round.
+  if (FileBytes(wal) < options_.wal_limit_bytes) return;
+  // PASSIVE copies what no reader still needs and never waits; it runs beside
+  // the writer, so commits never pay for it (wal_autocheckpoint is off). But
+  // under a steady writer it never catches up, and the WAL is only rewound
+  // once every frame is copied: so TRUNCATE follows with write_mu_ held,
+  // which then has only the frames added meanwhile to copy (a short pause for
+  // Record) and resets the WAL to zero bytes. It waits busy_timeout at most
+  // for readers of older snapshots; a failure is left for the next round.
   (void)db.Exec("PRAGMA wal_checkpoint(PASSIVE)");
-  if (FileBytes(wal) > options_.wal_limit_bytes) {
-    (void)db.Exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  }
+  std::lock_guard<std::mutex> lock(write_mu_);
+  (void)db.Exec("PRAGMA wal_checkpoint(TRUNCATE)");
 }
 
 void SqliteStore::Maintain() {
