@@ -948,6 +948,14 @@ Result<std::string> MoveAside(const std::string& path) {
 }  // namespace
 
 Result<std::unique_ptr<Store>> OpenSqlite(const SqliteOptions& options) {
+  // Said plainly, rather than as the first file that cannot be made in it.
+  struct stat dir {};
+  const std::string dir_path = DirOf(options.path);
+  if (::stat(dir_path.c_str(), &dir) != 0 || !S_ISDIR(dir.st_mode)) {
+    return Fail(Error::Io("store: directory " + dir_path +
+                          " does not exist (make it, owned by the user "
+                          "mailwave runs as, or set [store] path)"));
+  }
   const std::string secret_path = options.secret_path.empty()
                                       ? DirOf(options.path) + "/secret"
                                       : options.secret_path;
