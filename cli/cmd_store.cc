@@ -1,4 +1,6 @@
 // mailwave store: inspect and maintain the store of recent mail.
+#include <unistd.h>
+
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -175,7 +177,9 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
          {"newest",
           s->messages ? nlohmann::ordered_json(pipeline::FormatTime(s->newest))
                       : nlohmann::ordered_json(nullptr)},
-         {"writable", s->writable}};
+         // This command opens the store read-only; what a user wants to know is
+         // whether the milter can write it.
+         {"writable", ::access(s->path.c_str(), W_OK) == 0}};
     for (const auto& [k, v] : j.items()) {
       text += k + ": " +
               (v.is_string() ? v.get<std::string>()
