@@ -3,6 +3,7 @@
 // real fingerprints.
 //
 //   build/bin/store_bench [--messages N] [--queries Q] [--dir DIR]
+//                         [--rate R] [--no-fill]
 //
 // The corpus (../shared/data/mail, or MW_MAIL_DIR) is fingerprinted once; the
 // store is then filled with N synthetic variants of those fingerprints (each
@@ -13,7 +14,10 @@
 // Record). Then Q more messages are timed one by one (wall clock, this
 // process alone on the store), half of them variants of stored mail, half
 // fingerprints of unrelated text (random keys): p50, p99 and max of
-// Find + Decide + Record, and of each part.
+// Find + Decide + Record, and of each part. --rate R paces the timed messages
+// at R a second (a busy MX takes tens a second; without it they come back to
+// back, a firehose that no MX sees); --no-fill times against the store
+// already in --dir.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -165,6 +169,8 @@ int main(int argc, char** argv) {
   std::uint64_t messages = 1'000'000;
   std::uint64_t queries = 10'000;
   std::string dir;
+  double rate = 0;
+  bool fill = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--messages" && i + 1 < argc) {
@@ -173,10 +179,14 @@ int main(int argc, char** argv) {
       queries = std::strtoull(argv[++i], nullptr, 10);
     } else if (a == "--dir" && i + 1 < argc) {
       dir = argv[++i];
+    } else if (a == "--rate" && i + 1 < argc) {
+      rate = std::strtod(argv[++i], nullptr);
+    } else if (a == "--no-fill") {
+      fill = false;
     } else {
       std::fprintf(stderr,
                    "usage: store_bench [--messages N] [--queries Q] [--dir "
-                   "DIR]\n");
+                   "DIR] [--rate R] [--no-fill]\n");
       return 2;
     }
   }
@@ -209,7 +219,13 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(20261124);
   std::int64_t now = 1'790'000'000'000;
   const auto fill0 = Clock::now();
-  for (std::uint64_t i = 0; i < messages; ++i) {
+  if (!fill) {
+    auto s = (*db)->GetStats();
+    if (!s) return 1;
+    messages = s->messages;
+    now = std::max(now, s->newest);
+  }
+  for (std::uint64_t i = 0; fill && i < messages; ++i) {
     const fp::Fingerprint f = Variant(corpus[i % corpus.size()], rng);
     // About 0.6 s apart: a million messages span a week, the retention.
     now += 600;
@@ -228,7 +244,13 @@ int main(int argc, char** argv) {
   if (!stats) return 1;
 
   std::vector<double> total, find, decide, record;
+  auto next = Clock::now();
   for (std::uint64_t q = 0; q < queries; ++q) {
+    if (rate > 0) {
+      next += std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(1.0 / rate));
+      std::this_thread::sleep_until(next);
+    }
     const fp::Fingerprint& base = corpus[rng() % corpus.size()];
     const fp::Fingerprint f =
         q % 2 == 0 ? Variant(base, rng) : Unrelated(base, rng);

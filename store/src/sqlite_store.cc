@@ -621,13 +621,15 @@ void SqliteStore::Checkpoint(Db& db) {
   const std::string wal = options_.path + "-wal";
   if (FileBytes(wal) < options_.wal_limit_bytes) return;
   // PASSIVE copies what no reader still needs and never waits; it runs beside
-  // the writer, so commits never pay for it (wal_autocheckpoint is off). But
-  // under a steady writer it never catches up, and the WAL is only rewound
-  // once every frame is copied: so TRUNCATE follows with write_mu_ held,
-  // which then has only the frames added meanwhile to copy (a short pause for
-  // Record) and resets the WAL to zero bytes. It waits busy_timeout at most
-  // for readers of older snapshots; a failure is left for the next round.
+  // the writer, so commits never pay for it (wal_autocheckpoint is off). When
+  // it has copied every frame, the next commit rewinds the WAL and SQLite cuts
+  // the file to journal_size_limit. Under a writer that never pauses it never
+  // catches up, so past four times the limit TRUNCATE follows with write_mu_
+  // held: it copies what arrived since the PASSIVE pass (a pause for Record)
+  // and resets the WAL to zero bytes. It waits busy_timeout at most for
+  // readers of older snapshots; a failure is left for the next round.
   (void)db.Exec("PRAGMA wal_checkpoint(PASSIVE)");
+  if (FileBytes(wal) <= 4 * options_.wal_limit_bytes) return;
   std::lock_guard<std::mutex> lock(write_mu_);
   (void)db.Exec("PRAGMA wal_checkpoint(TRUNCATE)");
 }

@@ -44,10 +44,11 @@ struct SqliteOptions {
   // The secret file for the keyed hashes; empty: "<path's dir>/secret". Made
   // (0600, 32 random bytes) when absent.
   std::string secret_path;
-  // WAL size past which the maintenance thread folds it back and rewinds it
-  // (a PASSIVE checkpoint beside the writer, then TRUNCATE with writes paused
-  // for the rest), so the WAL cannot grow without bound under constant
-  // readers and a steady writer. Also SQLite's journal_size_limit.
+  // WAL size past which the maintenance thread folds it back (a PASSIVE
+  // checkpoint beside the writer, after which the next commit rewinds it),
+  // and, at four times this, rewinds it with writes paused (TRUNCATE), so the
+  // WAL cannot grow without bound under constant readers and a writer that
+  // never pauses. Also SQLite's journal_size_limit.
   std::uint64_t wal_limit_bytes = 4ull << 20;
   // The store's maintenance thread (writable stores only) wakes this often:
   // it folds the WAL back into the database (PASSIVE checkpoints on a
