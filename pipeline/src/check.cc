@@ -21,6 +21,15 @@ void StoreFailed(Outcome& out, std::string_view what, const Error& e) {
                                 "; message passes untagged"});
 }
 
+// Addresses differ in case between mailers ("Bob@Example.org"); one sender
+// must count once among a cluster's distinct senders.
+std::string LowerAscii(std::string s) {
+  for (char& c : s) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return s;
+}
+
 // The verdict for a message matched to `match`'s cluster that is not (yet)
 // recorded: the cluster as the lookup saw it, plus this message.
 std::optional<WaveVerdict> VerdictBeforeJoin(const Match& match,
@@ -61,7 +70,7 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
                      .arrival = options.now,
                      .queue_id = envelope.queue_id,
                      .message_id = a.message_id,
-                     .sender = a.sender,
+                     .sender = LowerAscii(a.sender),
                      .language = a.language.code,
                      .size = a.size};
     Result<store::Lookup> lookup = [&] {
