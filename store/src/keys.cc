@@ -87,6 +87,14 @@ std::vector<std::uint32_t> IndexKeys(const fingerprint::Fingerprint& fp,
   for (const std::uint64_t b : blocks)
     keys.push_back(KeyOf(KeyKind::kBlock, b));
 
+  // The reordering path of Compare needs equal word bags; shuffled
+  // sentences break most blocks and can move the SimHash past every band, so
+  // the bag is a key of its own (store_eval lost such pairs without it).
+  if (options.reorder_min_words > 0 &&
+      fp.word_bag.words >= options.reorder_min_words) {
+    keys.push_back(KeyOf(KeyKind::kWordBag, fp.word_bag.hash));
+  }
+
   for (const std::uint64_t band :
        fingerprint::SimHashKeys(fp.simhash, options.simhash_max_distance)) {
     keys.push_back(KeyOf(KeyKind::kSimHash, band));

@@ -38,6 +38,7 @@ enum class KeyKind : std::uint64_t {
   kBlock = 2,    // a sampled block key
   kSimHash = 3,  // a SimHash band key
   kCtph = 4,     // a sampled CTPH gram with its block size
+  kWordBag = 5,  // the word bag (same words, any order)
 };
 
 // The 32-bit key of `value` of `kind`: the top half of a 64-bit mix of both.
