@@ -3,7 +3,8 @@
 // real fingerprints.
 //
 //   build/bin/store_bench [--messages N] [--queries Q] [--dir DIR]
-//                         [--rate R] [--no-fill]
+//                         [--rate R] [--no-fill] [--max-per-key N]
+//                         [--max-candidates N]
 //
 // The corpus (../shared/data/mail, or MW_MAIL_DIR) is fingerprinted once; the
 // store is then filled with N synthetic variants of those fingerprints (each
@@ -171,6 +172,8 @@ int main(int argc, char** argv) {
   std::string dir;
   double rate = 0;
   bool fill = true;
+  std::size_t max_per_key = mw::store::SqliteOptions{}.max_per_key;
+  std::size_t max_candidates = mw::store::SqliteOptions{}.max_candidates;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--messages" && i + 1 < argc) {
@@ -183,10 +186,14 @@ int main(int argc, char** argv) {
       rate = std::strtod(argv[++i], nullptr);
     } else if (a == "--no-fill") {
       fill = false;
+    } else if (a == "--max-candidates" && i + 1 < argc) {
+      max_candidates = std::strtoull(argv[++i], nullptr, 10);
+    } else if (a == "--max-per-key" && i + 1 < argc) {
+      max_per_key = std::strtoull(argv[++i], nullptr, 10);
     } else {
       std::fprintf(stderr,
                    "usage: store_bench [--messages N] [--queries Q] [--dir "
-                   "DIR] [--rate R] [--no-fill]\n");
+                   "DIR] [--rate R] [--no-fill] [--max-per-key N] [--max-candidates N]\n");
       return 2;
     }
   }
@@ -207,6 +214,8 @@ int main(int argc, char** argv) {
   mw::store::SqliteOptions so;
   so.path = dir + "/bench.db";
   so.fingerprint = options;
+  so.max_per_key = max_per_key;
+  so.max_candidates = max_candidates;
   so.log = [](std::string_view line) {
     std::fprintf(stderr, "store: %.*s\n", static_cast<int>(line.size()),
                  line.data());

@@ -156,8 +156,8 @@ struct StoreSettings {
   // How long a statement waits for another connection's lock.
   std::chrono::milliseconds busy_timeout{200};
   // Candidates compared per message, and stored messages read per index key.
-  std::uint32_t max_candidates = 32;
-  std::uint32_t max_per_key = 64;
+  std::uint32_t max_candidates = 16;
+  std::uint32_t max_per_key = 32;
   // Messages removed per pruning transaction.
   std::uint32_t prune_batch = 500;
 

@@ -39,8 +39,8 @@ struct SqliteOptions {
   // Candidates returned by Find, and stored messages read per index key
   // (newest first): a key shared by a whole wave costs this much, not the
   // wave's size.
-  std::size_t max_candidates = 32;
-  std::size_t max_per_key = 64;
+  std::size_t max_candidates = 16;
+  std::size_t max_per_key = 32;
   // The secret file for the keyed hashes; empty: "<path's dir>/secret". Made
   // (0600, 32 random bytes) when absent.
   std::string secret_path;
