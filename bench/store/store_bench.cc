@@ -193,7 +193,8 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: store_bench [--messages N] [--queries Q] [--dir "
-                   "DIR] [--rate R] [--no-fill] [--max-per-key N] [--max-candidates N]\n");
+                   "DIR] [--rate R] [--no-fill] [--max-per-key N] "
+                   "[--max-candidates N]\n");
       return 2;
     }
   }

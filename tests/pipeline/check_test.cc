@@ -98,6 +98,27 @@ TEST(Check, WaveGrowsAndBecomesAWave) {
   }
 }
 
+// One sender in two spellings counts once among a cluster's senders.
+TEST(Check, SendersCountedWithoutCase) {
+  TempDir dir;
+  auto db = Open(dir.path());
+  auto analyzer = TestAnalyzer();
+  ASSERT_TRUE(db && analyzer);
+  const std::string base = Fixture("fp-faq-a.eml");
+  const char* senders[] = {"Bob@Example.org", "bob@example.org",
+                           "BOB@EXAMPLE.ORG"};
+  for (int i = 0; i < 3; ++i) {
+    auto o = Check(*analyzer, db.get(), Variant(base, i),
+                   {.sender = senders[i], .queue_id = ""},
+                   {.now = kT0 + i * kMinute});
+    ASSERT_TRUE(o.has_value());
+    if (i > 0) {
+      ASSERT_TRUE(o->wave.has_value());
+      EXPECT_EQ(o->wave->senders, 1u);
+    }
+  }
+}
+
 TEST(Check, HamStaysUntagged) {
   TempDir dir;
   auto db = Open(dir.path());

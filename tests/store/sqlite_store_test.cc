@@ -530,6 +530,38 @@ TEST_F(StoreTest, ReadersRunWhileOneThreadRecords) {
   }
 }
 
+// A row whose fingerprint no longer decodes (a damaged page, a row written
+// under other fingerprint options) is skipped and counted, never compared and
+// never a crash; the rest of the lookup goes on.
+TEST_F(StoreTest, CorruptFingerprintRowIsSkipped) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  const Message m = MessageOf(Body(42, 10), 1000);
+  const Recorded first = Record(*store, m);
+  const Recorded second =
+      Record(*store, MessageOf(Body(42, 10), 2000), first.cluster.id);
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(dir_.File("mailwave.db").c_str(), &db), SQLITE_OK);
+    const std::string sql =
+        "UPDATE messages SET fingerprint = x'4d0100ff' WHERE id = " +
+        std::to_string(first.id);
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto found = store->Find(m);
+  ASSERT_TRUE(found.has_value()) << found.error().ToString();
+  EXPECT_GE(found->skipped_rows, 1u);
+  ASSERT_FALSE(found->candidates.empty());
+  EXPECT_EQ(found->candidates[0].id, second.id);
+  for (const Candidate& c : found->candidates) EXPECT_NE(c.id, first.id);
+  // The cluster's canonical (the damaged row) comes without a fingerprint.
+  ASSERT_EQ(found->clusters.size(), 1u);
+  EXPECT_EQ(found->clusters[0].first.canonical, first.id);
+  EXPECT_FALSE(found->clusters[0].second.has_value());
+}
+
 // The maintenance thread folds the WAL back and, past wal_limit_bytes,
 // truncates it even while readers never stop looking up.
 TEST_F(StoreTest, WalStaysBoundedUnderConstantReaders) {
@@ -573,9 +605,10 @@ TEST_F(StoreTest, BackgroundPruningFollowsRetention) {
   o.prune_batch = 7;
   auto store = Open(o);
   ASSERT_NE(store, nullptr);
-  const UnixMillis now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
+  const UnixMillis now =
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count();
   for (int i = 0; i < 50; ++i) {
     Record(*store, MessageOf(Body(300 + i, 6), now - 3600'000 + i));  // old
   }
