@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/corpus_files.h"
 #include "mime/message.h"
 
 namespace {
@@ -31,27 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string>& Corpus() {
-  static const std::vector<std::string> corpus = [] {
-    std::vector<std::string> out;
-    const char* env = std::getenv("MW_MAIL_DIR");
-    const fs::path dir =
-        env ? fs::path(env)
-            : fs::path(MW_SOURCE_DIR) / ".." / "shared/data/mail";
-    if (!fs::is_directory(dir)) return out;
-    std::vector<fs::path> files;
-    for (const auto& e : fs::recursive_directory_iterator(dir)) {
-      if (e.is_regular_file() && e.path().filename() != "SOURCE.txt")
-        files.push_back(e.path());
-    }
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) {
-      std::ifstream in(f, std::ios::binary);
-      std::ostringstream ss;
-      ss << in.rdbuf();
-      out.push_back(ss.str());
-    }
-    return out;
-  }();
+  static const std::vector<std::string> corpus = mw::bench::CorpusFiles();
   return corpus;
 }
 

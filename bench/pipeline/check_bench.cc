@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/corpus_files.h"
 #include "mw/budget.h"
 #include "pipeline/analysis.h"
 #include "pipeline/check.h"
@@ -33,27 +34,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Ns = std::chrono::nanoseconds;
-
-std::vector<std::string> Corpus() {
-  std::vector<std::string> out;
-  const char* env = std::getenv("MW_MAIL_DIR");
-  const fs::path dir =
-      env ? fs::path(env) : fs::path(MW_SOURCE_DIR) / ".." / "shared/data/mail";
-  if (!fs::is_directory(dir)) return out;
-  std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (e.is_regular_file() && e.path().filename() != "SOURCE.txt")
-      files.push_back(e.path());
-  }
-  std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    out.push_back(ss.str());
-  }
-  return out;
-}
 
 void DecodeLeaves(GMimeObject*, GMimeObject* part, gpointer data) {
   if (!GMIME_IS_PART(part)) return;
@@ -121,7 +101,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const std::vector<std::string> corpus = Corpus();
+  const std::vector<std::string> corpus = mw::bench::CorpusFiles();
   if (corpus.empty()) {
     std::fprintf(stderr,
                  "check_bench: dev corpus not found: set MW_MAIL_DIR or "

@@ -33,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/corpus_files.h"
 #include "fingerprint/fingerprint.h"
 #include "pipeline/analysis.h"
 #include "pipeline/verdict.h"
@@ -46,21 +47,8 @@ using Clock = std::chrono::steady_clock;
 
 std::vector<fp::Fingerprint> CorpusFingerprints(const fp::Options& options) {
   std::vector<fp::Fingerprint> out;
-  const char* env = std::getenv("MW_MAIL_DIR");
-  const fs::path dir =
-      env ? fs::path(env) : fs::path(MW_SOURCE_DIR) / ".." / "shared/data/mail";
-  if (!fs::is_directory(dir)) return out;
-  std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (e.is_regular_file() && e.path().filename() != "SOURCE.txt")
-      files.push_back(e.path());
-  }
-  std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    auto text = mw::pipeline::ToText(ss.str(), false, mw::mime::Limits{});
+  for (const std::string& bytes : mw::bench::CorpusFiles()) {
+    auto text = mw::pipeline::ToText(bytes, false, mw::mime::Limits{});
     if (!text || text->body.empty()) continue;
     out.push_back(fp::Compute(text->body, options));
   }

@@ -1,39 +1,16 @@
 // `mailwave extract` as a user runs it: exit statuses, one-line errors, text
 // and JSON output.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <algorithm>
-#include <array>
-#include <cstdio>
 #include <string>
+
+#include "cli_test_util.h"
 
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
-
-// Runs `mailwave ARGS` through the shell; ARGS is trusted test text.
-Outcome Mailwave(const std::string& args) {
-  const std::string cmd =
-      std::string(MW_BINARY_DIR) + "/bin/mailwave " + args + " 2>&1";
-  Outcome r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-    r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-std::string Fixture(const std::string& name) {
-  return std::string(MW_SOURCE_DIR) + "/tests/fixtures/mail/" + name;
-}
+using mw::cli_test::Fixture;
+using mw::cli_test::Mailwave;
+using mw::cli_test::Outcome;
 
 TEST(ExtractCli, PrintsNormalisedText) {
   const Outcome r = Mailwave("extract " + Fixture("forwarded-rfc822.eml"));
@@ -56,10 +33,8 @@ TEST(ExtractCli, JsonCarriesPartsAndWarnings) {
       << r.out;
   EXPECT_NE(r.out.find("\"transfer_encoding\":\"base64\""), std::string::npos)
       << r.out;
-  EXPECT_NE(
-      r.out.find(
-          "\"part 1: base64 content is truncated or malformed\""),
-      std::string::npos)
+  EXPECT_NE(r.out.find("\"part 1: base64 content is truncated or malformed\""),
+            std::string::npos)
       << r.out;
 }
 
