@@ -87,7 +87,8 @@ std::string LogLine(const Session& s, const pipeline::Outcome& o) {
     line += " verdict=none";
   }
   line += " size=" + std::to_string(s.size());
-  if (s.too_large()) line += " (read " + std::to_string(s.bytes().size()) + ")";
+  if (s.too_large())
+    line += " too_large read=" + std::to_string(s.bytes().size());
   const auto& t = o.analysis.timings;
   line += " cpu_us parse=" + std::to_string(Micros(t.parse)) +
           " normalise=" + std::to_string(Micros(t.normalise)) +
@@ -180,12 +181,13 @@ sfsistat Body(SMFICTX* ctx, unsigned char* chunk, size_t size) noexcept {
 sfsistat EomInner(SMFICTX* ctx, Session& s) {
   if (s.queue_id().empty()) s.set_queue_id(QueueId(ctx));
   const std::string& qid = s.queue_id();
+  const std::string tag = qid.empty() ? std::string("NOQUEUE") : qid;
   auto snap = CurrentSnapshot();
   if (!snap || !snap->analyzer) return OnError(qid, "eom: not configured");
 
   // Forged verdicts go whatever the analysis says.
   if (!DeleteOurs(ctx, s))
-    Log(LOG_WARNING, qid + ": could not delete an incoming X-Mailwave header");
+    Log(LOG_WARNING, tag + ": could not delete an incoming X-Mailwave header");
 
   const pipeline::Envelope envelope{.sender = s.sender(), .queue_id = qid};
   const pipeline::CheckOptions options{
@@ -196,8 +198,7 @@ sfsistat EomInner(SMFICTX* ctx, Session& s) {
                                  envelope, options);
   if (!outcome) {
     // Nothing to read (an empty message): it passes untagged.
-    Log(LOG_INFO, (qid.empty() ? std::string("NOQUEUE") : qid) +
-                      ": not analysed: " + outcome.error().message() +
+    Log(LOG_INFO, tag + ": not analysed: " + outcome.error().message() +
                       "; size=" + std::to_string(s.size()));
     return SMFIS_CONTINUE;
   }
@@ -205,12 +206,12 @@ sfsistat EomInner(SMFICTX* ctx, Session& s) {
     std::string name = h.name;
     std::string value = h.value;
     if (smfi_addheader(ctx, name.data(), value.data()) != MI_SUCCESS)
-      Log(LOG_WARNING, qid + ": could not add " + name);
+      Log(LOG_WARNING, tag + ": could not add " + name);
   }
   if (outcome->event && !snap->wave_events.empty()) {
     auto w = pipeline::AppendLine(snap->wave_events,
                                   pipeline::WaveEventJson(*outcome->event));
-    if (!w) Log(LOG_WARNING, qid + ": wave event: " + w.error().message());
+    if (!w) Log(LOG_WARNING, tag + ": wave event: " + w.error().message());
   }
   Log(LOG_INFO, LogLine(s, *outcome));
   return SMFIS_CONTINUE;

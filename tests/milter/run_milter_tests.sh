@@ -40,6 +40,9 @@ status=$?
   fail "on_error = reject: says '$out'"
 
 cat >"$work/mailwave.toml" <<CONF
+[mime]
+max_bytes = "4KiB"
+
 [langid]
 dictionary = "$dict"
 
@@ -75,7 +78,7 @@ for script in "$here"/*.lua; do
 done
 
 # One log line per message, with its queue id.
-for qid in LANG1 WAVE1 WAVE2 FORGED1 EMPTY1 EMPTY2 EMPTY3 EMPTY4; do
+for qid in LANG1 WAVE1 WAVE2 FORGED1 EMPTY1 EMPTY2 EMPTY3 EMPTY4 LARGE1; do
   grep -q "^mailwave-milter: $qid: " "$work/milter.log" || {
     echo "FAIL: no log line for $qid"
     failed=1
@@ -83,6 +86,9 @@ for qid in LANG1 WAVE1 WAVE2 FORGED1 EMPTY1 EMPTY2 EMPTY3 EMPTY4; do
 done
 grep -q "^mailwave-milter: WAVE2: .* verdict=cluster [0-9a-f]\{8\} size 2 " \
   "$work/milter.log" || { echo "FAIL: WAVE2's log line has no verdict"; failed=1; }
+
+grep -q "^mailwave-milter: LARGE1: .* too_large read=4096 " "$work/milter.log" ||
+  { echo "FAIL: LARGE1's log line does not say too_large read=4096"; failed=1; }
 
 kill -TERM "$pid"
 status=0
