@@ -205,6 +205,11 @@ sfsistat EomInner(SMFICTX* ctx, Session& s) {
   for (const auto& h : outcome->headers) {
     std::string name = h.name;
     std::string value = h.value;
+    // The pipeline's values are one ASCII line; a line break slipping in
+    // would end the header early, so none reaches the MTA.
+    for (char& c : value) {
+      if (c == '\r' || c == '\n') c = ' ';
+    }
     if (smfi_addheader(ctx, name.data(), value.data()) != MI_SUCCESS)
       Log(LOG_WARNING, tag + ": could not add " + name);
   }
