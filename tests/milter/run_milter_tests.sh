@@ -8,14 +8,14 @@
 # scripts/setup installs it).
 set -uo pipefail
 
-milter=$1
-dict=$2
-here=$(cd "$(dirname "$0")" && pwd)
-
 if ! command -v miltertest >/dev/null 2>&1; then
   echo "SKIP: miltertest is not installed (Debian package miltertest)"
   exit 77
 fi
+
+milter=$1
+dict=$2
+here=$(cd "$(dirname "$0")" && pwd)
 
 work=$(mktemp -d)
 pid=""
