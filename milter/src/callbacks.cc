@@ -104,16 +104,13 @@ std::string LogLine(const Session& s, const pipeline::Outcome& o) {
   return line;
 }
 
-// Deletes every incoming X-Mailwave-* header, highest index first so that
-// the indexes still to delete do not move.
+// Deletes every incoming X-Mailwave-* header (Session::Deletions gives the
+// order).
 bool DeleteOurs(SMFICTX* ctx, const Session& s) {
   bool ok = true;
-  for (const auto& h : s.ours()) {
-    std::string name = h.name;
-    for (int i = h.count; i >= 1; --i) {
-      if (smfi_chgheader(ctx, name.data(), i, nullptr) != MI_SUCCESS)
-        ok = false;
-    }
+  for (auto& d : s.Deletions()) {
+    if (smfi_chgheader(ctx, d.name.data(), d.index, nullptr) != MI_SUCCESS)
+      ok = false;
   }
   return ok;
 }

@@ -63,6 +63,14 @@ void Session::AddHeader(std::string_view name, std::string_view value) {
   Append(line);
 }
 
+std::vector<Session::Deletion> Session::Deletions() const {
+  std::vector<Deletion> out;
+  for (const auto& h : ours_) {
+    for (int i = h.count; i >= 1; --i) out.push_back({h.name, i});
+  }
+  return out;
+}
+
 void Session::EndHeaders() {
   if (body_started_) return;
   body_started_ = true;

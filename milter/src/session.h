@@ -46,6 +46,16 @@ class Session {
   std::uint64_t size() const { return size_; }
   const std::vector<Ours>& ours() const { return ours_; }
 
+  // One smfi_chgheader(name, index, NULL) call.
+  struct Deletion {
+    std::string name;
+    int index = 0;
+    friend bool operator==(const Deletion&, const Deletion&) = default;
+  };
+  // Every incoming header of ours, each name from its highest index down to
+  // 1, so that deleting one never moves the index of another still to go.
+  std::vector<Deletion> Deletions() const;
+
   // Forgets the message (after eom, in abort); the connection stays.
   void Reset();
 

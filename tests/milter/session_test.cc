@@ -53,6 +53,20 @@ TEST(Session, CountsOurHeadersByNameWithoutCase) {
   EXPECT_EQ(s.ours()[1].count, 1);
 }
 
+TEST(Session, DeletesFromTheHighestIndexDown) {
+  Session s(1 << 20);
+  s.AddHeader("X-Mailwave-Wave", "1");
+  s.AddHeader("x-mailwave-language", "1");
+  s.AddHeader("X-MAILWAVE-WAVE", "2");
+  s.AddHeader("X-Mailwave-Wave", "3");
+  using D = Session::Deletion;
+  EXPECT_EQ(s.Deletions(), (std::vector<D>{{"X-Mailwave-Wave", 3},
+                                           {"X-Mailwave-Wave", 2},
+                                           {"X-Mailwave-Wave", 1},
+                                           {"x-mailwave-language", 1}}));
+  EXPECT_TRUE(Session(16).Deletions().empty());
+}
+
 TEST(Session, ResetForgetsTheMessage) {
   Session s(8);
   s.set_queue_id("Q1");
