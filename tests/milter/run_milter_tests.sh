@@ -39,6 +39,22 @@ status=$?
 [ "$out" = "mailwave-milter: $work/bad.toml: milter.on_error: must be accept or tempfail" ] ||
   fail "on_error = reject: says '$out'"
 
+# Usage and a missing file: exit 2; a socket that cannot be made: exit 1,
+# naming it.
+"$milter" -x >/dev/null 2>&1
+status=$?
+[ "$status" = 2 ] || fail "-x: exit $status, want 2"
+"$milter" -f -c "$work/absent.toml" >/dev/null 2>&1
+status=$?
+[ "$status" = 2 ] || fail "a missing -c file: exit $status, want 2"
+printf '[langid]\ndictionary = "%s"\n[store]\npath = "%s"\n[milter]\nsocket = "unix:%s"\n' \
+  "$dict" "$work/nosock.db" "$work/absent/milter.sock" >"$work/nosock.toml"
+out=$("$milter" -f -c "$work/nosock.toml" 2>&1)
+status=$?
+[ "$status" = 1 ] || fail "an impossible socket: exit $status, want 1 ($out)"
+grep -q "cannot listen on unix:$work/absent/milter.sock" <<<"$out" ||
+  fail "an impossible socket: says '$out'"
+
 cat >"$work/mailwave.toml" <<CONF
 [mime]
 max_bytes = "4KiB"
