@@ -5,8 +5,8 @@ namespace mw::config {
 std::span<const Table> Tables() {
   // Function-local so that the tables in the other files are built first.
   static const Table kTables[] = {
-      MimeTable(),     FingerprintTable(), LangidTable(),
-      PipelineTable(), StoreTable(),       WaveTable(),
+      MimeTable(),  FingerprintTable(), LangidTable(), PipelineTable(),
+      StoreTable(), WaveTable(),        MilterTable(),
   };
   return kTables;
 }

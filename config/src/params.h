@@ -78,6 +78,7 @@ Table LangidTable();
 Table PipelineTable();
 Table StoreTable();
 Table WaveTable();
+Table MilterTable();
 
 // Every table, in the order --defaults prints them.
 std::span<const Table> Tables();

@@ -97,7 +97,8 @@ TEST(ParseToml, BoolAndString) {
       "[fingerprint]\nfold_urls = false\n"
       "[langid]\ndictionary = \"/var/lib/mailwave/dict \\\"x\\\".bin\"\n");
   EXPECT_FALSE(s.fingerprint.fold_urls);
-  EXPECT_FALSE(s.fingerprint.fold_numbers);  // default off since issue 3's fold study
+  EXPECT_FALSE(
+      s.fingerprint.fold_numbers);  // default off since issue 3's fold study
   EXPECT_EQ(s.langid.dictionary, "/var/lib/mailwave/dict \"x\".bin");
 }
 
@@ -129,9 +130,10 @@ TEST(ParseToml, OutOfRange) {
   EXPECT_EQ(ErrorOf("[fingerprint]\nduplicate_threshold = 0.4\n"),
             "mailwave.toml:2: fingerprint.duplicate_threshold: must be between "
             "0.5 and 1");
-  EXPECT_EQ(ErrorOf("[fingerprint]\nsimhash_max_distance = 17\n"),
-            "mailwave.toml:2: fingerprint.simhash_max_distance: must be between "
-            "0 and 16");
+  EXPECT_EQ(
+      ErrorOf("[fingerprint]\nsimhash_max_distance = 17\n"),
+      "mailwave.toml:2: fingerprint.simhash_max_distance: must be between "
+      "0 and 16");
   EXPECT_EQ(ErrorOf("[fingerprint]\nduplicate_threshold = nan\n"),
             "mailwave.toml:2: fingerprint.duplicate_threshold: must be between "
             "0.5 and 1");
@@ -203,7 +205,21 @@ TEST(ParseToml, UnknownTableSuggestsTheClosest) {
   EXPECT_EQ(ErrorOf("[mime]\n[finger_print]\nfold_urls = true\n"),
             "mailwave.toml:2: finger_print: unknown table (did you mean "
             "[fingerprint]?)");
-  EXPECT_EQ(ErrorOf("[milter]\n"), "mailwave.toml:1: milter: unknown table");
+  EXPECT_EQ(ErrorOf("[metrics]\n"), "mailwave.toml:1: metrics: unknown table");
+}
+
+TEST(ParseToml, MilterTable) {
+  auto s = mw::config::ParseToml(
+      "[milter]\nsocket = \"inet:9901@127.0.0.1\"\non_error = "
+      "\"tempfail\"\nbacklog = 16\n",
+      "mailwave.toml");
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->milter.socket, "inet:9901@127.0.0.1");
+  EXPECT_EQ(s->milter.on_error, "tempfail");
+  EXPECT_EQ(s->milter.backlog, 16u);
+  EXPECT_EQ(mw::config::Settings{}.milter.on_error, "accept");
+  EXPECT_EQ(ErrorOf("[milter]\nbacklog = 0\n"),
+            "mailwave.toml:2: milter.backlog: must be between 1 and 65535");
 }
 
 TEST(ParseToml, TableThatIsNotATable) {

@@ -176,6 +176,21 @@ struct WaveSettings {
   bool operator==(const WaveSettings&) const = default;
 };
 
+// [milter]: the daemon mailwave-milter (docs/milter.md). A message is read
+// up to [mime] max_bytes; past that it is analysed as far as it was read.
+struct MilterSettings {
+  // Where libmilter listens: "unix:/path", "inet:port@host", "inet6:...".
+  std::string socket = "unix:/run/mailwave/milter.sock";
+  // What a message gets when the milter itself fails (an exception, no
+  // memory): "accept" (pass untagged) or "tempfail" (the MTA retries later).
+  // mailwave-milter checks the value at start.
+  std::string on_error = "accept";
+  // listen(2) backlog of the milter socket.
+  std::uint32_t backlog = 128;
+
+  bool operator==(const MilterSettings&) const = default;
+};
+
 struct Settings {
   MimeSettings mime;
   FingerprintSettings fingerprint;
@@ -183,6 +198,7 @@ struct Settings {
   PipelineSettings pipeline;
   StoreSettings store;
   WaveSettings wave;
+  MilterSettings milter;
 
   bool operator==(const Settings&) const = default;
 };

@@ -1,0 +1,297 @@
+// The libmilter edge: collect the message in the Session, run pipeline::Check
+// at end of message, and turn its headers into header edits.
+//
+// Every callback is noexcept and catches everything (STYLE.md section 4): a
+// failure logs one line with the queue id and returns the configured
+// [milter] on_error action (accept by default), never a crash of the
+// conversation.
+#include "callbacks.h"
+
+#include <syslog.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "log.h"
+#include "pipeline/check.h"
+#include "session.h"
+#include "store/store.h"
+
+namespace mw::milter {
+
+namespace {
+
+std::shared_ptr<const Snapshot> g_snapshot;
+
+sfsistat OnError(std::string_view queue_id, std::string_view what) noexcept {
+  sfsistat action = SMFIS_CONTINUE;
+  try {
+    auto snap = CurrentSnapshot();
+    if (snap) action = snap->on_error;
+    std::string line(queue_id.empty() ? "NOQUEUE" : queue_id);
+    line += ": ";
+    line += what;
+    line += action == SMFIS_TEMPFAIL ? "; tempfail" : "; accepted untagged";
+    Log(LOG_ERR, line);
+  } catch (...) {
+  }
+  return action;
+}
+
+// The one cast from libmilter's private pointer. With `create`, makes the
+// Session when the connection has none yet.
+Session* SessionOf(SMFICTX* ctx, bool create) {
+  auto* session = static_cast<Session*>(smfi_getpriv(ctx));
+  if (session == nullptr && create) {
+    auto snap = CurrentSnapshot();
+    session = new Session(snap ? snap->max_bytes : 32ull << 20);
+    if (smfi_setpriv(ctx, session) != MI_SUCCESS) {
+      delete session;
+      return nullptr;
+    }
+  }
+  return session;
+}
+
+std::string QueueId(SMFICTX* ctx) {
+  const char* id = smfi_getsymval(ctx, const_cast<char*>("i"));
+  return id == nullptr ? std::string() : std::string(id);
+}
+
+std::string QueueIdOf(SMFICTX* ctx) noexcept {
+  try {
+    Session* s = SessionOf(ctx, false);
+    if (s != nullptr && !s->queue_id().empty()) return s->queue_id();
+    return QueueId(ctx);
+  } catch (...) {
+    return {};
+  }
+}
+
+long long Micros(std::chrono::nanoseconds d) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+}
+
+std::string LogLine(const Session& s, const pipeline::Outcome& o) {
+  std::string line = s.queue_id().empty() ? "NOQUEUE" : s.queue_id();
+  line += ": language=" + (o.analysis.language.code.empty()
+                               ? std::string("und")
+                               : o.analysis.language.code);
+  if (o.wave) {
+    line += " verdict=cluster " + store::ClusterIdString(o.wave->cluster) +
+            " size " + std::to_string(o.wave->size);
+  } else {
+    line += " verdict=none";
+  }
+  line += " size=" + std::to_string(s.size());
+  if (s.too_large())
+    line += " too_large read=" + std::to_string(s.bytes().size());
+  const auto& t = o.analysis.timings;
+  line += " cpu_us parse=" + std::to_string(Micros(t.parse)) +
+          " normalise=" + std::to_string(Micros(t.normalise)) +
+          " langid=" + std::to_string(Micros(t.langid)) +
+          " fingerprint=" + std::to_string(Micros(t.fingerprint)) +
+          " lookup=" + std::to_string(Micros(t.lookup)) +
+          " decide=" + std::to_string(Micros(t.decide)) +
+          " record=" + std::to_string(Micros(t.record));
+  for (const auto& w : o.analysis.warnings) {
+    line += " warning=";
+    line += pipeline::WarningName(w.kind);
+  }
+  return line;
+}
+
+// Deletes every incoming X-Mailwave-* header (Session::Deletions gives the
+// order).
+bool DeleteOurs(SMFICTX* ctx, const Session& s) {
+  bool ok = true;
+  for (auto& d : s.Deletions()) {
+    if (smfi_chgheader(ctx, d.name.data(), d.index, nullptr) != MI_SUCCESS)
+      ok = false;
+  }
+  return ok;
+}
+
+sfsistat Connect(SMFICTX* ctx, char*, _SOCK_ADDR*) noexcept {
+  try {
+    if (SessionOf(ctx, true) == nullptr)
+      return OnError("", "connect: no session");
+    return SMFIS_CONTINUE;
+  } catch (...) {
+    return OnError("", "connect: failed");
+  }
+}
+
+sfsistat EnvFrom(SMFICTX* ctx, char** argv) noexcept {
+  try {
+    Session* s = SessionOf(ctx, true);
+    if (s == nullptr) return OnError(QueueId(ctx), "mail: no session");
+    s->Reset();
+    s->set_queue_id(QueueId(ctx));
+    std::string sender = argv != nullptr && argv[0] != nullptr ? argv[0] : "";
+    if (sender.size() >= 2 && sender.front() == '<' && sender.back() == '>')
+      sender = sender.substr(1, sender.size() - 2);
+    s->set_sender(std::move(sender));
+    return SMFIS_CONTINUE;
+  } catch (...) {
+    return OnError(QueueIdOf(ctx), "mail: failed");
+  }
+}
+
+sfsistat Header(SMFICTX* ctx, char* name, char* value) noexcept {
+  try {
+    Session* s = SessionOf(ctx, true);
+    if (s == nullptr) return OnError(QueueIdOf(ctx), "header: no session");
+    s->AddHeader(name == nullptr ? "" : name, value == nullptr ? "" : value);
+    return SMFIS_CONTINUE;
+  } catch (...) {
+    return OnError(QueueIdOf(ctx), "header: failed");
+  }
+}
+
+sfsistat Eoh(SMFICTX* ctx) noexcept {
+  try {
+    Session* s = SessionOf(ctx, true);
+    if (s == nullptr) return OnError(QueueIdOf(ctx), "eoh: no session");
+    s->EndHeaders();
+    return SMFIS_CONTINUE;
+  } catch (...) {
+    return OnError(QueueIdOf(ctx), "eoh: failed");
+  }
+}
+
+sfsistat Body(SMFICTX* ctx, unsigned char* chunk, size_t size) noexcept {
+  try {
+    Session* s = SessionOf(ctx, true);
+    if (s == nullptr) return OnError(QueueIdOf(ctx), "body: no session");
+    if (chunk != nullptr)
+      s->AddBody(std::string_view(reinterpret_cast<const char*>(chunk), size));
+    return SMFIS_CONTINUE;
+  } catch (...) {
+    return OnError(QueueIdOf(ctx), "body: failed");
+  }
+}
+
+sfsistat EomInner(SMFICTX* ctx, Session& s) {
+  if (s.queue_id().empty()) s.set_queue_id(QueueId(ctx));
+  const std::string& qid = s.queue_id();
+  const std::string tag = qid.empty() ? std::string("NOQUEUE") : qid;
+  auto snap = CurrentSnapshot();
+  if (!snap || !snap->analyzer) return OnError(qid, "eom: not configured");
+
+  // Forged verdicts go whatever the analysis says.
+  if (!DeleteOurs(ctx, s))
+    Log(LOG_WARNING, tag + ": could not delete an incoming X-Mailwave header");
+
+  const pipeline::Envelope envelope{.sender = s.sender(), .queue_id = qid};
+  const pipeline::CheckOptions options{
+      .now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count()};
+  auto outcome = pipeline::Check(*snap->analyzer, snap->store.get(), s.bytes(),
+                                 envelope, options);
+  if (!outcome) {
+    // Nothing to read (an empty message): it passes untagged.
+    Log(LOG_INFO, tag + ": not analysed: " + outcome.error().message() +
+                      "; size=" + std::to_string(s.size()));
+    return SMFIS_CONTINUE;
+  }
+  for (const auto& h : outcome->headers) {
+    std::string name = h.name;
+    std::string value = h.value;
+    // The pipeline's values are one ASCII line; a line break slipping in
+    // would end the header early, so none reaches the MTA.
+    for (char& c : value) {
+      if (c == '\r' || c == '\n') c = ' ';
+    }
+    if (smfi_addheader(ctx, name.data(), value.data()) != MI_SUCCESS)
+      Log(LOG_WARNING, tag + ": could not add " + name);
+  }
+  if (outcome->event && !snap->wave_events.empty()) {
+    auto w = pipeline::AppendLine(snap->wave_events,
+                                  pipeline::WaveEventJson(*outcome->event));
+    if (!w) Log(LOG_WARNING, tag + ": wave event: " + w.error().message());
+  }
+  Log(LOG_INFO, LogLine(s, *outcome));
+  return SMFIS_CONTINUE;
+}
+
+sfsistat Eom(SMFICTX* ctx) noexcept {
+  Session* s = nullptr;
+  sfsistat result = SMFIS_CONTINUE;
+  try {
+    s = SessionOf(ctx, true);
+    if (s == nullptr) return OnError(QueueId(ctx), "eom: no session");
+    result = EomInner(ctx, *s);
+  } catch (...) {
+    result = OnError(QueueIdOf(ctx), "eom: failed");
+  }
+  if (s != nullptr) s->Reset();
+  return result;
+}
+
+sfsistat Abort(SMFICTX* ctx) noexcept {
+  try {
+    Session* s = SessionOf(ctx, false);
+    if (s != nullptr) s->Reset();
+    return SMFIS_CONTINUE;
+  } catch (...) {
+    return OnError(QueueIdOf(ctx), "abort: failed");
+  }
+}
+
+sfsistat Close(SMFICTX* ctx) noexcept {
+  try {
+    // May come with no connect before it, and no session.
+    delete SessionOf(ctx, false);
+    smfi_setpriv(ctx, nullptr);
+    return SMFIS_CONTINUE;
+  } catch (...) {
+    return OnError("", "close: failed");
+  }
+}
+
+// Asks for the two actions used and drops the steps not needed.
+sfsistat Negotiate(SMFICTX*, unsigned long f0, unsigned long f1, unsigned long,
+                   unsigned long, unsigned long* pf0, unsigned long* pf1,
+                   unsigned long* pf2, unsigned long* pf3) noexcept {
+  const unsigned long actions = SMFIF_ADDHDRS | SMFIF_CHGHDRS;
+  if ((f0 & actions) != actions) return SMFIS_REJECT;
+  *pf0 = actions;
+  *pf1 = f1 & (SMFIP_NOHELO | SMFIP_NORCPT | SMFIP_NOUNKNOWN | SMFIP_NODATA);
+  *pf2 = 0;
+  *pf3 = 0;
+  return SMFIS_CONTINUE;
+}
+
+}  // namespace
+
+void SetSnapshot(std::shared_ptr<const Snapshot> snapshot) {
+  std::atomic_store(&g_snapshot, std::move(snapshot));
+}
+
+std::shared_ptr<const Snapshot> CurrentSnapshot() {
+  return std::atomic_load(&g_snapshot);
+}
+
+smfiDesc Description(char* name) {
+  smfiDesc d{};
+  d.xxfi_name = name;
+  d.xxfi_version = SMFI_VERSION;
+  d.xxfi_flags = SMFIF_ADDHDRS | SMFIF_CHGHDRS;
+  d.xxfi_connect = &Connect;
+  d.xxfi_envfrom = &EnvFrom;
+  d.xxfi_header = &Header;
+  d.xxfi_eoh = &Eoh;
+  d.xxfi_body = &Body;
+  d.xxfi_eom = &Eom;
+  d.xxfi_abort = &Abort;
+  d.xxfi_close = &Close;
+  d.xxfi_negotiate = &Negotiate;
+  return d;
+}
+
+}  // namespace mw::milter

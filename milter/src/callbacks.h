@@ -1,0 +1,40 @@
+// The libmilter callbacks and the state they share.
+//
+// Every connection reads one immutable Snapshot (analyzer, store, limits,
+// failure action) through std::atomic_load; a message keeps the snapshot it
+// started its end-of-message with. main() builds the first one; a reload
+// (later work) builds a new one and swaps it with std::atomic_store.
+//
+// Thread-safety: the callbacks run on libmilter's threads; everything they
+// share is the snapshot, which is const, and the store, which is thread-safe.
+#ifndef MW_MILTER_CALLBACKS_H_
+#define MW_MILTER_CALLBACKS_H_
+
+#include <libmilter/mfapi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "pipeline/analysis.h"
+#include "store/store.h"
+
+namespace mw::milter {
+
+struct Snapshot {
+  std::shared_ptr<const pipeline::Analyzer> analyzer;
+  std::shared_ptr<store::Store> store;  // null: messages pass untagged
+  std::uint64_t max_bytes = 32ull << 20;
+  std::string wave_events;  // [wave] events; empty: none
+  sfsistat on_error = SMFIS_CONTINUE;
+};
+
+void SetSnapshot(std::shared_ptr<const Snapshot> snapshot);
+std::shared_ptr<const Snapshot> CurrentSnapshot();
+
+// The filter description for smfi_register, named `name`.
+smfiDesc Description(char* name);
+
+}  // namespace mw::milter
+
+#endif  // MW_MILTER_CALLBACKS_H_

@@ -1,0 +1,35 @@
+#include "log.h"
+
+#include <syslog.h>
+#include <unistd.h>
+
+#include <string>
+
+namespace mw::milter {
+
+namespace {
+bool g_stderr = true;
+}  // namespace
+
+void UseStderr(bool foreground) {
+  g_stderr = foreground;
+  if (!foreground) openlog("mailwave-milter", LOG_PID, LOG_MAIL);
+}
+
+void Log(int priority, std::string_view line) noexcept {
+  try {
+    if (g_stderr) {
+      // One write(2) per line, so that lines of concurrent threads never mix.
+      std::string out = "mailwave-milter: ";
+      out.append(line);
+      out += '\n';
+      [[maybe_unused]] ssize_t n = write(2, out.data(), out.size());
+    } else {
+      syslog(priority, "%.*s", static_cast<int>(line.size()), line.data());
+    }
+  } catch (...) {
+    // Out of memory while logging: nothing more useful to do.
+  }
+}
+
+}  // namespace mw::milter

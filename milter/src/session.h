@@ -1,0 +1,80 @@
+// One SMTP connection's state in the milter: the current message's queue id,
+// envelope sender, raw bytes (up to a limit) and the X-Mailwave-* headers it
+// arrived with.
+//
+// The raw message is rebuilt as the pipeline reads a file: "Name: value\r\n"
+// per header, "\r\n", then the body chunks. Past `max_bytes` nothing more is
+// kept and too_large() is set; the message is still analysed as far as it
+// was read, and its headers are still counted.
+//
+// Thread-safety: none. libmilter calls one connection's callbacks one after
+// another (possibly on different threads), so a Session needs no lock.
+#ifndef MW_MILTER_SESSION_H_
+#define MW_MILTER_SESSION_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mw::milter {
+
+class Session {
+ public:
+  // An incoming header of ours: its name as it came and how many headers of
+  // that name (compared without case) the message holds. They are deleted
+  // with smfi_chgheader(name, index, NULL) from `count` down to 1.
+  struct Ours {
+    std::string name;
+    int count = 0;
+  };
+
+  explicit Session(std::uint64_t max_bytes) : max_bytes_(max_bytes) {}
+
+  void set_queue_id(std::string id) { queue_id_ = std::move(id); }
+  const std::string& queue_id() const { return queue_id_; }
+  void set_sender(std::string sender) { sender_ = std::move(sender); }
+  const std::string& sender() const { return sender_; }
+
+  void AddHeader(std::string_view name, std::string_view value);
+  void EndHeaders();
+  void AddBody(std::string_view chunk);
+
+  std::string_view bytes() const { return bytes_; }
+  bool too_large() const { return too_large_; }
+  // Bytes the MTA sent, the part past the limit included.
+  std::uint64_t size() const { return size_; }
+  const std::vector<Ours>& ours() const { return ours_; }
+
+  // One smfi_chgheader(name, index, NULL) call.
+  struct Deletion {
+    std::string name;
+    int index = 0;
+    friend bool operator==(const Deletion&, const Deletion&) = default;
+  };
+  // Every incoming header of ours, each name from its highest index down to
+  // 1, so that deleting one never moves the index of another still to go.
+  std::vector<Deletion> Deletions() const;
+
+  // Forgets the message (after eom, in abort); the connection stays.
+  void Reset();
+
+ private:
+  void Append(std::string_view data);
+
+  std::uint64_t max_bytes_;
+  std::string queue_id_;
+  std::string sender_;
+  std::string bytes_;
+  bool too_large_ = false;
+  bool body_started_ = false;
+  std::uint64_t size_ = 0;
+  std::vector<Ours> ours_;
+};
+
+// True when `name` starts with pipeline::kHeaderPrefix, without case.
+bool IsOurs(std::string_view name);
+
+}  // namespace mw::milter
+
+#endif  // MW_MILTER_SESSION_H_

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# run_milter_tests.sh MILTER DICT: drives mailwave-milter with Debian's
+# miltertest. Starts `MILTER -f -c <temp config>` on a unix socket in a temp
+# directory with a temp store, runs every tests/milter/*.lua against it (one
+# daemon, so the scripts run in name order; wave.lua needs a store that has
+# not seen its body), then stops it with SIGTERM and checks a clean exit.
+# Exit status: 0 passed, 1 failed, 77 skipped (miltertest is not installed:
+# scripts/setup installs it).
+set -uo pipefail
+
+if ! command -v miltertest >/dev/null 2>&1; then
+  echo "SKIP: miltertest is not installed (Debian package miltertest)"
+  exit 77
+fi
+
+milter=$1
+dict=$2
+here=$(cd "$(dirname "$0")" && pwd)
+
+work=$(mktemp -d)
+pid=""
+cleanup() {
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid"; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*"
+  echo "--- daemon log"
+  cat "$work/milter.log" 2>/dev/null
+  exit 1
+}
+
+# A bad on_error is a configuration error, exit 2, naming file and key.
+printf '[milter]\non_error = "reject"\n' >"$work/bad.toml"
+out=$("$milter" -f -c "$work/bad.toml" 2>&1)
+status=$?
+[ "$status" = 2 ] || fail "on_error = reject: exit $status, want 2 ($out)"
+[ "$out" = "mailwave-milter: $work/bad.toml: milter.on_error: must be accept or tempfail" ] ||
+  fail "on_error = reject: says '$out'"
+
+# Usage and a missing file: exit 2; a socket that cannot be made: exit 1,
+# naming it.
+"$milter" -x >/dev/null 2>&1
+status=$?
+[ "$status" = 2 ] || fail "-x: exit $status, want 2"
+"$milter" -f -c "$work/absent.toml" >/dev/null 2>&1
+status=$?
+[ "$status" = 2 ] || fail "a missing -c file: exit $status, want 2"
+printf '[langid]\ndictionary = "%s"\n[store]\npath = "%s"\n[milter]\nsocket = "unix:%s"\n' \
+  "$dict" "$work/nosock.db" "$work/absent/milter.sock" >"$work/nosock.toml"
+out=$("$milter" -f -c "$work/nosock.toml" 2>&1)
+status=$?
+[ "$status" = 1 ] || fail "an impossible socket: exit $status, want 1 ($out)"
+grep -q "cannot listen on unix:$work/absent/milter.sock" <<<"$out" ||
+  fail "an impossible socket: says '$out'"
+
+cat >"$work/mailwave.toml" <<CONF
+[mime]
+max_bytes = "4KiB"
+
+[langid]
+dictionary = "$dict"
+
+[store]
+path = "$work/store/mailwave.db"
+
+[milter]
+socket = "unix:$work/milter.sock"
+CONF
+mkdir "$work/store"
+
+"$milter" -f -c "$work/mailwave.toml" 2>"$work/milter.log" &
+pid=$!
+for _ in $(seq 1 100); do
+  [ -S "$work/milter.sock" ] && break
+  kill -0 "$pid" 2>/dev/null || fail "mailwave-milter exited at start"
+  sleep 0.1
+done
+[ -S "$work/milter.sock" ] || fail "no socket after 10 s"
+
+failed=0
+for script in "$here"/*.lua; do
+  name=$(basename "$script")
+  [ "$name" = common.lua ] && continue
+  if out=$(timeout 60 miltertest -D "sock=unix:$work/milter.sock" -D "dir=$here" \
+      -s "$script" 2>&1) && grep -q "miltertest: PASS" <<<"$out"; then
+    echo "PASS: $name"
+  else
+    echo "FAIL: $name"
+    echo "$out"
+    failed=1
+  fi
+done
+
+# One log line per message, with its queue id.
+for qid in LANG1 WAVE1 WAVE2 FORGED1 EMPTY1 EMPTY2 EMPTY3 EMPTY4 LARGE1; do
+  grep -q "^mailwave-milter: $qid: " "$work/milter.log" || {
+    echo "FAIL: no log line for $qid"
+    failed=1
+  }
+done
+grep -q "^mailwave-milter: WAVE2: .* verdict=cluster [0-9a-f]\{8\} size 2 " \
+  "$work/milter.log" || { echo "FAIL: WAVE2's log line has no verdict"; failed=1; }
+
+grep -q "^mailwave-milter: LARGE1: .* too_large read=4096 " "$work/milter.log" ||
+  { echo "FAIL: LARGE1's log line does not say too_large read=4096"; failed=1; }
+
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+pid=""
+[ "$status" = 0 ] || { echo "FAIL: exit $status after SIGTERM"; failed=1; }
+if [ "$failed" != 0 ]; then
+  fail "see above"
+fi
+echo "--- daemon log"
+cat "$work/milter.log"
+exit 0
