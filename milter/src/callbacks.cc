@@ -81,12 +81,13 @@ std::string LogLine(const Session& s, const pipeline::Outcome& o) {
                                ? std::string("und")
                                : o.analysis.language.code);
   if (o.wave) {
-    line += " verdict=cluster " + store::ClusterIdString(o.wave->cluster) +
-            " size " + std::to_string(o.wave->size);
+    line += " verdict=cluster:" + store::ClusterIdString(o.wave->cluster) +
+            " members=" + std::to_string(o.wave->size) +
+            (o.wave->wave ? " wave=yes" : " wave=no");
   } else {
     line += " verdict=none";
   }
-  line += " size=" + std::to_string(s.size());
+  line += " bytes=" + std::to_string(s.size());
   if (s.too_large())
     line += " too_large read=" + std::to_string(s.bytes().size());
   const auto& t = o.analysis.timings;
@@ -196,7 +197,7 @@ sfsistat EomInner(SMFICTX* ctx, Session& s) {
   if (!outcome) {
     // Nothing to read (an empty message): it passes untagged.
     Log(LOG_INFO, tag + ": not analysed: " + outcome.error().message() +
-                      "; size=" + std::to_string(s.size()));
+                      "; bytes=" + std::to_string(s.size()));
     return SMFIS_CONTINUE;
   }
   for (const auto& h : outcome->headers) {

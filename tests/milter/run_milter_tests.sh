@@ -100,7 +100,7 @@ for qid in LANG1 WAVE1 WAVE2 FORGED1 EMPTY1 EMPTY2 EMPTY3 EMPTY4 LARGE1; do
     failed=1
   }
 done
-grep -q "^mailwave-milter: WAVE2: .* verdict=cluster [0-9a-f]\{8\} size 2 " \
+grep -q "^mailwave-milter: WAVE2: .* verdict=cluster:[0-9a-f]\{8\} members=2 " \
   "$work/milter.log" || { echo "FAIL: WAVE2's log line has no verdict"; failed=1; }
 
 grep -q "^mailwave-milter: LARGE1: .* too_large read=4096 " "$work/milter.log" ||
