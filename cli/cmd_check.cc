@@ -94,12 +94,6 @@ std::optional<store::UnixMillis> ParseTime(const std::string& s) {
   return static_cast<store::UnixMillis>(t) * 1000;
 }
 
-store::UnixMillis NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 double Micros(std::chrono::nanoseconds ns) {
   return static_cast<double>(ns.count()) / 1000.0;
 }
@@ -240,7 +234,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
       continue;
     }
     pipeline::CheckOptions co{.dry_run = dry_run,
-                              .now = now.value_or(NowMillis())};
+                              .now = now.value_or(store::NowMillis())};
     auto outcome = pipeline::Check(**analyzer, db.get(), *bytes, envelope, co);
     if (!outcome) {
       status = Complain(kName, file + ": " + outcome.error().message(),
@@ -268,7 +262,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   if (db && !dry_run) {
     // What the milter's pruner does in the background: a few short batches.
     const store::UnixMillis before =
-        now.value_or(NowMillis()) - settings->store.retention.count();
+        now.value_or(store::NowMillis()) - settings->store.retention.count();
     auto pruned = db->Prune(before, settings->store.prune_batch, 4);
     if (!pruned) Complain(kName, "prune: " + pruned.error().message(), 0);
   }

@@ -60,12 +60,6 @@ Examples:
   mailwave store --json show 7f3a9c21 | jq '.members[].queue_id'
 )";
 
-store::UnixMillis NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 nlohmann::ordered_json ClusterJson(const store::Cluster& c, bool wave_now) {
   return {{"cluster", store::ClusterIdString(c.id)},
           {"size", c.size},
@@ -152,7 +146,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   if (!db) return Complain(kName, db.error().message(), kExitFailure);
 
   const store::WaveRule rule = pipeline::WaveRule(settings->wave);
-  const store::UnixMillis now = NowMillis();
+  const store::UnixMillis now = store::NowMillis();
   nlohmann::ordered_json j;
   std::string text;
   int status = kExitOk;

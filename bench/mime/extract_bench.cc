@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "bench/corpus_files.h"
+#include "bench/gmime_baseline.h"
 #include "mime/message.h"
 
 namespace {
@@ -51,33 +52,11 @@ bool Ready(benchmark::State& state) {
   return true;
 }
 
-void DecodeLeaves(GMimeObject* parent, GMimeObject* part, gpointer data) {
-  (void)parent;
-  if (!GMIME_IS_PART(part)) return;
-  GMimeDataWrapper* w = g_mime_part_get_content(GMIME_PART(part));
-  if (w == nullptr) return;
-  GMimeStream* mem = g_mime_stream_mem_new();
-  g_mime_data_wrapper_write_to_stream(w, mem);
-  *static_cast<size_t*>(data) += g_mime_stream_length(mem);
-  g_object_unref(mem);
-}
-
 void GMimeBaseline(benchmark::State& state) {
   if (!Ready(state)) return;
   size_t decoded = 0;
   for (auto _ : state) {
-    for (const auto& m : Corpus()) {
-      GMimeStream* stream =
-          g_mime_stream_mem_new_with_buffer(m.data(), m.size());
-      GMimeParser* parser = g_mime_parser_new_with_stream(stream);
-      GMimeMessage* msg = g_mime_parser_construct_message(parser, nullptr);
-      if (msg != nullptr) {
-        g_mime_message_foreach(msg, DecodeLeaves, &decoded);
-        g_object_unref(msg);
-      }
-      g_object_unref(parser);
-      g_object_unref(stream);
-    }
+    for (const auto& m : Corpus()) decoded += mw::bench::GMimeBareParse(m);
   }
   benchmark::DoNotOptimize(decoded);
   state.SetBytesProcessed(state.iterations() * CorpusBytes());

@@ -188,10 +188,7 @@ sfsistat EomInner(SMFICTX* ctx, Session& s) {
     Log(LOG_WARNING, tag + ": could not delete an incoming X-Mailwave header");
 
   const pipeline::Envelope envelope{.sender = s.sender(), .queue_id = qid};
-  const pipeline::CheckOptions options{
-      .now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                 std::chrono::system_clock::now().time_since_epoch())
-                 .count()};
+  const pipeline::CheckOptions options{.now = store::NowMillis()};
   auto outcome = pipeline::Check(*snap->analyzer, snap->store.get(), s.bytes(),
                                  envelope, options);
   if (!outcome) {

@@ -141,27 +141,6 @@ Result<Analysis> Analyzer::Analyze(std::string_view bytes,
   return a;
 }
 
-Analysis Analyzer::AnalyzeText(std::string_view utf8) const {
-  const Budget budget =
-      Budget::Start(settings_.pipeline.max_cpu, settings_.pipeline.max_wall);
-  Analysis a;
-  a.size = utf8.size();
-  mime::Text text;
-  {
-    StageTimer t(&a.timings.normalise);
-    text.body = mime::NormaliseText(utf8.substr(
-        0, std::min<std::size_t>(utf8.size(), limits_.max_text_bytes)));
-  }
-  if (utf8.size() > limits_.max_text_bytes) {
-    a.warnings.push_back(
-        {WarningKind::kLimit, "limit: text beyond " +
-                                  std::to_string(limits_.max_text_bytes) +
-                                  " bytes ignored (mime.max_text_bytes)"});
-  }
-  Finish(text, budget, a);
-  return a;
-}
-
 void Analyzer::Finish(const mime::Text& text, const Budget& budget,
                       Analysis& a) const {
   a.body_bytes = text.body.size();

@@ -648,10 +648,7 @@ void SqliteStore::Maintain() {
     }
     if (db) Checkpoint(*db);
     if (options_.retention.count() > 0 && writable_.load()) {
-      const UnixMillis now =
-          std::chrono::duration_cast<std::chrono::milliseconds>(
-              std::chrono::system_clock::now().time_since_epoch())
-              .count();
+      const UnixMillis now = NowMillis();
       // A few batches a round: pruning keeps up with any plausible mail
       // flow (prune_batch messages a batch) without starving Record, which
       // waits for one batch at most.

@@ -605,10 +605,7 @@ TEST_F(StoreTest, BackgroundPruningFollowsRetention) {
   o.prune_batch = 7;
   auto store = Open(o);
   ASSERT_NE(store, nullptr);
-  const UnixMillis now =
-      std::chrono::duration_cast<std::chrono::milliseconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count();
+  const UnixMillis now = NowMillis();
   for (int i = 0; i < 50; ++i) {
     Record(*store, MessageOf(Body(300 + i, 6), now - 3600'000 + i));  // old
   }

@@ -105,9 +105,6 @@ class Analyzer {
   Result<Analysis> Analyze(std::string_view bytes,
                            const Envelope& envelope) const;
 
-  // The text path of the same stages for plain UTF-8 text (`--text`).
-  Analysis AnalyzeText(std::string_view utf8) const;
-
   const config::Settings& settings() const { return settings_; }
   const fingerprint::Options& fingerprint_options() const {
     return fingerprint_;

@@ -46,6 +46,13 @@ namespace mw::store {
 // Milliseconds since the Unix epoch, UTC.
 using UnixMillis = std::int64_t;
 
+// The system clock as UnixMillis.
+inline UnixMillis NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 // A cluster id as the headers show it: 32 bits, printed as 8 hex digits.
 // Never 0.
 using ClusterId = std::uint32_t;
