@@ -24,6 +24,32 @@ Table MilterTable() {
        .max = 65535,
        .meaning = "listen(2) backlog of the milter socket",
        .field = Member<&Settings::milter, &S::backlog>},
+      {.key = "socket_mode",
+       .kind = Kind::kString,
+       .meaning = "octal mode of a unix socket (\"0660\": its owner and "
+                  "group connect); empty: as the umask made it",
+       .field = Member<&Settings::milter, &S::socket_mode>},
+      {.key = "user",
+       .kind = Kind::kString,
+       .meaning = "started as root: the user to become once the socket is "
+                  "bound; empty: stay who we are",
+       .field = Member<&Settings::milter, &S::user>},
+      {.key = "group",
+       .kind = Kind::kString,
+       .meaning = "the group to run as and to own the unix socket (e.g. "
+                  "postfix); empty: the user's primary group",
+       .field = Member<&Settings::milter, &S::group>},
+      {.key = "pid_file",
+       .kind = Kind::kString,
+       .meaning = "where the daemon (not -f) writes its pid; empty: nowhere",
+       .field = Member<&Settings::milter, &S::pid_file>},
+      {.key = "drain",
+       .kind = Kind::kDuration,
+       .min = 0,
+       .max = 3600e3,
+       .meaning = "after SIGTERM, how long messages in flight may take to "
+                  "finish before the daemon exits",
+       .field = Member<&Settings::milter, &S::drain>},
   };
   return {.name = "milter",
           .meaning = "the milter daemon mailwave-milter",

@@ -11,7 +11,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -25,6 +27,25 @@ namespace mw::milter {
 namespace {
 
 std::shared_ptr<const Snapshot> g_snapshot;
+
+// Messages in flight (MessagesInFlight), for the drain at shutdown.
+std::mutex g_flight_mutex;
+std::condition_variable g_flight_done;
+std::size_t g_in_flight = 0;
+
+void BeginMessage(Session& s) {
+  if (s.in_flight()) return;
+  s.set_in_flight(true);
+  std::lock_guard lock(g_flight_mutex);
+  ++g_in_flight;
+}
+
+void EndMessage(Session& s) noexcept {
+  if (!s.in_flight()) return;
+  s.set_in_flight(false);
+  std::lock_guard lock(g_flight_mutex);
+  if (--g_in_flight == 0) g_flight_done.notify_all();
+}
 
 sfsistat OnError(std::string_view queue_id, std::string_view what) noexcept {
   sfsistat action = SMFIS_CONTINUE;
@@ -131,6 +152,7 @@ sfsistat EnvFrom(SMFICTX* ctx, char** argv) noexcept {
     Session* s = SessionOf(ctx, true);
     if (s == nullptr) return OnError(QueueId(ctx), "mail: no session");
     s->Reset();
+    BeginMessage(*s);
     s->set_queue_id(QueueId(ctx));
     std::string sender = argv != nullptr && argv[0] != nullptr ? argv[0] : "";
     if (sender.size() >= 2 && sender.front() == '<' && sender.back() == '>')
@@ -227,14 +249,20 @@ sfsistat Eom(SMFICTX* ctx) noexcept {
   } catch (...) {
     result = OnError(QueueIdOf(ctx), "eom: failed");
   }
-  if (s != nullptr) s->Reset();
+  if (s != nullptr) {
+    s->Reset();
+    EndMessage(*s);
+  }
   return result;
 }
 
 sfsistat Abort(SMFICTX* ctx) noexcept {
   try {
     Session* s = SessionOf(ctx, false);
-    if (s != nullptr) s->Reset();
+    if (s != nullptr) {
+      s->Reset();
+      EndMessage(*s);
+    }
     return SMFIS_CONTINUE;
   } catch (...) {
     return OnError(QueueIdOf(ctx), "abort: failed");
@@ -244,7 +272,9 @@ sfsistat Abort(SMFICTX* ctx) noexcept {
 sfsistat Close(SMFICTX* ctx) noexcept {
   try {
     // May come with no connect before it, and no session.
-    delete SessionOf(ctx, false);
+    Session* s = SessionOf(ctx, false);
+    if (s != nullptr) EndMessage(*s);
+    delete s;
     smfi_setpriv(ctx, nullptr);
     return SMFIS_CONTINUE;
   } catch (...) {
@@ -273,6 +303,17 @@ void SetSnapshot(std::shared_ptr<const Snapshot> snapshot) {
 
 std::shared_ptr<const Snapshot> CurrentSnapshot() {
   return std::atomic_load(&g_snapshot);
+}
+
+std::size_t MessagesInFlight() {
+  std::lock_guard lock(g_flight_mutex);
+  return g_in_flight;
+}
+
+bool WaitForMessages(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock lock(g_flight_mutex);
+  return g_flight_done.wait_until(lock, deadline,
+                                  [] { return g_in_flight == 0; });
 }
 
 smfiDesc Description(char* name) {

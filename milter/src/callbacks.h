@@ -12,6 +12,8 @@
 
 #include <libmilter/mfapi.h>
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -31,6 +33,14 @@ struct Snapshot {
 
 void SetSnapshot(std::shared_ptr<const Snapshot> snapshot);
 std::shared_ptr<const Snapshot> CurrentSnapshot();
+
+// Messages between their MAIL FROM and their end (end of message, abort, or
+// the connection closing), over all connections.
+std::size_t MessagesInFlight();
+// Waits until no message is in flight or `deadline` passes; true when none
+// is. The stop after SIGTERM calls it once libmilter accepts no more
+// connections.
+bool WaitForMessages(std::chrono::steady_clock::time_point deadline);
 
 // The filter description for smfi_register, named `name`.
 smfiDesc Description(char* name);

@@ -1,27 +1,43 @@
 // mailwave-milter [-c FILE] [-f]: the milter daemon (docs/milter.md).
 //
-// Reads the configuration, opens the store (a store that cannot be opened is
-// logged once and the milter runs without: messages pass with the language
-// header alone), builds the analyzer and hands the socket to libmilter.
-// Exit status: 0 after a clean shutdown (SIGTERM, SIGINT), 1 on a runtime
-// failure, 2 on a usage or configuration error.
+// Start: read the configuration, bind the socket (as root when started so),
+// detach and write the pid file (unless -f), become [milter] user, open the
+// store (one that cannot be opened is logged once and the milter runs
+// without: messages pass with the language header alone), build the analyzer
+// and hand the socket to libmilter. A thread of ours takes the signals
+// (signals.h): SIGHUP reloads the configuration and the dictionary (a bad new
+// one is refused with one line and the old one stays); SIGTERM and SIGINT
+// stop accepting, let the messages in flight finish within [milter] drain,
+// and exit 0.
+// Exit status: 0 after a clean shutdown, 1 on a runtime failure, 2 on a usage
+// or configuration error.
 #include <libmilter/mfapi.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <syslog.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "callbacks.h"
 #include "config/config.h"
+#include "listener.h"
 #include "log.h"
 #include "nodelay.h"
 #include "pipeline/analysis.h"
 #include "pipeline/options.h"
+#include "process.h"
+#include "signals.h"
 #include "store/sqlite.h"
 
 namespace {
@@ -34,13 +50,235 @@ constexpr char kUsage[] =
     "usage: mailwave-milter [-c FILE] [-f]\n"
     "  -c FILE  configuration file (default /etc/mailwave/mailwave.toml when "
     "it exists)\n"
-    "  -f       log to stderr instead of syslog\n";
+    "  -f       stay in the foreground and log to stderr; without it the\n"
+    "           daemon detaches, writes [milter] pid_file and logs to syslog\n"
+    "           (facility mail)\n"
+    "signals: HUP reloads the configuration and the dictionary; TERM and INT\n"
+    "stop accepting, let messages in flight finish ([milter] drain), exit 0\n";
 
 int Complain(std::string_view line, int status) {
   std::fprintf(stderr, "mailwave-milter: %.*s\n", static_cast<int>(line.size()),
                line.data());
   return status;
 }
+
+// What start and reload both check beyond the parser: values the tables
+// cannot restrict. `source` names the file in the message.
+mw::Result<void> Validate(const mw::config::Settings& s,
+                          const std::string& source) {
+  const auto& ms = s.milter;
+  if (ms.on_error != "accept" && ms.on_error != "tempfail") {
+    return mw::Fail(mw::Error::InvalidArgument(
+        source + ": milter.on_error: must be accept or tempfail"));
+  }
+  if (!ms.socket_mode.empty()) {
+    auto mode = mw::milter::ParseMode(ms.socket_mode);
+    if (!mode) {
+      return mw::Fail(
+          mw::Error::InvalidArgument(source + ": " + mode.error().message()));
+    }
+  }
+  return {};
+}
+
+// The daemon changes its directory to / (and a reload comes later): file
+// names in the configuration and on the command line are read relative to
+// the directory it was started in, once.
+std::string Absolute(const std::string& path, const std::string& base) {
+  if (path.empty() || path.front() == '/' || base.empty()) return path;
+  return base + "/" + path;
+}
+
+void MakePathsAbsolute(mw::config::Settings& s, const std::string& base) {
+  s.langid.dictionary = Absolute(s.langid.dictionary, base);
+  s.store.path = Absolute(s.store.path, base);
+  s.wave.events = Absolute(s.wave.events, base);
+  s.milter.pid_file = Absolute(s.milter.pid_file, base);
+  const std::string unix_path = mw::milter::UnixSocketPath(s.milter.socket);
+  if (!unix_path.empty() && unix_path.front() != '/') {
+    const std::size_t colon = s.milter.socket.find(':');
+    s.milter.socket =
+        (colon == std::string::npos ? std::string("unix:")
+                                    : s.milter.socket.substr(0, colon + 1)) +
+        Absolute(unix_path, base);
+  }
+}
+
+std::string WorkingDirectory() {
+  char buf[4096];
+  return getcwd(buf, sizeof buf) != nullptr ? std::string(buf) : std::string();
+}
+
+// The snapshot the callbacks read. The store of `previous` is kept when the
+// [store] settings did not change, so that a reload neither reopens the
+// database nor loses its caches.
+mw::Result<std::shared_ptr<const mw::milter::Snapshot>> BuildSnapshot(
+    const mw::config::Settings& s,
+    const mw::config::Settings* previous_settings,
+    const mw::milter::Snapshot* previous) {
+  auto analyzer = mw::pipeline::Analyzer::Create(s);
+  if (!analyzer) return mw::Fail(analyzer.error());
+
+  auto snapshot = std::make_shared<mw::milter::Snapshot>();
+  snapshot->analyzer = *analyzer;
+  if (previous != nullptr && previous_settings != nullptr &&
+      previous_settings->store == s.store && previous->store) {
+    snapshot->store = previous->store;
+  } else {
+    mw::store::SqliteOptions so = mw::pipeline::SqliteOptions(s);
+    so.log = [](std::string_view line) {
+      mw::milter::Log(LOG_WARNING, "store: " + std::string(line));
+    };
+    auto opened = mw::store::OpenSqlite(so);
+    if (opened) {
+      snapshot->store = std::move(*opened);
+    } else {
+      mw::milter::Log(LOG_ERR, "store: " + opened.error().message() +
+                                   "; messages pass untagged");
+    }
+  }
+  snapshot->max_bytes = s.mime.max_bytes;
+  snapshot->wave_events = s.wave.events;
+  snapshot->on_error =
+      s.milter.on_error == "tempfail" ? SMFIS_TEMPFAIL : SMFIS_CONTINUE;
+  return std::shared_ptr<const mw::milter::Snapshot>(std::move(snapshot));
+}
+
+// The settings only a restart applies: a reload that changes them says so.
+void SayWhatNeedsRestart(const mw::config::MilterSettings& was,
+                         const mw::config::MilterSettings& now) {
+  auto say = [](std::string_view key) {
+    mw::milter::Log(LOG_WARNING, "reload: milter." + std::string(key) +
+                                     " changed; it takes effect at restart");
+  };
+  if (was.socket != now.socket) say("socket");
+  if (was.backlog != now.backlog) say("backlog");
+  if (was.socket_mode != now.socket_mode) say("socket_mode");
+  if (was.user != now.user) say("user");
+  if (was.group != now.group) say("group");
+  if (was.pid_file != now.pid_file) say("pid_file");
+}
+
+// The control thread: reloads on SIGHUP; on SIGTERM or SIGINT stops
+// libmilter and returns.
+class Control {
+ public:
+  // `listen_fd`: libmilter's listening socket (-1: not found; the stop then
+  // cuts the messages in flight). `unix_inode`: the inode of the unix
+  // socket file made at start (0 for TCP), removed at the stop only while
+  // it is still ours.
+  Control(std::string config_path, mw::config::Settings settings, int listen_fd,
+          ino_t unix_inode)
+      : config_path_(std::move(config_path)),
+        settings_(std::move(settings)),
+        listen_fd_(listen_fd),
+        unix_inode_(unix_inode) {}
+
+  void Run() {
+    for (;;) {
+      const mw::milter::Signal sig = mw::milter::WaitForSignal();
+      if (main_returned_.load()) return;
+      if (sig == mw::milter::Signal::kReload) {
+        Reload();
+        continue;
+      }
+      mw::milter::Log(LOG_INFO, "stopping: no new connections");
+      Stop();
+      return;
+    }
+  }
+
+  // Called by main when smfi_main returned by itself (a listener failure):
+  // Run returns without touching libmilter again.
+  void MainReturned() {
+    main_returned_.store(true);
+    kill(getpid(), SIGTERM);
+  }
+
+  const mw::config::Settings& settings() const { return settings_; }
+
+ private:
+  void Reload() {
+    const std::string source = config_path_.empty()
+                                   ? std::string(mw::config::kDefaultPath)
+                                   : config_path_;
+    auto next = mw::config::Load(config_path_);
+    if (next) MakePathsAbsolute(*next, start_directory_);
+    mw::Result<void> valid =
+        next ? Validate(*next, source) : mw::Fail(next.error());
+    if (!valid) {
+      mw::milter::Log(LOG_ERR, "reload refused: " + valid.error().message() +
+                                   "; the running configuration stays");
+      return;
+    }
+    auto current = mw::milter::CurrentSnapshot();
+    auto snapshot = BuildSnapshot(*next, &settings_, current.get());
+    if (!snapshot) {
+      mw::milter::Log(LOG_ERR, "reload refused: " + snapshot.error().message() +
+                                   "; the running configuration stays");
+      return;
+    }
+    SayWhatNeedsRestart(settings_.milter, next->milter);
+    mw::milter::SetSnapshot(std::move(*snapshot));
+    settings_ = std::move(*next);
+    mw::milter::Log(LOG_INFO, "reloaded " + source);
+  }
+
+  // listener.h: refuse new connections, let the messages in flight finish
+  // within [milter] drain, then stop libmilter and wake its accept loop.
+  void Stop() {
+    std::optional<mw::milter::ParkedListener> parked;
+    if (listen_fd_ >= 0) {
+      std::string path = mw::milter::UnixSocketPath(settings_.milter.socket);
+      struct stat st {};
+      if (!path.empty() &&
+          (stat(path.c_str(), &st) != 0 || st.st_ino != unix_inode_)) {
+        path.clear();  // replaced by someone else's socket: leave it
+      }
+      auto p = mw::milter::ParkedListener::Park(listen_fd_, path);
+      if (p) {
+        parked.emplace(std::move(*p));
+      } else {
+        mw::milter::Log(LOG_WARNING, "stopping: " + p.error().message() +
+                                         "; messages in flight are cut");
+      }
+    }
+    if (parked) {
+      const std::size_t waiting = mw::milter::MessagesInFlight();
+      if (waiting > 0) {
+        mw::milter::Log(LOG_INFO, "stopping: " + std::to_string(waiting) +
+                                      " messages in flight");
+      }
+      const auto drain = settings_.milter.drain;
+      if (!mw::milter::WaitForMessages(std::chrono::steady_clock::now() +
+                                       drain)) {
+        mw::milter::Log(
+            LOG_WARNING,
+            "stopping: " + std::to_string(mw::milter::MessagesInFlight()) +
+                " messages still in flight after " +
+                std::to_string(drain.count()) + " ms; they are cut");
+      }
+    }
+    // smfi_stop blocks until the accept loop's poll() returns.
+    std::atomic<bool> stopped{false};
+    std::thread stopper([&] {
+      smfi_stop();
+      stopped.store(true);
+    });
+    for (int i = 0; i < 100 && !stopped.load(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (!stopped.load() && parked) parked->Wake();
+    }
+    stopper.join();
+  }
+
+  std::string config_path_;
+  mw::config::Settings settings_;
+  int listen_fd_;
+  ino_t unix_inode_;
+  std::string start_directory_ = WorkingDirectory();
+  std::atomic<bool> main_returned_{false};
+};
 
 int Run(int argc, char** argv) {
   std::string config_path;
@@ -60,51 +298,43 @@ int Run(int argc, char** argv) {
     }
   }
 
+  const std::string start_directory = WorkingDirectory();
+  config_path = Absolute(config_path, start_directory);
   auto settings = mw::config::Load(config_path);
   if (!settings) return Complain(settings.error().message(), kExitUsage);
+  MakePathsAbsolute(*settings, start_directory);
   const std::string source =
       config_path.empty() ? std::string(mw::config::kDefaultPath) : config_path;
+  if (auto v = Validate(*settings, source); !v)
+    return Complain(v.error().message(), kExitUsage);
   const auto& ms = settings->milter;
-  if (ms.on_error != "accept" && ms.on_error != "tempfail") {
-    return Complain(source + ": milter.on_error: must be accept or tempfail",
-                    kExitUsage);
+  auto identity = mw::milter::ResolveIdentity(ms.user, ms.group);
+  if (!identity) {
+    return Complain(source + ": " + identity.error().message(), kExitUsage);
+  }
+  std::optional<gid_t> socket_group;
+  if (*identity) {
+    socket_group = (*identity)->gid;
+  } else if (!ms.group.empty()) {
+    auto g = mw::milter::ResolveGroup(ms.group);
+    if (!g) return Complain(source + ": " + g.error().message(), kExitUsage);
+    socket_group = *g;
+  }
+  const bool root = geteuid() == 0;
+  if (!foreground && !ms.pid_file.empty()) {
+    if (auto r = mw::milter::CheckNotRunning(ms.pid_file); !r)
+      return Complain(r.error().message(), kExitFailure);
   }
 
   mw::milter::UseStderr(foreground);
-  // libmilter waits for these on a thread of its own; threads started before
-  // smfi_main (the store's maintenance) must not take them (STYLE.md 6).
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGHUP);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-
-  auto analyzer = mw::pipeline::Analyzer::Create(*settings);
-  if (!analyzer) return Complain(analyzer.error().message(), kExitFailure);
-
-  mw::store::SqliteOptions so = mw::pipeline::SqliteOptions(*settings);
-  so.log = [](std::string_view line) {
-    mw::milter::Log(LOG_WARNING, "store: " + std::string(line));
-  };
-  auto opened = mw::store::OpenSqlite(so);
-  std::shared_ptr<mw::store::Store> db;
-  if (opened) {
-    db = std::move(*opened);
-  } else {
-    mw::milter::Log(LOG_ERR, "store: " + opened.error().message() +
-                                 "; messages pass untagged");
+  // Before any thread: every thread started later inherits the blocked
+  // signals, and libmilter's own signal thread no longer sees them.
+  mw::milter::TakeSignals();
+  if (!mw::milter::ShimBound()) {
+    mw::milter::Log(LOG_WARNING,
+                    "libmilter's sigwait is not ours: SIGHUP stops the "
+                    "daemon instead of reloading it");
   }
-
-  auto snapshot = std::make_shared<mw::milter::Snapshot>();
-  snapshot->analyzer = *analyzer;
-  snapshot->store = db;
-  snapshot->max_bytes = settings->mime.max_bytes;
-  snapshot->wave_events = settings->wave.events;
-  snapshot->on_error =
-      ms.on_error == "tempfail" ? SMFIS_TEMPFAIL : SMFIS_CONTINUE;
-  mw::milter::SetSnapshot(std::move(snapshot));
-  db.reset();
 
   std::string socket = ms.socket;
   char name[] = "mailwave";
@@ -115,9 +345,30 @@ int Run(int argc, char** argv) {
     return Complain("cannot set up the milter on " + socket, kExitFailure);
   }
   // Opened here, so that a socket that cannot be made fails at start with
-  // its name (a stale unix socket is removed).
+  // its name (a stale unix socket is removed), and while still root.
   if (smfi_opensocket(true) != MI_SUCCESS) {
     return Complain("cannot listen on " + socket, kExitFailure);
+  }
+  // Now the only listening socket of the process (metrics come later).
+  const std::vector<int> listening = mw::milter::ListeningSockets();
+  const int listen_fd = listening.size() == 1 ? listening[0] : -1;
+  if (listen_fd < 0) {
+    mw::milter::Log(LOG_WARNING,
+                    "cannot tell libmilter's socket among " +
+                        std::to_string(listening.size()) +
+                        " listening ones: a stop cuts messages in flight");
+  }
+  ino_t unix_inode = 0;
+  if (const std::string path = mw::milter::UnixSocketPath(socket);
+      !path.empty()) {
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0) unix_inode = st.st_ino;
+    std::optional<uid_t> owner;
+    if (*identity && root) owner = (*identity)->uid;
+    std::optional<mode_t> mode;
+    if (!ms.socket_mode.empty()) mode = *mw::milter::ParseMode(ms.socket_mode);
+    auto access = mw::milter::SetSocketAccess(path, owner, socket_group, mode);
+    if (!access) return Complain(access.error().message(), kExitFailure);
   }
   // MAILWAVE_MILTER_NAGLE=1 keeps Nagle's algorithm on: only for measuring
   // what TCP_NODELAY buys (bench/milter/tcp_vs_unix.sh).
@@ -129,8 +380,65 @@ int Run(int argc, char** argv) {
                       "socket answers slower than a unix one");
     }
   }
+
+  std::optional<mw::milter::PidFile> pid_file;
+  std::optional<mw::milter::Detached> detached;
+  if (!foreground) {
+    auto d = mw::milter::Daemonize();
+    if (!d) return Complain(d.error().message(), kExitFailure);
+    detached.emplace(std::move(*d));
+    if (!ms.pid_file.empty()) {
+      auto p = mw::milter::PidFile::Create(ms.pid_file);
+      if (!p) {
+        mw::milter::Log(LOG_ERR, p.error().message());
+        detached->Failed(p.error().message());
+        return kExitFailure;
+      }
+      pid_file.emplace(std::move(*p));
+    }
+  }
+  if (*identity && root) {
+    if (auto d = mw::milter::DropPrivileges(**identity); !d) {
+      const std::string line =
+          "cannot become " + ms.user + ": " + d.error().message();
+      mw::milter::Log(LOG_ERR, line);
+      if (detached) detached->Failed(line);
+      return kExitFailure;
+    }
+  } else if (root) {
+    mw::milter::Log(LOG_WARNING,
+                    "running as root: set [milter] user (or User= in the "
+                    "systemd unit)");
+  }
+
+  // After the privileges are dropped: the store and its secret belong to the
+  // user the daemon runs as.
+  auto snapshot = BuildSnapshot(*settings, nullptr, nullptr);
+  if (!snapshot) {
+    mw::milter::Log(LOG_ERR, snapshot.error().message());
+    if (detached) detached->Failed(snapshot.error().message());
+    return kExitFailure;
+  }
+  mw::milter::SetSnapshot(std::move(*snapshot));
+
+  Control control(config_path, *settings, listen_fd, unix_inode);
+  std::thread control_thread([&control] { control.Run(); });
+
   mw::milter::Log(LOG_INFO, "listening on " + socket);
+  if (detached) detached->Ready();
   const int r = smfi_main();
+  control.MainReturned();
+  control_thread.join();
+
+  if (mw::milter::MessagesInFlight() > 0) {
+    // Past the drain: exiting normally would tear down what the cut
+    // sessions' threads may still use. The store is safe (each message is
+    // one committed transaction) and the MTA gives the cut messages its
+    // milter_default_action.
+    mw::milter::Log(LOG_INFO, "stopped");
+    pid_file.reset();
+    std::_Exit(r == MI_SUCCESS ? kExitOk : kExitFailure);
+  }
   mw::milter::SetSnapshot(nullptr);
   mw::milter::Log(LOG_INFO, "stopped");
   return r == MI_SUCCESS ? kExitOk : kExitFailure;

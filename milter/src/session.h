@@ -59,6 +59,11 @@ class Session {
   // Forgets the message (after eom, in abort); the connection stays.
   void Reset();
 
+  // Whether the message counts as in flight for the shutdown drain
+  // (callbacks.cc keeps the count); Reset leaves it alone.
+  bool in_flight() const { return in_flight_; }
+  void set_in_flight(bool v) { in_flight_ = v; }
+
  private:
   void Append(std::string_view data);
 
@@ -68,6 +73,7 @@ class Session {
   std::string bytes_;
   bool too_large_ = false;
   bool body_started_ = false;
+  bool in_flight_ = false;
   std::uint64_t size_ = 0;
   std::vector<Ours> ours_;
 };

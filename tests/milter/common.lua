@@ -45,7 +45,9 @@ end
 -- One message: `headers` is a list of {name, value}; `body` a string or nil
 -- (no body chunk). Returns after eom with the reply checked to be `reply`
 -- (SMFIR_ACCEPT or SMFIR_CONTINUE both mean "pass"; nil: any pass).
-function Send(conn, qid, headers, body)
+-- `pause`, when given, is seconds to wait before the end of message (a
+-- message in flight while the daemon is told to stop).
+function Send(conn, qid, headers, body, pause)
     mt.macro(conn, SMFIC_MAIL, "i", qid)
     step(conn, SMFIP_NOMAIL, "mailfrom", function()
         check(mt.mailfrom(conn, "<sender@example.org>"), "mailfrom")
@@ -70,6 +72,9 @@ function Send(conn, qid, headers, body)
             check(mt.bodystring(conn, body), "body")
             expect(conn, SMFIR_CONTINUE, "body")
         end)
+    end
+    if pause ~= nil then
+        mt.sleep(pause)
     end
     check(mt.eom(conn), "eom")
     local got = mt.getreply(conn)

@@ -187,6 +187,20 @@ struct MilterSettings {
   std::string on_error = "accept";
   // listen(2) backlog of the milter socket.
   std::uint32_t backlog = 128;
+  // Octal permission bits of a unix socket ("0660": owner and group may
+  // connect); empty keeps what the umask gave.
+  std::string socket_mode = "0660";
+  // Started as root: the user (and its groups) the daemon becomes once the
+  // socket is bound and the pid file written; `group`, when set, replaces
+  // that user's primary group and owns the unix socket. Empty user: stay
+  // who we are (a warning when that is root).
+  std::string user;
+  std::string group;
+  // Without -f: the daemon writes its pid here; empty: no pid file.
+  std::string pid_file = "/run/mailwave/mailwave-milter.pid";
+  // After SIGTERM: how long messages in flight may take to finish before
+  // the daemon exits anyway.
+  std::chrono::milliseconds drain{10000};
 
   bool operator==(const MilterSettings&) const = default;
 };

@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# run_lifecycle_tests.sh MILTER DICT: the daemon's life around the messages.
+#   - SIGHUP reloads: a changed config is taken (log "reloaded"), a bad one is
+#     refused with one line and the daemon goes on answering;
+#   - SIGTERM with a message in flight: the message still gets its headers,
+#     the daemon exits 0 after it, and a stop with nothing in flight takes
+#     well under libmilter's 5 s poll;
+#   - daemon mode: detaches, writes the pid file, a second start is refused
+#     (exit 1) without taking the first one's socket, a start that fails
+#     (no dictionary) exits 1 naming the reason;
+#   - as root with [milter] user/group: runs as that user, the socket belongs
+#     to it with socket_mode.
+# Exit status: 0 passed, 1 failed, 77 skipped (no miltertest).
+set -uo pipefail
+
+if ! command -v miltertest >/dev/null 2>&1; then
+  echo "SKIP: miltertest is not installed (Debian package miltertest)"
+  exit 77
+fi
+
+milter=$1
+dict=$2
+here=$(cd "$(dirname "$0")" && pwd)
+
+work=$(mktemp -d)
+chmod 755 "$work"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+failed=0
+fail() {
+  echo "FAIL: $*"
+  failed=1
+}
+pass() { echo "PASS: $*"; }
+
+# config NAME SOCKET [EXTRA...]: a config file with a store of its own.
+config() {
+  local name=$1 sock=$2
+  shift 2
+  mkdir -p "$work/$name"
+  chmod 777 "$work/$name"
+  {
+    printf '[langid]\ndictionary = "%s"\n' "$dict"
+    printf '[store]\npath = "%s/%s/mailwave.db"\n' "$work" "$name"
+    printf '[milter]\nsocket = "unix:%s"\n' "$sock"
+    for line in "$@"; do printf '%s\n' "$line"; done
+  } >"$work/$name.toml"
+}
+
+wait_socket() {  # SOCKET PID
+  for _ in $(seq 1 100); do
+    [ -S "$1" ] && return 0
+    kill -0 "$2" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+run_lua() {  # SOCKET SCRIPT [QID]
+  local out
+  out=$(timeout 60 miltertest -D "sock=unix:$1" -D "dir=$here" -D "qid=${3:-Q1}" \
+    -s "$here/lifecycle/$2" 2>&1)
+  grep -q "miltertest: PASS" <<<"$out" && return 0
+  echo "$out"
+  return 1
+}
+
+# ---- reload
+sock=$work/reload.sock
+config reload "$sock" '[wave]' 'min_size = 5'
+"$milter" -f -c "$work/reload.toml" 2>"$work/reload.log" &
+pid=$!
+pids+=("$pid")
+wait_socket "$sock" "$pid" || fail "reload: no socket"
+sed -i 's/^min_size = 5/min_size = 7/' "$work/reload.toml"
+kill -HUP "$pid"
+for _ in $(seq 1 50); do grep -q "reloaded" "$work/reload.log" && break; sleep 0.1; done
+grep -q "^mailwave-milter: reloaded $work/reload.toml$" "$work/reload.log" &&
+  pass "SIGHUP reloads a good configuration" || fail "no 'reloaded' line"
+sed -i 's/^\[milter\]$/[milter]\non_error = "reject"/' "$work/reload.toml"
+kill -HUP "$pid"
+for _ in $(seq 1 50); do grep -q "reload refused" "$work/reload.log" && break; sleep 0.1; done
+want="mailwave-milter: reload refused: $work/reload.toml: milter.on_error: must be accept or tempfail; the running configuration stays"
+grep -qxF "$want" "$work/reload.log" &&
+  pass "SIGHUP refuses a bad configuration in one line" ||
+  fail "a bad reload does not say: $want"
+kill -0 "$pid" 2>/dev/null && run_lua "$sock" plain.lua AFTERHUP &&
+  pass "the daemon answers after a refused reload" ||
+  fail "the daemon does not answer after a refused reload"
+grep -q "^mailwave-milter: AFTERHUP: language=" "$work/reload.log" ||
+  fail "no log line for the message after the reloads"
+
+# ---- stop with a message in flight, then a stop with none
+run_lua "$sock" slow.lua >"$work/slow.out" 2>&1 &
+lua=$!
+# the message is open once its headers are in; the pause is 2 s
+sleep 1
+start=$(date +%s%N)
+kill -TERM "$pid"
+if wait "$lua"; then
+  pass "a message in flight at SIGTERM is still tagged"
+else
+  fail "the message in flight failed: $(cat "$work/slow.out")"
+fi
+status=0
+wait "$pid" || status=$?
+[ "$status" = 0 ] && pass "exit 0 after the drain" || fail "exit $status after SIGTERM"
+grep -q "^mailwave-milter: stopping: 1 messages in flight$" "$work/reload.log" ||
+  fail "the log does not say one message was in flight"
+grep -q "^mailwave-milter: SLOW1: language=" "$work/reload.log" ||
+  fail "no log line for the message in flight"
+
+sed -i '/^on_error/d' "$work/reload.toml"
+"$milter" -f -c "$work/reload.toml" 2>"$work/stop.log" &
+pid=$!
+pids+=("$pid")
+wait_socket "$sock" "$pid" || fail "restart: no socket"
+start=$(date +%s%N)
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+[ "$status" = 0 ] || fail "exit $status after SIGTERM with nothing in flight"
+# libmilter alone waits for its 5 s poll to end.
+[ "$ms" -lt 2000 ] && pass "an idle stop takes $ms ms" ||
+  fail "an idle stop took $ms ms (libmilter's poll not woken)"
+
+# ---- daemon mode
+sock=$work/daemon.sock
+config daemon "$sock" "pid_file = \"$work/daemon.pid\""
+"$milter" -c "$work/daemon.toml" >"$work/daemon.out" 2>&1
+status=$?
+[ "$status" = 0 ] || fail "daemon start: exit $status ($(cat "$work/daemon.out"))"
+dpid=$(cat "$work/daemon.pid" 2>/dev/null)
+if [ -n "$dpid" ] && kill -0 "$dpid" 2>/dev/null; then
+  pids+=("$dpid")
+  pass "detached, pid $dpid in the pid file"
+else
+  fail "no live pid in $work/daemon.pid"
+fi
+[ -S "$sock" ] || fail "daemon: no socket"
+ino=$(stat -c %i "$sock")
+out=$("$milter" -c "$work/daemon.toml" 2>&1)
+status=$?
+[ "$status" = 1 ] && grep -q "mailwave-milter $dpid is running" <<<"$out" &&
+  pass "a second start is refused: $out" || fail "a second start: exit $status ($out)"
+[ "$(stat -c %i "$sock" 2>/dev/null)" = "$ino" ] ||
+  fail "the second start replaced the first one's socket"
+run_lua "$sock" plain.lua DAEMON1 && pass "the daemon answers" || fail "the daemon does not answer"
+kill -TERM "$dpid"
+for _ in $(seq 1 50); do
+  kill -0 "$dpid" 2>/dev/null || break
+  state=$(awk '{print $3}' "/proc/$dpid/stat" 2>/dev/null)
+  [ "$state" = Z ] && break
+  sleep 0.1
+done
+[ ! -e "$work/daemon.pid" ] && pass "the pid file is gone after SIGTERM" ||
+  fail "the pid file is still there after SIGTERM"
+
+config nodict "$work/nodict.sock" "pid_file = \"$work/nodict.pid\""
+sed -i "s|^dictionary = .*|dictionary = \"$work/absent.dict\"|" "$work/nodict.toml"
+out=$("$milter" -c "$work/nodict.toml" 2>&1)
+status=$?
+[ "$status" = 1 ] && grep -q "absent.dict" <<<"$out" &&
+  pass "a failed daemon start exits 1: $out" ||
+  fail "a daemon start without a dictionary: exit $status ($out)"
+
+# ---- privileges (root only, with the user nobody)
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && getent group nogroup >/dev/null; then
+  sock=$work/priv.sock
+  config priv "$sock" 'user = "nobody"' 'group = "nogroup"' 'socket_mode = "0660"'
+  "$milter" -f -c "$work/priv.toml" 2>"$work/priv.log" &
+  pid=$!
+  pids+=("$pid")
+  wait_socket "$sock" "$pid" || fail "priv: no socket"
+  sleep 0.2
+  who=$(ps -o user=,group= -p "$pid" | tr -s ' ')
+  [ "$who" = "nobody nogroup" ] && pass "runs as nobody:nogroup" || fail "runs as '$who'"
+  perm=$(stat -c '%A %U %G' "$sock")
+  [ "$perm" = "srw-rw---- nobody nogroup" ] && pass "socket $perm" || fail "socket is $perm"
+  owner=$(stat -c %U "$work/priv/mailwave.db" 2>/dev/null)
+  [ "$owner" = nobody ] && pass "the store belongs to nobody" || fail "the store belongs to '$owner'"
+  if grep -q "running as root" "$work/priv.log"; then fail "warned about root after dropping it"; fi
+  kill -TERM "$pid"
+  wait "$pid" || fail "priv: exit $? after SIGTERM"
+else
+  echo "SKIP: privilege drop (needs root and the user nobody)"
+fi
+
+if [ "$failed" != 0 ]; then
+  for f in "$work"/*.log; do
+    echo "--- $f"
+    cat "$f"
+  done
+  exit 1
+fi
+exit 0
