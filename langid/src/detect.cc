@@ -10,11 +10,14 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "format.h"
 #include "langid/langid.h"
+#include "mw/pool.h"
 #include "text.h"
 
 namespace mw::langid {
@@ -747,10 +750,15 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   }
   Tally t;
   t.model = &model;
+  // The memo comes from a bounded pool, not one per thread: the milter runs
+  // a thread per busy connection (mw/pool.h).
+  static Pool<Scratch> scratch_pool(DefaultPoolIdle(),
+                                    [] { return std::make_unique<Scratch>(); });
+  std::optional<Pool<Scratch>::Lease> scratch;
   if (memoise) {
-    thread_local Scratch scratch;
-    scratch.Reset(text.size());
-    t.memo = &scratch;
+    scratch.emplace(scratch_pool.Acquire());
+    (*scratch)->Reset(text.size());
+    t.memo = scratch->get();
   }
   t.languages = model.languages().size();
   t.pure.assign(t.languages + kDirect.size(), 0.0);

@@ -9,6 +9,8 @@
 
 #include <memory>
 
+#include "mw/pool.h"
+
 namespace mw::langid::internal {
 namespace {
 
@@ -36,18 +38,19 @@ void EmitPiece(std::string_view piece, bool has_digit, UScriptCode script,
   sink(context, piece, script);
 }
 
-// One BreakIterator per thread: creating one costs far more than segmenting a
-// sentence, and an instance is not safe to share. It holds no state between
-// calls beyond the last text.
-icu::BreakIterator* ThreadBreakIterator() {
-  thread_local std::unique_ptr<icu::BreakIterator> it = [] {
+// Word BreakIterators from a bounded pool: creating one costs far more than
+// segmenting a sentence, an instance is not safe to share, and one per
+// thread would grow with the milter's threads (mw/pool.h). An iterator holds
+// no state between uses beyond the last text.
+Pool<icu::BreakIterator>& BreakIterators() {
+  static Pool<icu::BreakIterator> pool(DefaultPoolIdle(), [] {
     UErrorCode status = U_ZERO_ERROR;
     std::unique_ptr<icu::BreakIterator> b(
         icu::BreakIterator::createWordInstance(icu::Locale::getRoot(), status));
     if (U_FAILURE(status)) b.reset();
     return b;
-  }();
-  return it.get();
+  });
+  return pool;
 }
 
 }  // namespace
@@ -132,7 +135,8 @@ void SegmentWords(std::string_view text, WordSink sink, void* context) {
     SplitPieces(text, sink, context);
     return;
   }
-  icu::BreakIterator* it = ThreadBreakIterator();
+  auto lease = BreakIterators().Acquire();
+  icu::BreakIterator* it = lease.get();
   if (it == nullptr || text.empty()) return;
   UErrorCode status = U_ZERO_ERROR;
   UText ut = UTEXT_INITIALIZER;
