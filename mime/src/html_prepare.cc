@@ -1,0 +1,179 @@
+// Prepare: re-tokenize for gumbo with the guards described in html.cc and
+// html_prepare.h.
+#include "html_prepare.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+
+#include "depth_estimate.h"
+#include "html_tokenizer.h"
+
+namespace mw::mime::internal {
+namespace {
+
+class Preparer {
+ public:
+  // `mode` says which tags are passed on (see Mode).
+  Preparer(std::string_view in, std::uint32_t depth_cap, Mode mode)
+      : in_(in),
+        tokens_(in),
+        depth_(mode >= Mode::kShallow ? std::min(depth_cap, kShallowDepth)
+                                      : depth_cap),
+        mode_(mode) {
+    out_.html.reserve(in.size() + in.size() / 16 + 64);
+  }
+
+  Prepared Run() && {
+    while (true) {
+      Token token = tokens_.Next();
+      switch (token.kind) {
+        case TokenKind::kEnd:
+          return std::move(out_);
+        case TokenKind::kText:
+        case TokenKind::kDoctype:
+          out_.html.append(Span(token));
+          break;
+        case TokenKind::kLessThan:
+          out_.html += "&lt;";  // a '<' that starts no tag is text
+          break;
+        case TokenKind::kStartTag:
+          StartTag(token);
+          break;
+        case TokenKind::kEndTag:
+          EndTag(token);
+          break;
+        case TokenKind::kComment:
+        case TokenKind::kTruncated:
+        case TokenKind::kRawText:  // only after a start tag, read there
+          break;
+      }
+    }
+  }
+
+ private:
+  std::string_view Span(const Token& token) const {
+    return in_.substr(token.begin, token.end - token.begin);
+  }
+
+  // Gumbo parses noscript as script-enabled raw text; mail clients show its
+  // markup. xmp and plaintext are raw text too; as pre they keep their layout
+  // and their escaped text decodes.
+  static std::string_view Rename(const std::string& name) {
+    if (name == "noscript") return "mw-noscript";
+    if (name == "xmp" || name == "plaintext") return "pre";
+    return name;
+  }
+
+  void EmitTag(const Token& tag, bool end_tag) {
+    out_.html += end_tag ? "</" : "<";
+    out_.html += Rename(tag.name);
+    out_.html.append(in_.substr(tag.name_end, tag.attrs_end - tag.name_end));
+    out_.html += '>';
+  }
+
+  // Charges a tag to the work limit; false once the limit is spent.
+  bool ChargeWork() {
+    work_ += depth_.Depth() + 1;
+    if (work_ > kMaxTagWork) out_.work_cut = true;
+    return !out_.work_cut;
+  }
+
+  // Returns whether the end tag was passed to gumbo.
+  bool EndTag(const Token& tag) {
+    if (mode_ == Mode::kTextOnly) {
+      EmitTextOnly(tag.name);
+      return false;
+    }
+    if (Dropped(tag.name) || !ChargeWork()) return false;
+    depth_.End(tag.name);
+    EmitTag(tag, true);
+    return true;
+  }
+
+  void StartTag(const Token& tag) {
+    const std::string& name = tag.name;
+    if (Dropped(name)) return;
+    bool keep = mode_ != Mode::kTextOnly && ChargeWork();
+    if (mode_ == Mode::kTextOnly) EmitTextOnly(name);
+    if (keep && !depth_.Start(name)) {
+      keep = false;
+      out_.depth_cut = true;
+    }
+    if (keep) EmitTag(tag, false);
+    if (!IsRawTextElement(name)) return;
+
+    // Raw text: the tokenizer found where it ends; escape it so gumbo sees
+    // only text.
+    const Token raw = tokens_.Next();
+    std::string_view content = Span(raw);
+    if (name == "plaintext") {
+      AppendEscaped(content);
+      return;
+    }
+    if (name == "style") out_.styles.Add(content);
+    // A dropped element's content is still passed on when it is visible text.
+    if (keep || name == "textarea" || name == "xmp") AppendEscaped(content);
+    const Token close = tokens_.Next();
+    if (close.kind == TokenKind::kEnd) return;
+    const bool emitted = close.kind == TokenKind::kEndTag && EndTag(close);
+    if (keep && !emitted) {
+      out_.html += "</";  // the element was opened, so it must be closed
+      out_.html += Rename(name);
+      out_.html += '>';
+    }
+  }
+
+  void AppendEscaped(std::string_view text) {
+    std::size_t i = 0;
+    while (i < text.size()) {
+      std::size_t lt = text.find('<', i);
+      if (lt == std::string_view::npos) {
+        out_.html.append(text.substr(i));
+        return;
+      }
+      out_.html.append(text.substr(i, lt - i));
+      out_.html += "&lt;";
+      i = lt + 1;
+    }
+  }
+
+  bool Dropped(const std::string& name) const {
+    return mode_ >= Mode::kNoFormatting && mode_ != Mode::kTextOnly &&
+           KindOf(name) == TagKind::kFormatting;
+  }
+
+  // Text-only mode: block-level tags become paragraph breaks, <br> stays.
+  void EmitTextOnly(const std::string& name) {
+    static const std::unordered_set<std::string_view> kBlocks = {
+        "address", "article", "aside",   "blockquote", "center", "dd", "div",
+        "dl",      "dt",      "footer",  "form",       "h1",     "h2", "h3",
+        "h4",      "h5",      "h6",      "header",     "hr",     "li", "ol",
+        "p",       "pre",     "section", "table",      "tr",     "ul"};
+    if (name == "br") {
+      out_.html += "<br>";
+    } else if (name == "td" || name == "th") {
+      out_.html += ' ';
+    } else if (kBlocks.contains(name)) {
+      out_.html += "<p>";
+    }
+  }
+
+  std::string_view in_;
+  Tokenizer tokens_;
+  DepthEstimate depth_;
+  Mode mode_;
+  Prepared out_;
+  std::uint64_t work_ = 0;
+};
+
+}  // namespace
+
+Prepared Prepare(std::string_view in, std::uint32_t depth_cap, Mode mode) {
+  return Preparer(in, depth_cap, mode).Run();
+}
+
+}  // namespace mw::mime::internal
