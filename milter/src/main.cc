@@ -37,6 +37,7 @@
 #include "pipeline/analysis.h"
 #include "pipeline/options.h"
 #include "process.h"
+#include "quickack.h"
 #include "signals.h"
 #include "store/sqlite.h"
 
@@ -377,6 +378,13 @@ int Run(int argc, char** argv) {
     if (mw::milter::SetNoDelayOnListeners() < 0) {
       mw::milter::Log(LOG_WARNING,
                       "cannot list /proc/self/fd: TCP_NODELAY not set; a TCP "
+                      "socket answers slower than a unix one");
+    }
+    if (mw::milter::QuickAckBound()) {
+      mw::milter::EnableQuickAck();
+    } else {
+      mw::milter::Log(LOG_WARNING,
+                      "libmilter's read is not ours: no quick ACKs; a TCP "
                       "socket answers slower than a unix one");
     }
   }
