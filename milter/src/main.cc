@@ -19,6 +19,8 @@
 #include "callbacks.h"
 #include "config/config.h"
 #include "log.h"
+#include "metrics/server.h"
+#include "metrics_hooks.h"
 #include "nodelay.h"
 #include "pipeline/analysis.h"
 #include "pipeline/options.h"
@@ -68,6 +70,11 @@ int Run(int argc, char** argv) {
   if (ms.on_error != "accept" && ms.on_error != "tempfail") {
     return Complain(source + ": milter.on_error: must be accept or tempfail",
                     kExitUsage);
+  }
+  if (const auto& listen = settings->metrics.listen; !listen.empty()) {
+    if (auto e = mw::metrics::ParseListen(listen); !e)
+      return Complain(source + ": metrics.listen: " + e.error().message(),
+                      kExitUsage);
   }
 
   mw::milter::UseStderr(foreground);
@@ -130,7 +137,11 @@ int Run(int argc, char** argv) {
     }
   }
   mw::milter::Log(LOG_INFO, "listening on " + socket);
+  // After the milter socket, so that a failed start leaves no thread behind;
+  // the endpoint's own failures only ever log (docs/milter.md, "Metrics").
+  auto metrics = mw::milter::StartMetrics(settings->metrics.listen);
   const int r = smfi_main();
+  metrics.reset();  // joins the metrics thread before the snapshot goes
   mw::milter::SetSnapshot(nullptr);
   mw::milter::Log(LOG_INFO, "stopped");
   return r == MI_SUCCESS ? kExitOk : kExitFailure;
