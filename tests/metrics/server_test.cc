@@ -81,7 +81,7 @@ std::string BodyOf(const std::string& response) {
   return end == std::string::npos ? std::string() : response.substr(end + 4);
 }
 
-struct Fixture : ::testing::Test {
+struct ServerTest : ::testing::Test {
   void SetUp() override {
     counter = *registry.AddCounter("test_requests_total", "Test counter.");
     auto s = Server::Start(registry, [this](std::string_view line) {
@@ -109,7 +109,7 @@ struct Fixture : ::testing::Test {
   std::unique_ptr<Server> server;
 };
 
-TEST_F(Fixture, GetMetricsReturnsTheRegistry) {
+TEST_F(ServerTest, GetMetricsReturnsTheRegistry) {
   const std::uint16_t port = Listen();
   ASSERT_NE(port, 0);
   counter->Inc(41);
@@ -127,7 +127,7 @@ TEST_F(Fixture, GetMetricsReturnsTheRegistry) {
             std::string::npos);
 }
 
-TEST_F(Fixture, RequestInSmallPiecesIsAnswered) {
+TEST_F(ServerTest, RequestInSmallPiecesIsAnswered) {
   const std::uint16_t port = Listen();
   Client c(port);
   ASSERT_TRUE(c.connected());
@@ -138,13 +138,13 @@ TEST_F(Fixture, RequestInSmallPiecesIsAnswered) {
   EXPECT_TRUE(c.ReadAll().starts_with("HTTP/1.1 200 OK\r\n"));
 }
 
-TEST_F(Fixture, OtherPathIs404) {
+TEST_F(ServerTest, OtherPathIs404) {
   const std::uint16_t port = Listen();
   EXPECT_TRUE(Exchange(port, "GET / HTTP/1.1\r\n\r\n")
                   .starts_with("HTTP/1.1 404 Not Found\r\n"));
 }
 
-TEST_F(Fixture, PostIs405EvenWithABody) {
+TEST_F(ServerTest, PostIs405EvenWithABody) {
   const std::uint16_t port = Listen();
   const std::string body(20000, 'x');
   const std::string r = Exchange(
@@ -152,7 +152,7 @@ TEST_F(Fixture, PostIs405EvenWithABody) {
   EXPECT_TRUE(r.starts_with("HTTP/1.1 405 Method Not Allowed\r\n")) << r;
 }
 
-TEST_F(Fixture, OversizedRequestIsRejected) {
+TEST_F(ServerTest, OversizedRequestIsRejected) {
   ServerOptions o;
   o.max_request_bytes = 1024;
   const std::uint16_t port = Listen(o);
@@ -166,7 +166,7 @@ TEST_F(Fixture, OversizedRequestIsRejected) {
   EXPECT_TRUE(Exchange(port, head).starts_with("HTTP/1.1 200 OK\r\n"));
 }
 
-TEST_F(Fixture, SilentClientIsDroppedAfterTheTimeout) {
+TEST_F(ServerTest, SilentClientIsDroppedAfterTheTimeout) {
   ServerOptions o;
   o.timeout = milliseconds(200);
   const std::uint16_t port = Listen(o);
@@ -189,7 +189,7 @@ TEST_F(Fixture, SilentClientIsDroppedAfterTheTimeout) {
                   .starts_with("HTTP/1.1 200 OK"));
 }
 
-TEST_F(Fixture, ConnectionsPastTheLimitAreClosed) {
+TEST_F(ServerTest, ConnectionsPastTheLimitAreClosed) {
   ServerOptions o;
   o.max_connections = 2;
   o.timeout = milliseconds(30000);
@@ -214,7 +214,7 @@ TEST_F(Fixture, ConnectionsPastTheLimitAreClosed) {
                   .starts_with("HTTP/1.1 200 OK"));
 }
 
-TEST_F(Fixture, StopClosesOpenConnections) {
+TEST_F(ServerTest, StopClosesOpenConnections) {
   ServerOptions o;
   o.timeout = milliseconds(60000);
   const std::uint16_t port = Listen(o);
@@ -233,7 +233,7 @@ TEST_F(Fixture, StopClosesOpenConnections) {
   server->Stop();  // idempotent
 }
 
-TEST_F(Fixture, PortInUseIsAnErrorAndJobsStillRun) {
+TEST_F(ServerTest, PortInUseIsAnErrorAndJobsStillRun) {
   const std::uint16_t port = Listen();
   auto other = Server::Start(registry);
   ASSERT_TRUE(other);
@@ -253,7 +253,7 @@ TEST_F(Fixture, PortInUseIsAnErrorAndJobsStillRun) {
   EXPECT_GE(runs, 2);
 }
 
-TEST_F(Fixture, ListenTwiceOrBadAddressFails) {
+TEST_F(ServerTest, ListenTwiceOrBadAddressFails) {
   ServerOptions o;
   o.listen = "localhost:9477";
   auto bad = server->Listen(o);
@@ -265,7 +265,7 @@ TEST_F(Fixture, ListenTwiceOrBadAddressFails) {
   EXPECT_EQ(again.error().code(), Error::Code::kInternal);
 }
 
-TEST_F(Fixture, ScheduleEveryFiresAndStops) {
+TEST_F(ServerTest, ScheduleEveryFiresAndStops) {
   std::atomic<int> fast{0};
   std::atomic<int> slow{0};
   server->ScheduleEvery(milliseconds(10), [&] { ++fast; });
@@ -281,7 +281,7 @@ TEST_F(Fixture, ScheduleEveryFiresAndStops) {
   EXPECT_EQ(fast, after);
 }
 
-TEST_F(Fixture, AThrowingJobIsLoggedAndRunsAgain) {
+TEST_F(ServerTest, AThrowingJobIsLoggedAndRunsAgain) {
   std::atomic<int> runs{0};
   server->ScheduleEvery(milliseconds(10), [&] {
     ++runs;
