@@ -213,8 +213,9 @@ TEST(ParseToml, MetricsTable) {
   auto s = mw::config::ParseToml("[metrics]\nlisten = \"\"\n", "mailwave.toml");
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->metrics.listen, "");
-  EXPECT_EQ(ErrorOf("[metrics]\nlisten = 9477\n"),
-            "mailwave.toml:2: metrics.listen: expected a string, got an integer");
+  EXPECT_EQ(
+      ErrorOf("[metrics]\nlisten = 9477\n"),
+      "mailwave.toml:2: metrics.listen: expected a string, got an integer");
 }
 
 TEST(ParseToml, MilterTable) {
