@@ -6,7 +6,7 @@ std::span<const Table> Tables() {
   // Function-local so that the tables in the other files are built first.
   static const Table kTables[] = {
       MimeTable(),  FingerprintTable(), LangidTable(), PipelineTable(),
-      StoreTable(), WaveTable(),        MilterTable(),
+      StoreTable(), WaveTable(),        MilterTable(), MetricsTable(),
   };
   return kTables;
 }

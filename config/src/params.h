@@ -79,6 +79,7 @@ Table PipelineTable();
 Table StoreTable();
 Table WaveTable();
 Table MilterTable();
+Table MetricsTable();
 
 // Every table, in the order --defaults prints them.
 std::span<const Table> Tables();

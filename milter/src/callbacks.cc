@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "log.h"
+#include "metrics_hooks.h"
 #include "pipeline/check.h"
 #include "session.h"
 #include "store/store.h"
@@ -50,6 +51,7 @@ void EndMessage(Session& s) noexcept {
 sfsistat OnError(std::string_view queue_id, std::string_view what) noexcept {
   sfsistat action = SMFIS_CONTINUE;
   try {
+    Metrics().CountFailure(Failure::kCallback);
     auto snap = CurrentSnapshot();
     if (snap) action = snap->on_error;
     std::string line(queue_id.empty() ? "NOQUEUE" : queue_id);
@@ -211,8 +213,10 @@ sfsistat EomInner(SMFICTX* ctx, Session& s) {
 
   const pipeline::Envelope envelope{.sender = s.sender(), .queue_id = qid};
   const pipeline::CheckOptions options{.now = store::NowMillis()};
+  const auto started = std::chrono::steady_clock::now();
   auto outcome = pipeline::Check(*snap->analyzer, snap->store.get(), s.bytes(),
                                  envelope, options);
+  Metrics().RecordCheck(outcome, std::chrono::steady_clock::now() - started);
   if (!outcome) {
     // Nothing to read (an empty message): it passes untagged.
     Log(LOG_INFO, tag + ": not analysed: " + outcome.error().message() +
@@ -233,7 +237,10 @@ sfsistat EomInner(SMFICTX* ctx, Session& s) {
   if (outcome->event && !snap->wave_events.empty()) {
     auto w = pipeline::AppendLine(snap->wave_events,
                                   pipeline::WaveEventJson(*outcome->event));
-    if (!w) Log(LOG_WARNING, tag + ": wave event: " + w.error().message());
+    if (!w) {
+      Metrics().CountFailure(Failure::kEvent);
+      Log(LOG_WARNING, tag + ": wave event: " + w.error().message());
+    }
   }
   Log(LOG_INFO, LogLine(s, *outcome));
   return SMFIS_CONTINUE;
@@ -243,6 +250,7 @@ sfsistat Eom(SMFICTX* ctx) noexcept {
   Session* s = nullptr;
   sfsistat result = SMFIS_CONTINUE;
   try {
+    Metrics().CountMessage();
     s = SessionOf(ctx, true);
     if (s == nullptr) return OnError(QueueId(ctx), "eom: no session");
     result = EomInner(ctx, *s);

@@ -33,6 +33,8 @@
 #include "config/config.h"
 #include "listener.h"
 #include "log.h"
+#include "metrics/server.h"
+#include "metrics_hooks.h"
 #include "nodelay.h"
 #include "pipeline/analysis.h"
 #include "pipeline/options.h"
@@ -71,6 +73,12 @@ mw::Result<void> Validate(const mw::config::Settings& s,
   if (ms.on_error != "accept" && ms.on_error != "tempfail") {
     return mw::Fail(mw::Error::InvalidArgument(
         source + ": milter.on_error: must be accept or tempfail"));
+  }
+  if (const auto& listen = s.metrics.listen; !listen.empty()) {
+    if (auto e = mw::metrics::ParseListen(listen); !e) {
+      return mw::Fail(mw::Error::InvalidArgument(
+          source + ": metrics.listen: " + e.error().message()));
+    }
   }
   if (!ms.socket_mode.empty()) {
     auto mode = mw::milter::ParseMode(ms.socket_mode);
@@ -433,6 +441,10 @@ int Run(int argc, char** argv) {
   std::thread control_thread([&control] { control.Run(); });
 
   mw::milter::Log(LOG_INFO, "listening on " + socket);
+  // After the milter socket (and after ListeningSockets above), so that a
+  // failed start leaves no thread behind; the endpoint's own failures only
+  // ever log (docs/milter.md, "Metrics").
+  auto metrics = mw::milter::StartMetrics(settings->metrics.listen);
   if (detached) detached->Ready();
   const int r = smfi_main();
   control.MainReturned();
@@ -447,6 +459,7 @@ int Run(int argc, char** argv) {
     pid_file.reset();
     std::_Exit(r == MI_SUCCESS ? kExitOk : kExitFailure);
   }
+  metrics.reset();  // joins the metrics thread before the snapshot goes
   mw::milter::SetSnapshot(nullptr);
   mw::milter::Log(LOG_INFO, "stopped");
   return r == MI_SUCCESS ? kExitOk : kExitFailure;

@@ -205,7 +205,17 @@ TEST(ParseToml, UnknownTableSuggestsTheClosest) {
   EXPECT_EQ(ErrorOf("[mime]\n[finger_print]\nfold_urls = true\n"),
             "mailwave.toml:2: finger_print: unknown table (did you mean "
             "[fingerprint]?)");
-  EXPECT_EQ(ErrorOf("[metrics]\n"), "mailwave.toml:1: metrics: unknown table");
+  EXPECT_EQ(ErrorOf("[statsd]\n"), "mailwave.toml:1: statsd: unknown table");
+}
+
+TEST(ParseToml, MetricsTable) {
+  EXPECT_EQ(mw::config::Settings{}.metrics.listen, "127.0.0.1:9477");
+  auto s = mw::config::ParseToml("[metrics]\nlisten = \"\"\n", "mailwave.toml");
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->metrics.listen, "");
+  EXPECT_EQ(
+      ErrorOf("[metrics]\nlisten = 9477\n"),
+      "mailwave.toml:2: metrics.listen: expected a string, got an integer");
 }
 
 TEST(ParseToml, MilterTable) {

@@ -3,7 +3,9 @@
 # miltertest. Starts `MILTER -f -c <temp config>` on a unix socket in a temp
 # directory with a temp store, runs every tests/milter/*.lua against it (one
 # daemon, so the scripts run in name order; wave.lua needs a store that has
-# not seen its body), then stops it with SIGTERM and checks a clean exit.
+# not seen its body), reads its metrics endpoint (an ephemeral loopback
+# port; tests/milter/check_metrics.py checks the format and reads values),
+# then stops it with SIGTERM and checks a clean exit.
 # Exit status: 0 passed, 1 failed, 77 skipped (miltertest is not installed:
 # scripts/setup installs it).
 set -uo pipefail
@@ -39,6 +41,14 @@ status=$?
 [ "$out" = "mailwave-milter: $work/bad.toml: milter.on_error: must be accept or tempfail" ] ||
   fail "on_error = reject: says '$out'"
 
+# A [metrics] listen that is not IP:port is one too.
+printf '[metrics]\nlisten = "localhost:9477"\n' >"$work/badlisten.toml"
+out=$("$milter" -f -c "$work/badlisten.toml" 2>&1)
+status=$?
+[ "$status" = 2 ] || fail "listen = localhost:9477: exit $status, want 2 ($out)"
+[ "$out" = "mailwave-milter: $work/badlisten.toml: metrics.listen: \"localhost:9477\": not an IP address" ] ||
+  fail "listen = localhost:9477: says '$out'"
+
 # Usage and a missing file: exit 2; a socket that cannot be made: exit 1,
 # naming it.
 "$milter" -x >/dev/null 2>&1
@@ -67,6 +77,9 @@ path = "$work/store/mailwave.db"
 
 [milter]
 socket = "unix:$work/milter.sock"
+
+[metrics]
+listen = "127.0.0.1:0"
 CONF
 mkdir "$work/store"
 
@@ -78,6 +91,14 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 [ -S "$work/milter.sock" ] || fail "no socket after 10 s"
+for _ in $(seq 1 100); do
+  grep -q "^mailwave-milter: metrics: listening on " "$work/milter.log" && break
+  sleep 0.1
+done
+port=$(sed -n 's/^mailwave-milter: metrics: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
+  "$work/milter.log")
+[ -n "$port" ] || fail "no metrics port in the log"
+metrics="http://127.0.0.1:$port/metrics"
 
 failed=0
 for script in "$here"/*.lua; do
@@ -94,7 +115,8 @@ for script in "$here"/*.lua; do
 done
 
 # One log line per message, with its queue id.
-for qid in LANG1 WAVE1 WAVE2 FORGED1 EMPTY1 EMPTY2 EMPTY3 EMPTY4 LARGE1; do
+qids=(LANG1 WAVE1 WAVE2 FORGED1 EMPTY1 EMPTY2 EMPTY3 EMPTY4 LARGE1)
+for qid in "${qids[@]}"; do
   grep -q "^mailwave-milter: $qid: " "$work/milter.log" || {
     echo "FAIL: no log line for $qid"
     failed=1
@@ -105,6 +127,60 @@ grep -q "^mailwave-milter: WAVE2: .* verdict=cluster:[0-9a-f]\{8\} members=2 " \
 
 grep -q "^mailwave-milter: LARGE1: .* too_large read=4096 " "$work/milter.log" ||
   { echo "FAIL: LARGE1's log line does not say too_large read=4096"; failed=1; }
+
+# The metrics: well-formed, one message counted per message sent, one verdict
+# each, WAVE2's cluster verdict; other paths 404, other methods 405; a
+# second milter whose metrics port is taken logs it and serves mail anyway.
+check_metrics() { python3 "$here/check_metrics.py" "$@"; }
+if ! curl -sS -o "$work/metrics.txt" -D "$work/metrics.head" "$metrics"; then
+  echo "FAIL: GET $metrics"
+  failed=1
+elif ! grep -qi '^Content-Type: text/plain; version=0.0.4' "$work/metrics.head"; then
+  echo "FAIL: /metrics Content-Type: $(grep -i '^Content-Type' "$work/metrics.head")"
+  failed=1
+elif ! out=$(check_metrics "$work/metrics.txt" mailwave_messages_total \
+    'mailwave_verdicts_total{verdict="none"}' \
+    'mailwave_verdicts_total{verdict="cluster"}' \
+    'mailwave_verdicts_total{verdict="wave"}' \
+    'mailwave_stage_cpu_seconds_count{stage="parse"}' \
+    mailwave_check_seconds_count); then
+  echo "FAIL: /metrics: $out"
+  failed=1
+else
+  read -r -d '' messages none cluster wave parsed checked <<<"$out"
+  sent=${#qids[@]}
+  if [ "$messages" != "$sent" ] || [ $((none + cluster + wave)) != "$sent" ] ||
+      [ "$cluster" -lt 1 ] || [ "$checked" != "$sent" ] || [ "$parsed" -lt 1 ]; then
+    echo "FAIL: /metrics after $sent messages: messages=$messages verdicts" \
+      "none=$none cluster=$cluster wave=$wave checked=$checked parsed=$parsed"
+    failed=1
+  else
+    echo "PASS: metrics ($messages messages, none=$none cluster=$cluster)"
+  fi
+fi
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/")
+[ "$code" = 404 ] || { echo "FAIL: GET / answered $code, want 404"; failed=1; }
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$metrics")
+[ "$code" = 405 ] || { echo "FAIL: POST /metrics answered $code, want 405"; failed=1; }
+
+sed -e "s|^socket = .*|socket = \"unix:$work/second.sock\"|" \
+  -e "s|^listen = .*|listen = \"127.0.0.1:$port\"|" \
+  -e "s|^path = .*|path = \"$work/store/second.db\"|" \
+  "$work/mailwave.toml" >"$work/second.toml"
+"$milter" -f -c "$work/second.toml" 2>"$work/second.log" &
+second=$!
+for _ in $(seq 1 100); do
+  grep -q "running without metrics" "$work/second.log" && [ -S "$work/second.sock" ] && break
+  sleep 0.1
+done
+if ! grep -q "^mailwave-milter: metrics: cannot bind 127.0.0.1:$port: .*; running without metrics$" \
+    "$work/second.log" || ! kill -0 "$second" 2>/dev/null; then
+  echo "FAIL: a second milter on the same metrics port:"
+  cat "$work/second.log"
+  failed=1
+fi
+kill -TERM "$second" 2>/dev/null
+wait "$second" || { echo "FAIL: the second milter: exit $? after SIGTERM"; failed=1; }
 
 kill -TERM "$pid"
 status=0

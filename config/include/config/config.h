@@ -205,6 +205,17 @@ struct MilterSettings {
   bool operator==(const MilterSettings&) const = default;
 };
 
+// [metrics]: the Prometheus endpoint of mailwave-milter (docs/milter.md,
+// "Metrics").
+struct MetricsSettings {
+  // "host:port" with an IP literal host ("127.0.0.1:9477", "[::1]:9477");
+  // port 0 takes any free port (the log names it); empty: no endpoint.
+  // mailwave-milter checks the form at start.
+  std::string listen = "127.0.0.1:9477";
+
+  bool operator==(const MetricsSettings&) const = default;
+};
+
 struct Settings {
   MimeSettings mime;
   FingerprintSettings fingerprint;
@@ -213,6 +224,7 @@ struct Settings {
   StoreSettings store;
   WaveSettings wave;
   MilterSettings milter;
+  MetricsSettings metrics;
 
   bool operator==(const Settings&) const = default;
 };

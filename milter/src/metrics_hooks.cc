@@ -1,0 +1,203 @@
+#include "metrics_hooks.h"
+
+#include <syslog.h>
+
+#include <stdexcept>
+#include <string_view>
+
+#include "callbacks.h"
+#include "log.h"
+
+namespace mw::milter {
+
+namespace {
+
+// Registration fails only on a programming error (a bad name, a family
+// registered twice); tests/milter/metrics_hooks_test.cc registers them all.
+template <typename T>
+T* Must(Result<T*> r) {
+  if (!r) throw std::logic_error(r.error().message());
+  return *r;
+}
+
+constexpr std::string_view kStages[] = {"parse",       "normalise", "langid",
+                                        "fingerprint", "lookup",    "decide",
+                                        "record"};
+
+constexpr pipeline::WarningKind kWarnings[] = {
+    pipeline::WarningKind::kLimit,    pipeline::WarningKind::kBudget,
+    pipeline::WarningKind::kParser,   pipeline::WarningKind::kCharset,
+    pipeline::WarningKind::kEncoding, pipeline::WarningKind::kPart,
+    pipeline::WarningKind::kDegraded, pipeline::WarningKind::kStore,
+};
+
+constexpr auto kGaugeInterval = std::chrono::seconds(30);
+
+}  // namespace
+
+MilterMetrics::MilterMetrics(metrics::Registry& r) {
+  messages_ = Must(r.AddCounter("mailwave_messages_total",
+                                "Messages that reached end of message."));
+  constexpr std::string_view kVerdicts =
+      "Messages by verdict: none (no earlier duplicate, or not analysed), "
+      "cluster (duplicates earlier mail), wave (its cluster is a wave).";
+  verdict_none_ = Must(r.AddCounter("mailwave_verdicts_total", kVerdicts,
+                                    {{"verdict", "none"}}));
+  verdict_cluster_ = Must(r.AddCounter("mailwave_verdicts_total", kVerdicts,
+                                       {{"verdict", "cluster"}}));
+  verdict_wave_ = Must(r.AddCounter("mailwave_verdicts_total", kVerdicts,
+                                    {{"verdict", "wave"}}));
+  waves_formed_ =
+      Must(r.AddCounter("mailwave_waves_formed_total",
+                        "Clusters that became a wave (one per cluster)."));
+  constexpr std::string_view kErrors =
+      "Messages with a warning of this kind in their analysis, or failures "
+      "of the milter (callback, event, unanalysed, stats).";
+  static_assert(std::size(kWarnings) ==
+                std::tuple_size_v<decltype(warning_errors_)>);
+  for (std::size_t i = 0; i < std::size(kWarnings); ++i) {
+    warning_errors_[i] = Must(r.AddCounter(
+        "mailwave_errors_total", kErrors,
+        {{"kind", std::string(pipeline::WarningName(kWarnings[i]))}}));
+  }
+  unanalysed_ = Must(
+      r.AddCounter("mailwave_errors_total", kErrors, {{"kind", "unanalysed"}}));
+  callback_errors_ = Must(
+      r.AddCounter("mailwave_errors_total", kErrors, {{"kind", "callback"}}));
+  event_errors_ =
+      Must(r.AddCounter("mailwave_errors_total", kErrors, {{"kind", "event"}}));
+  stats_errors_ =
+      Must(r.AddCounter("mailwave_errors_total", kErrors, {{"kind", "stats"}}));
+  for (std::size_t i = 0; i < std::size(kStages); ++i) {
+    stages_[i] = Must(r.AddHistogram(
+        "mailwave_stage_cpu_seconds",
+        "CPU time of one stage of a message's check (the thread's CPU "
+        "clock), for the messages whose check ran the stage.",
+        metrics::LatencyBuckets(), {{"stage", std::string(kStages[i])}}));
+  }
+  check_ = Must(r.AddHistogram(
+      "mailwave_check_seconds",
+      "Wall-clock time of a message's whole check at end of message, store "
+      "included.",
+      metrics::LatencyBuckets()));
+  store_messages_ =
+      Must(r.AddGauge("mailwave_store_messages", "Messages in the store."));
+  store_clusters_ = Must(r.AddGauge("mailwave_store_clusters",
+                                    "Clusters of two or more in the store."));
+  store_waves_ =
+      Must(r.AddGauge("mailwave_store_waves", "Clusters that are waves now."));
+  store_bytes_ = Must(r.AddGauge(
+      "mailwave_store_bytes",
+      "The store's file and its write-ahead log on disk, in bytes."));
+  store_writable_ = Must(r.AddGauge(
+      "mailwave_store_writable",
+      "1 when the store records messages, 0 when its writes are off (full "
+      "disk, read-only file)."));
+}
+
+void MilterMetrics::CountMessage() noexcept { messages_->Inc(); }
+
+void MilterMetrics::RecordCheck(const Result<pipeline::Outcome>& outcome,
+                                std::chrono::nanoseconds wall) noexcept {
+  check_->ObserveSeconds(wall);
+  if (!outcome) {
+    verdict_none_->Inc();
+    unanalysed_->Inc();
+    return;
+  }
+  const pipeline::Outcome& o = *outcome;
+  if (!o.wave) {
+    verdict_none_->Inc();
+  } else if (o.wave->wave) {
+    verdict_wave_->Inc();
+  } else {
+    verdict_cluster_->Inc();
+  }
+  if (o.recorded && o.recorded->became_wave) waves_formed_->Inc();
+  // Once per kind and message: a malformed message may carry dozens of
+  // parser warnings, and "how many messages had one" is the useful rate.
+  std::array<bool, std::size(kWarnings)> seen{};
+  for (const auto& w : o.analysis.warnings) {
+    const auto i = static_cast<std::size_t>(w.kind);
+    if (i < seen.size() && !seen[i]) {
+      seen[i] = true;
+      warning_errors_[i]->Inc();
+    }
+  }
+  const auto& t = o.analysis.timings;
+  const std::chrono::nanoseconds times[] = {
+      t.parse,  t.normalise, t.langid, t.fingerprint,
+      t.lookup, t.decide,    t.record};
+  // A stage that did not run (no store, a degraded analysis) reads 0; the
+  // thread CPU clock counts nanoseconds, so one that ran never does.
+  for (std::size_t i = 0; i < std::size(times); ++i) {
+    if (times[i].count() > 0) stages_[i]->ObserveSeconds(times[i]);
+  }
+}
+
+void MilterMetrics::CountFailure(Failure failure) noexcept {
+  (failure == Failure::kCallback ? callback_errors_ : event_errors_)->Inc();
+}
+
+void MilterMetrics::RefreshStore(store::Store* store) noexcept {
+  if (store == nullptr) return;
+  try {
+    auto stats = store->GetStats();
+    if (!stats) {
+      stats_errors_->Inc();
+      return;
+    }
+    store_messages_->Set(static_cast<double>(stats->messages));
+    store_clusters_->Set(static_cast<double>(stats->clusters));
+    store_waves_->Set(static_cast<double>(stats->waves));
+    store_bytes_->Set(
+        static_cast<double>(stats->file_bytes + stats->wal_bytes));
+    store_writable_->Set(stats->writable ? 1 : 0);
+  } catch (...) {
+    stats_errors_->Inc();
+  }
+}
+
+metrics::Registry& ProcessRegistry() {
+  static metrics::Registry registry;
+  return registry;
+}
+
+MilterMetrics& Metrics() {
+  static MilterMetrics metrics(ProcessRegistry());
+  return metrics;
+}
+
+std::unique_ptr<metrics::Server> StartMetrics(const std::string& listen) {
+  MilterMetrics& m = Metrics();
+  auto server = metrics::Server::Start(
+      ProcessRegistry(), [](std::string_view line) { Log(LOG_WARNING, line); });
+  if (!server) {
+    Log(LOG_ERR, server.error().message() + "; running without metrics");
+    return nullptr;
+  }
+  if (!listen.empty()) {
+    metrics::ServerOptions options;
+    options.listen = listen;
+    auto port = (*server)->Listen(options);
+    if (port) {
+      Log(LOG_INFO, "metrics: listening on " +
+                        listen.substr(0, listen.rfind(':')) + ":" +
+                        std::to_string(*port));
+    } else {
+      // Another process on the port must not stop the mail.
+      Log(LOG_WARNING, port.error().message() + "; running without metrics");
+    }
+  }
+  // The store is read from the current snapshot each time, so a reload
+  // that swaps it is followed.
+  const auto refresh = [&m] {
+    auto snap = CurrentSnapshot();
+    if (snap) m.RefreshStore(snap->store.get());
+  };
+  refresh();
+  (*server)->ScheduleEvery(kGaugeInterval, refresh);
+  return std::move(*server);
+}
+
+}  // namespace mw::milter

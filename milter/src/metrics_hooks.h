@@ -1,0 +1,83 @@
+// The milter's metrics (docs/milter.md, "Metrics"): what each end of message
+// adds to the Prometheus registry, the store-size gauges, and the server
+// that serves them from mailwave-milter.
+//
+// Thread-safety: the Record/Count members are called from libmilter's
+// threads, many at once; they only touch atomics (mw::metrics). RefreshStore
+// runs on the metrics thread.
+#ifndef MW_MILTER_METRICS_HOOKS_H_
+#define MW_MILTER_METRICS_HOOKS_H_
+
+#include <array>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "metrics/registry.h"
+#include "metrics/server.h"
+#include "mw/result.h"
+#include "pipeline/check.h"
+#include "store/store.h"
+
+namespace mw::milter {
+
+// Failures of the milter itself, beside the analysis' warnings.
+enum class Failure {
+  kCallback,  // a callback failed; the message got [milter] on_error
+  kEvent,     // a wave event could not be written to [wave] events
+};
+
+class MilterMetrics {
+ public:
+  // Registers every series in `registry`, which must outlive this object.
+  explicit MilterMetrics(metrics::Registry& registry);
+
+  // A message reached end of message (before anything there can fail).
+  void CountMessage() noexcept;
+  // pipeline::Check's result for one message, and its wall-clock time. An
+  // error (nothing to analyse) counts as verdict "none" and
+  // errors{kind="unanalysed"}.
+  void RecordCheck(const Result<pipeline::Outcome>& outcome,
+                   std::chrono::nanoseconds wall) noexcept;
+  void CountFailure(Failure failure) noexcept;
+  // Reads store->GetStats() into the store gauges; a failure counts
+  // errors{kind="stats"} and keeps the last values. Null: nothing.
+  void RefreshStore(store::Store* store) noexcept;
+
+ private:
+  metrics::Counter* messages_;
+  metrics::Counter* verdict_none_;
+  metrics::Counter* verdict_cluster_;
+  metrics::Counter* verdict_wave_;
+  metrics::Counter* waves_formed_;
+  // One per pipeline::WarningKind, in its order.
+  std::array<metrics::Counter*, 8> warning_errors_;
+  metrics::Counter* unanalysed_;
+  metrics::Counter* callback_errors_;
+  metrics::Counter* event_errors_;
+  metrics::Counter* stats_errors_;
+  // parse, normalise, langid, fingerprint, lookup, decide, record.
+  std::array<metrics::Histogram*, 7> stages_;
+  metrics::Histogram* check_;
+  metrics::Gauge* store_messages_;
+  metrics::Gauge* store_clusters_;
+  metrics::Gauge* store_waves_;
+  metrics::Gauge* store_bytes_;
+  metrics::Gauge* store_writable_;
+};
+
+// The process' registry and its MilterMetrics, made on first use.
+metrics::Registry& ProcessRegistry();
+MilterMetrics& Metrics();
+
+// Starts the metrics thread: serves ProcessRegistry() on `listen` (empty:
+// no endpoint) and refreshes the store gauges from the current snapshot's
+// store now and every 30 s. A listen that fails (port in use) is logged
+// once and the thread runs on without an endpoint. Null only when no
+// thread could be started (logged). REQUIRES: `listen` empty or valid
+// (metrics::ParseListen), checked by the caller as a configuration error.
+std::unique_ptr<metrics::Server> StartMetrics(const std::string& listen);
+
+}  // namespace mw::milter
+
+#endif  // MW_MILTER_METRICS_HOOKS_H_

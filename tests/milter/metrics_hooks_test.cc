@@ -1,0 +1,195 @@
+// The milter's metrics: what one end of message adds to the registry, read
+// back through the exposition text the endpoint serves.
+#include "milter/src/metrics_hooks.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+namespace mw::milter {
+namespace {
+
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+// The value of the sample line `series` ("name{labels}") in `text`; -1 when
+// absent.
+double Sample(const std::string& text, const std::string& series) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.size() > series.size() && line.starts_with(series) &&
+        line[series.size()] == ' ') {
+      return std::stod(line.substr(series.size() + 1));
+    }
+  }
+  return -1;
+}
+
+pipeline::Outcome Analysed() {
+  pipeline::Outcome o;
+  o.analysis.timings.parse = microseconds(40);
+  o.analysis.timings.normalise = microseconds(3);
+  o.analysis.timings.langid = microseconds(18);
+  o.analysis.timings.fingerprint = microseconds(14);
+  return o;
+}
+
+class FakeStore : public store::Store {
+ public:
+  Result<store::Stats> stats = store::Stats{};
+  Result<store::Lookup> Find(const store::Message&) override {
+    return Fail(Error::Internal("unused"));
+  }
+  Result<store::Recorded> Record(const store::Message&, const store::Join&,
+                                 const store::WaveRule&) override {
+    return Fail(Error::Internal("unused"));
+  }
+  Result<std::vector<store::Cluster>> Clusters(bool, const store::WaveRule&,
+                                               store::UnixMillis,
+                                               std::size_t) override {
+    return Fail(Error::Internal("unused"));
+  }
+  Result<std::optional<store::Cluster>> FindCluster(store::ClusterId) override {
+    return Fail(Error::Internal("unused"));
+  }
+  Result<std::vector<store::Member>> Members(store::ClusterId,
+                                             std::size_t) override {
+    return Fail(Error::Internal("unused"));
+  }
+  Result<std::uint64_t> Prune(store::UnixMillis, std::size_t,
+                              std::size_t) override {
+    return Fail(Error::Internal("unused"));
+  }
+  Result<store::Stats> GetStats() override { return stats; }
+  Result<std::string> Check() override {
+    return Fail(Error::Internal("unused"));
+  }
+};
+
+TEST(MilterMetrics, VerdictsWavesAndMessages) {
+  metrics::Registry r;
+  MilterMetrics m(r);
+  pipeline::Outcome none = Analysed();
+  pipeline::Outcome cluster = Analysed();
+  cluster.wave = pipeline::WaveVerdict{.cluster = 7, .size = 2};
+  pipeline::Outcome wave = Analysed();
+  wave.wave = pipeline::WaveVerdict{.cluster = 7, .size = 5, .wave = true};
+  wave.recorded.emplace();
+  wave.recorded->became_wave = true;
+  pipeline::Outcome later_wave = wave;
+  later_wave.recorded->became_wave = false;
+
+  for (int i = 0; i < 6; ++i) m.CountMessage();
+  m.RecordCheck(none, milliseconds(1));
+  m.RecordCheck(cluster, milliseconds(1));
+  m.RecordCheck(wave, milliseconds(1));
+  m.RecordCheck(later_wave, milliseconds(1));
+  m.RecordCheck(Fail(Error::InvalidArgument("empty")), microseconds(5));
+
+  const std::string t = r.Render();
+  EXPECT_EQ(Sample(t, "mailwave_messages_total"), 6);
+  EXPECT_EQ(Sample(t, "mailwave_verdicts_total{verdict=\"none\"}"), 2);
+  EXPECT_EQ(Sample(t, "mailwave_verdicts_total{verdict=\"cluster\"}"), 1);
+  EXPECT_EQ(Sample(t, "mailwave_verdicts_total{verdict=\"wave\"}"), 2);
+  EXPECT_EQ(Sample(t, "mailwave_waves_formed_total"), 1);
+  EXPECT_EQ(Sample(t, "mailwave_errors_total{kind=\"unanalysed\"}"), 1);
+  EXPECT_EQ(Sample(t, "mailwave_check_seconds_count"), 5);
+  EXPECT_EQ(Sample(t, "mailwave_check_seconds_bucket{le=\"1e-05\"}"), 1);
+  EXPECT_DOUBLE_EQ(Sample(t, "mailwave_check_seconds_sum"), 0.004005);
+}
+
+TEST(MilterMetrics, StagesThatRanAreObserved) {
+  metrics::Registry r;
+  MilterMetrics m(r);
+  pipeline::Outcome o = Analysed();  // no store: lookup, decide, record are 0
+  m.RecordCheck(o, milliseconds(1));
+  o.analysis.timings.lookup = microseconds(37);
+  o.analysis.timings.decide = microseconds(2);
+  o.analysis.timings.record = microseconds(52);
+  m.RecordCheck(o, milliseconds(1));
+  const std::string t = r.Render();
+  EXPECT_EQ(Sample(t, "mailwave_stage_cpu_seconds_count{stage=\"parse\"}"), 2);
+  EXPECT_EQ(Sample(t, "mailwave_stage_cpu_seconds_count{stage=\"lookup\"}"), 1);
+  EXPECT_EQ(Sample(t, "mailwave_stage_cpu_seconds_count{stage=\"record\"}"), 1);
+  EXPECT_DOUBLE_EQ(
+      Sample(t, "mailwave_stage_cpu_seconds_sum{stage=\"langid\"}"), 36e-6);
+  // 40 µs: above the 25 µs bound, within 50 µs.
+  EXPECT_EQ(Sample(t,
+                   "mailwave_stage_cpu_seconds_bucket{stage=\"parse\","
+                   "le=\"2.5e-05\"}"),
+            0);
+  EXPECT_EQ(Sample(t,
+                   "mailwave_stage_cpu_seconds_bucket{stage=\"parse\","
+                   "le=\"5e-05\"}"),
+            2);
+}
+
+TEST(MilterMetrics, WarningsCountOncePerMessageAndKind) {
+  metrics::Registry r;
+  MilterMetrics m(r);
+  pipeline::Outcome o = Analysed();
+  using K = pipeline::WarningKind;
+  o.analysis.warnings = {{K::kParser, "a"},
+                         {K::kParser, "b"},
+                         {K::kCharset, "c"},
+                         {K::kStore, "d"}};
+  m.RecordCheck(o, milliseconds(1));
+  m.RecordCheck(o, milliseconds(1));
+  m.CountFailure(Failure::kCallback);
+  m.CountFailure(Failure::kEvent);
+  m.CountFailure(Failure::kEvent);
+  const std::string t = r.Render();
+  EXPECT_EQ(Sample(t, "mailwave_errors_total{kind=\"parser\"}"), 2);
+  EXPECT_EQ(Sample(t, "mailwave_errors_total{kind=\"charset\"}"), 2);
+  EXPECT_EQ(Sample(t, "mailwave_errors_total{kind=\"store\"}"), 2);
+  EXPECT_EQ(Sample(t, "mailwave_errors_total{kind=\"limit\"}"), 0);
+  EXPECT_EQ(Sample(t, "mailwave_errors_total{kind=\"callback\"}"), 1);
+  EXPECT_EQ(Sample(t, "mailwave_errors_total{kind=\"event\"}"), 2);
+  // Every WarningKind has its series, named as the log names it.
+  for (auto k : {K::kLimit, K::kBudget, K::kParser, K::kCharset, K::kEncoding,
+                 K::kPart, K::kDegraded, K::kStore}) {
+    EXPECT_GE(Sample(t, "mailwave_errors_total{kind=\"" +
+                            std::string(pipeline::WarningName(k)) + "\"}"),
+              0);
+  }
+}
+
+TEST(MilterMetrics, StoreGauges) {
+  metrics::Registry r;
+  MilterMetrics m(r);
+  FakeStore store;
+  store::Stats stats;
+  stats.messages = 1200;
+  stats.clusters = 40;
+  stats.waves = 3;
+  stats.file_bytes = 4096000;
+  stats.wal_bytes = 8192;
+  stats.writable = false;
+  store.stats = stats;
+  m.RefreshStore(&store);
+  m.RefreshStore(nullptr);
+  std::string t = r.Render();
+  EXPECT_EQ(Sample(t, "mailwave_store_messages"), 1200);
+  EXPECT_EQ(Sample(t, "mailwave_store_clusters"), 40);
+  EXPECT_EQ(Sample(t, "mailwave_store_waves"), 3);
+  EXPECT_EQ(Sample(t, "mailwave_store_bytes"), 4104192);
+  EXPECT_EQ(Sample(t, "mailwave_store_writable"), 0);
+  // A failing store keeps the last values and is counted.
+  store.stats = Fail(Error::Unavailable("busy"));
+  m.RefreshStore(&store);
+  t = r.Render();
+  EXPECT_EQ(Sample(t, "mailwave_store_messages"), 1200);
+  EXPECT_EQ(Sample(t, "mailwave_errors_total{kind=\"stats\"}"), 1);
+}
+
+TEST(MilterMetrics, ProcessRegistryHasEverySeriesOnce) {
+  Metrics().CountMessage();
+  const std::string t = ProcessRegistry().Render();
+  EXPECT_GE(Sample(t, "mailwave_messages_total"), 1);
+  EXPECT_EQ(t.find("# TYPE mailwave_messages_total counter\n"),
+            t.rfind("# TYPE mailwave_messages_total counter\n"));
+}
+
+}  // namespace
+}  // namespace mw::milter
