@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/e2e/lib/mail.sh: building test messages from sample mail (bash,
 # sourced; needs awk). Used by tests/e2e/run and scripts/demo.
 

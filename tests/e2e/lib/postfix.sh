@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # the PF_* globals are for the callers
 # tests/e2e/lib/postfix.sh: a Postfix instance private to one directory, on
 # loopback, relaying everything to an smtp-sink that dumps one file per
 # message; and a milter started by PID beside it. Sourced by tests/e2e/run,
@@ -96,8 +97,7 @@ pf_init() {
 # before it answers the final ".", so a message Postfix logged as sent is
 # complete on disk.
 pf_start_sink() {
-  local try
-  for try in 1 2 3; do
+  for _ in 1 2 3; do
     PF_SINK_PORT=$(pf_free_port) || return 1
     smtp-sink -4 -u nobody -d "$PF_SINK_DIR/%H%M%S." "127.0.0.1:$PF_SINK_PORT" 256 \
       >>"$PF_DIR/sink.log" 2>&1 &
@@ -179,8 +179,7 @@ EOF
 # start`, and returns once smtpd's port listens; PF_SMTP_PORT is that port.
 pf_start() {
   [ -n "$PF_SINK_PORT" ] || { echo "pf_start: start the sink first" >&2; return 1; }
-  local try
-  for try in 1 2 3; do
+  for _ in 1 2 3; do
     PF_SMTP_PORT=$(pf_free_port) || return 1
     pf_write_config
     if ! postfix -c "$PF_CONF" check >>"$PF_DIR/postfix.log" 2>&1; then
@@ -268,12 +267,14 @@ pf_milter_stop() {
   local sig=${1:-TERM} timeout=${2:-10} rc=0
   [ -n "$PF_MILTER_PID" ] || return 0
   kill -"$sig" "$PF_MILTER_PID" 2>/dev/null
-  if ! pf_poll "$timeout" pf_gone "$PF_MILTER_PID"; then
+  # bash reports a job killed by a signal ("Killed") on its stderr when it
+  # reaps it, wherever that happens: hence the braces.
+  if ! { pf_poll "$timeout" pf_gone "$PF_MILTER_PID"; } 2>/dev/null; then
     kill -KILL "$PF_MILTER_PID" 2>/dev/null
     rc=1
   fi
   PF_MILTER_STATUS=0
-  wait "$PF_MILTER_PID" 2>/dev/null || PF_MILTER_STATUS=$?
+  { wait "$PF_MILTER_PID" || PF_MILTER_STATUS=$?; } 2>/dev/null
   PF_MILTER_PID=""
   return $rc
 }
@@ -338,10 +339,13 @@ pf_wait_sink_count() {
   pf_poll "$t" pf_sink_has
 }
 
-# pf_queued_count SENDER: messages from SENDER that Postfix accepted (qmgr
-# logs each queued message once, with its envelope sender).
+# pf_queued_count SENDER: messages from SENDER that Postfix accepted: the
+# distinct queue ids qmgr logged with that envelope sender (a deferred message
+# is logged again at each retry).
 pf_queued_count() {
-  grep -cE "postfix/qmgr\[[0-9]+\]: [0-9A-F]+: from=<$1>," "$PF_DIR/maillog"
+  awk -v want=": from=<$1>," 'index($0, want) && $0 ~ /postfix\/qmgr\[/ {
+      id = $0; sub(/: from=<.*/, "", id); sub(/.* /, "", id); seen[id] = 1 }
+    END { n = 0; for (i in seen) n++; print n }' "$PF_DIR/maillog"
 }
 
 # pf_headers FILE: the header block of FILE, continuation lines unfolded.
@@ -372,8 +376,8 @@ pf_cleanup() {
   pf_milter_stop KILL 5 || rc=1
   if [ -n "$PF_SINK_PID" ]; then
     kill -TERM "$PF_SINK_PID" 2>/dev/null
-    pf_poll 5 pf_gone "$PF_SINK_PID" || kill -KILL "$PF_SINK_PID" 2>/dev/null
-    wait "$PF_SINK_PID" 2>/dev/null
+    { pf_poll 5 pf_gone "$PF_SINK_PID" || kill -KILL "$PF_SINK_PID"; } 2>/dev/null
+    { wait "$PF_SINK_PID"; } 2>/dev/null
     PF_SINK_PID=""
   fi
   for p in $(pf_instance_pids); do
