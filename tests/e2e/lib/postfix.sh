@@ -6,11 +6,16 @@
 #
 #   source tests/e2e/lib/postfix.sh
 #   pf_init "$(mktemp -d /tmp/mw-e2e.XXXXXX)"   # PF_DIR; trap pf_cleanup EXIT
-#   pf_milter_start mailwave-milter -f -c FILE   # needs PF_MILTER_SOCKET in FILE
-#   pf_start_sink
-#   pf_start                                     # smtpd_milters = unix:$PF_MILTER_SOCKET
+#   pf_milter_start mailwave-milter -f -c FILE   # FILE: socket = "unix:$PF_MILTER_SOCKET"
+#   pf_start_sink                                # PF_SINK_PORT, files in PF_SINK_DIR
+#   pf_start                                     # PF_SMTP_PORT; smtpd_milters = PF_MILTER
 #   pf_send FILE FROM TO                         # swaks, one message, one session
 #   f=$(pf_wait_sent TO 10)                      # the sink's file of that message
+#   pf_headers "$f"                              # its header block, unfolded
+#   smtp-source -s 4 -m 1000 -f F -t T 127.0.0.1:$PF_SMTP_PORT   # load
+#   pf_wait_sink_count 1000 60 F                 # all 1000 from F at the sink
+#   pf_set_milter ""                             # no milter (or another SPEC) + reload
+#   pf_milter_stop KILL; pf_dump_logs            # what a failure report shows
 #   pf_cleanup                                   # stops every process it started
 #
 # Contract: every process is started here and ended by its PID (Postfix's by
@@ -23,7 +28,8 @@
 # Knobs, read by pf_start (set before it): PF_DEFAULT_ACTION (milter_default_
 # action, default accept), PF_SIZE_LIMIT (message_size_limit, default 64 MB),
 # PF_MILTER (the smtpd_milters value; default unix:$PF_MILTER_SOCKET, empty
-# for none).
+# for none, inet:127.0.0.1:PORT for a TCP milter). PF_KEEP=1: pf_cleanup
+# leaves PF_DIR (maillog, milter.log, sink/, swaks.log) for inspection.
 
 PF_DIR=""
 PF_CONF=""
@@ -237,10 +243,30 @@ pf_stop() {
 # pf_reload: makes master reread main.cf (after postconf -c "$PF_CONF" -e ...).
 pf_reload() { postfix -c "$PF_CONF" reload >>"$PF_DIR/postfix.log" 2>&1; }
 
-# pf_milter_start CMD...: starts a milter (CMD must listen on
-# unix:$PF_MILTER_SOCKET) with umask 007, its stdout and stderr appended to
-# PF_MILTER_LOG; returns once the socket exists. A socket left by a killed
-# milter is removed first, so the socket that appears is the new one.
+# pf_set_milter SPEC: smtpd_milters = SPEC (empty: none) and a reload; new
+# SMTP sessions use it (master restarts smtpd on its next use), sessions
+# under way keep the old setting.
+pf_set_milter() {
+  PF_MILTER=$1
+  postconf -c "$PF_CONF" -e "smtpd_milters = $1" >>"$PF_DIR/postfix.log" 2>&1 && pf_reload
+}
+
+# pf_milter_listening: the milter that smtpd_milters names accepts
+# connections: its unix socket exists, or its TCP port listens.
+pf_milter_listening() {
+  local spec=${PF_MILTER-unix:$PF_MILTER_SOCKET}
+  case $spec in
+    unix:*) [ -S "${spec#unix:}" ] ;;
+    inet:*) pf_listening "${spec##*:}" ;;
+    *) return 1 ;;
+  esac
+}
+
+# pf_milter_start CMD...: starts a milter that listens where smtpd_milters
+# points (unix:$PF_MILTER_SOCKET, or PF_MILTER = inet:127.0.0.1:PORT), with
+# umask 007, its stdout and stderr appended to PF_MILTER_LOG; returns once it
+# accepts connections. A socket left by a killed milter is removed first, so
+# the socket that appears is the new one.
 pf_milter_start() {
   rm -f "$PF_MILTER_SOCKET"
   (
@@ -248,12 +274,11 @@ pf_milter_start() {
     exec "$@"
   ) >>"$PF_MILTER_LOG" 2>&1 &
   PF_MILTER_PID=$!
-  local sock=$PF_MILTER_SOCKET
   # ready, or dead (then there is nothing to wait for)
-  pf_milter_ready() { [ -S "$sock" ] || ! kill -0 "$PF_MILTER_PID" 2>/dev/null; }
+  pf_milter_ready() { pf_milter_listening || ! kill -0 "$PF_MILTER_PID" 2>/dev/null; }
   pf_poll 20 pf_milter_ready
-  if [ -S "$sock" ] && kill -0 "$PF_MILTER_PID" 2>/dev/null; then return 0; fi
-  echo "pf_milter_start: $1 did not make $sock:" >&2
+  if pf_milter_listening && kill -0 "$PF_MILTER_PID" 2>/dev/null; then return 0; fi
+  echo "pf_milter_start: $1 does not listen on ${PF_MILTER-unix:$PF_MILTER_SOCKET}:" >&2
   tail -n 5 "$PF_MILTER_LOG" >&2
   pf_milter_stop KILL
   return 1
