@@ -384,7 +384,7 @@ pf_headers() {
 # pf_dump_logs: the maillog and the milter log, for a failure report.
 pf_dump_logs() {
   [ -n "$PF_DIR" ] || return 0
-  echo "----- maillog ($PF_DIR/maillog, last 200 lines)"
+  echo "----- maillog ($PF_DIR/maillog, last 200 lines; PF_KEEP=1 keeps the directory)"
   tail -n 200 "$PF_DIR/maillog" 2>/dev/null | cut -c1-400
   echo "----- milter log ($PF_MILTER_LOG, last 200 lines)"
   tail -n 200 "$PF_MILTER_LOG" 2>/dev/null | cut -c1-400
