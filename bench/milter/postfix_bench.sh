@@ -25,7 +25,7 @@ dict=$repo/build/share/mailwave/langid.dict
 [ -x "$milter" ] || { echo "build first: $milter" >&2; exit 2; }
 
 # shellcheck source=../../tests/e2e/lib/postfix.sh
-source "${MW_E2E_LIB:-$repo/tests/e2e/lib}/postfix.sh"
+source "$repo/tests/e2e/lib/postfix.sh"
 
 if [ -d "$repo/../shared/data/mail" ]; then
   mapfile -t files < <(find "$repo/../shared/data/mail" -type f -size +3k -size -20k | sort | head -n 500)
