@@ -36,8 +36,9 @@ Table MilterTable() {
        .field = Member<&Settings::milter, &S::user>},
       {.key = "group",
        .kind = Kind::kString,
-       .meaning = "the group to run as and to own the unix socket (e.g. "
-                  "postfix); empty: the user's primary group",
+       .meaning = "the group to run as and to own the unix socket; empty: "
+                  "the user's primary group, and for the socket postfix "
+                  "when that group exists",
        .field = Member<&Settings::milter, &S::group>},
       {.key = "pid_file",
        .kind = Kind::kString,

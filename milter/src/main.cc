@@ -118,6 +118,24 @@ std::string WorkingDirectory() {
   return getcwd(buf, sizeof buf) != nullptr ? std::string(buf) : std::string();
 }
 
+// The main.cf lines that point Postfix at `conn` (libmilter's syntax
+// inet:PORT@HOST becomes Postfix's inet:HOST:PORT).
+std::string PostfixHint(const std::string& conn) {
+  std::string target = conn;
+  const std::string unix_path = mw::milter::UnixSocketPath(conn);
+  if (!unix_path.empty()) {
+    target = "unix:" + unix_path;
+  } else if (const std::size_t at = conn.find('@');
+             at != std::string::npos && conn.rfind("inet", 0) == 0) {
+    const std::size_t colon = conn.find(':');
+    target = conn.substr(0, colon + 1) + conn.substr(at + 1) + ":" +
+             conn.substr(colon + 1, at - colon - 1);
+  }
+  return "postconf -e 'smtpd_milters = " + target +
+         "' 'non_smtpd_milters = $smtpd_milters' 'milter_default_action = "
+         "accept'";
+}
+
 // The snapshot the callbacks read. The store of `previous` is kept when the
 // [store] settings did not change, so that a reload neither reopens the
 // database nor loses its caches.
@@ -321,15 +339,21 @@ int Run(int argc, char** argv) {
   if (!identity) {
     return Complain(source + ": " + identity.error().message(), kExitUsage);
   }
+  const bool root = geteuid() == 0;
+  // The unix socket's group: [milter] group; when none is set and we run as
+  // root, Postfix's (smtpd connects as user postfix), when it exists; else
+  // the user's primary group.
   std::optional<gid_t> socket_group;
-  if (*identity) {
-    socket_group = (*identity)->gid;
-  } else if (!ms.group.empty()) {
+  if (!ms.group.empty()) {
     auto g = mw::milter::ResolveGroup(ms.group);
     if (!g) return Complain(source + ": " + g.error().message(), kExitUsage);
     socket_group = *g;
+  } else if (auto postfix = mw::milter::ResolveGroup("postfix");
+             root && postfix) {
+    socket_group = *postfix;
+  } else if (*identity) {
+    socket_group = (*identity)->gid;
   }
-  const bool root = geteuid() == 0;
   if (!foreground && !ms.pid_file.empty()) {
     if (auto r = mw::milter::CheckNotRunning(ms.pid_file); !r)
       return Complain(r.error().message(), kExitFailure);
@@ -343,6 +367,22 @@ int Run(int argc, char** argv) {
     mw::milter::Log(LOG_WARNING,
                     "libmilter's sigwait is not ours: SIGHUP stops the "
                     "daemon instead of reloading it");
+  }
+
+  // A first start on the built-in defaults finds neither /run/mailwave nor
+  // /var/lib/mailwave: made here, for the user the daemon becomes.
+  {
+    std::optional<uid_t> dir_owner;
+    if (*identity && root) dir_owner = (*identity)->uid;
+    const std::string sock_path = mw::milter::UnixSocketPath(ms.socket);
+    for (const std::string& file : {sock_path, settings->store.path}) {
+      const std::size_t slash = file.find_last_of('/');
+      if (file.empty() || slash == std::string::npos) continue;
+      auto made = mw::milter::MakeDirectories(
+          file.substr(0, slash), dir_owner,
+          file == sock_path ? socket_group : std::optional<gid_t>());
+      if (!made) return Complain(made.error().message(), kExitFailure);
+    }
   }
 
   std::string socket = ms.socket;
@@ -440,7 +480,8 @@ int Run(int argc, char** argv) {
   Control control(config_path, *settings, listen_fd, unix_inode);
   std::thread control_thread([&control] { control.Run(); });
 
-  mw::milter::Log(LOG_INFO, "listening on " + socket);
+  mw::milter::Log(
+      LOG_INFO, "listening on " + socket + "; Postfix: " + PostfixHint(socket));
   // After the milter socket (and after ListeningSockets above), so that a
   // failed start leaves no thread behind; the endpoint's own failures only
   // ever log (docs/milter.md, "Metrics").

@@ -105,6 +105,27 @@ Result<mode_t> ParseMode(std::string_view text) {
   return mode;
 }
 
+Result<void> MakeDirectories(const std::string& dir, std::optional<uid_t> uid,
+                             std::optional<gid_t> gid) {
+  if (dir.empty() || dir == "/") return {};
+  struct stat st {};
+  if (stat(dir.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return {};
+    return Fail(Error::Io(dir + ": not a directory"));
+  }
+  const std::size_t slash = dir.find_last_of('/');
+  if (slash != std::string::npos && slash > 0) {
+    auto parent = MakeDirectories(dir.substr(0, slash), uid, gid);
+    if (!parent) return parent;
+  }
+  if (mkdir(dir.c_str(), 0750) != 0 && errno != EEXIST)
+    return Fail(Error::Io(Errno("mkdir " + dir, errno)));
+  if ((uid || gid) && chown(dir.c_str(), uid ? *uid : static_cast<uid_t>(-1),
+                            gid ? *gid : static_cast<gid_t>(-1)) != 0)
+    return Fail(Error::Io(Errno("chown " + dir, errno)));
+  return {};
+}
+
 Result<void> SetSocketAccess(const std::string& path, std::optional<uid_t> uid,
                              std::optional<gid_t> gid,
                              std::optional<mode_t> mode) {

@@ -70,6 +70,15 @@ class Detached {
   int fd_;
 };
 
+// Makes `dir` and its missing parents (mode 0750), giving the directories it
+// made to `uid`/`gid` when set: the socket's and the store's directories of
+// a first start with the built-in defaults (/run/mailwave, /var/lib/mailwave)
+// exist before the daemon needs them. An existing directory is left as it
+// is.
+[[nodiscard]] Result<void> MakeDirectories(const std::string& dir,
+                                           std::optional<uid_t> uid,
+                                           std::optional<gid_t> gid);
+
 // fork, setsid, fork again, chdir /, stdin/stdout/stderr to /dev/null.
 // Returns in the daemon; the original process waits there for Ready.
 [[nodiscard]] Result<Detached> Daemonize();

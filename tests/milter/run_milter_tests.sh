@@ -35,7 +35,7 @@ fail() {
 
 # A bad on_error is a configuration error, exit 2, naming file and key.
 printf '[milter]\non_error = "reject"\n' >"$work/bad.toml"
-out=$("$milter" -f -c "$work/bad.toml" 2>&1)
+out=$(timeout 20 "$milter" -f -c "$work/bad.toml" 2>&1)
 status=$?
 [ "$status" = 2 ] || fail "on_error = reject: exit $status, want 2 ($out)"
 [ "$out" = "mailwave-milter: $work/bad.toml: milter.on_error: must be accept or tempfail" ] ||
@@ -58,11 +58,13 @@ status=$?
 status=$?
 [ "$status" = 2 ] || fail "a missing -c file: exit $status, want 2"
 printf '[langid]\ndictionary = "%s"\n[store]\npath = "%s"\n[milter]\nsocket = "unix:%s"\n' \
-  "$dict" "$work/nosock.db" "$work/absent/milter.sock" >"$work/nosock.toml"
-out=$("$milter" -f -c "$work/nosock.toml" 2>&1)
+  "$dict" "$work/nosock.db" "$work/afile/milter.sock" >"$work/nosock.toml"
+# (a missing directory would be made: a file where it should be cannot be)
+touch "$work/afile"
+out=$(timeout 20 "$milter" -f -c "$work/nosock.toml" 2>&1)
 status=$?
 [ "$status" = 1 ] || fail "an impossible socket: exit $status, want 1 ($out)"
-grep -q "cannot listen on unix:$work/absent/milter.sock" <<<"$out" ||
+grep -q "$work/afile: not a directory" <<<"$out" ||
   fail "an impossible socket: says '$out'"
 
 cat >"$work/mailwave.toml" <<CONF

@@ -192,8 +192,9 @@ struct MilterSettings {
   std::string socket_mode = "0660";
   // Started as root: the user (and its groups) the daemon becomes once the
   // socket is bound and the pid file written; `group`, when set, replaces
-  // that user's primary group and owns the unix socket. Empty user: stay
-  // who we are (a warning when that is root).
+  // that user's primary group and owns the unix socket (empty: the socket
+  // gets group postfix when that exists). Empty user: stay who we are (a
+  // warning when that is root).
   std::string user;
   std::string group;
   // Without -f: the daemon writes its pid here; empty: no pid file.
