@@ -147,6 +147,12 @@ class Wire {
     return WriteAll(out);
   }
 
+  // The payload of the last reply (after its command byte).
+  std::string_view payload() const {
+    return std::string_view(reinterpret_cast<const char*>(buf_.data()) + 1,
+                            buf_.size() - 1);
+  }
+
   // The next reply's command byte; 0 on a closed or broken connection.
   char Reply() {
     unsigned char len[4];
@@ -202,20 +208,33 @@ std::string Be32(std::uint32_t v) {
   return std::string(reinterpret_cast<const char*>(&v), 4);
 }
 
-// One message; false on a protocol failure.
-bool SendMessage(Wire& w, const Message& m, const std::string& qid) {
+constexpr std::uint32_t kNoReplyMail = 0x4000;   // SMFIP_NR_MAIL
+constexpr std::uint32_t kNoReplyHeader = 0x80;   // SMFIP_NR_HDR
+constexpr std::uint32_t kNoReplyEoh = 0x40000;   // SMFIP_NR_EOH
+constexpr std::uint32_t kNoReplyBody = 0x80000;  // SMFIP_NR_BODY
+
+// A step's reply, unless the milter negotiated it away (`quiet` holds the
+// negotiated protocol bits): 'c' then.
+char Step(Wire& w, std::uint32_t quiet, std::uint32_t bit) {
+  return (quiet & bit) != 0 ? 'c' : w.Reply();
+}
+
+// One message; false on a protocol failure. `quiet`: the protocol bits the
+// milter answered the negotiation with.
+bool SendMessage(Wire& w, std::uint32_t quiet, const Message& m,
+                 const std::string& qid) {
   if (!w.Send('M', Z("<load@example.org>"), "M" + Z("i") + Z(qid)) ||
-      w.Reply() != 'c')
+      Step(w, quiet, kNoReplyMail) != 'c')
     return false;
   for (const auto& [name, value] : m.headers) {
     if (!w.Send('L', Z(name) + Z(value))) return false;
-    const char r = w.Reply();
+    const char r = Step(w, quiet, kNoReplyHeader);
     if (r != 'c') return r == 'a';  // accept: nothing more is wanted
   }
-  if (!w.Send('N', {}) || w.Reply() != 'c') return false;
+  if (!w.Send('N', {}) || Step(w, quiet, kNoReplyEoh) != 'c') return false;
   for (std::size_t off = 0; off < m.body.size(); off += 65535) {
     if (!w.Send('B', std::string_view(m.body).substr(off, 65535)) ||
-        w.Reply() != 'c')
+        Step(w, quiet, kNoReplyBody) != 'c')
       return false;
   }
   if (!w.Send('E', {})) return false;
@@ -231,7 +250,8 @@ long ProcKb(int pid, const std::string& key) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind(key + ":", 0) == 0) return std::atol(line.c_str() + key.size() + 1);
+    if (line.rfind(key + ":", 0) == 0)
+      return std::atol(line.c_str() + key.size() + 1);
   }
   return -1;
 }
@@ -293,28 +313,43 @@ int main(int argc, char** argv) {
         return;
       }
       Wire w(fd, split);
-      // Version 6, every action, every "no" step offered.
+      // Version 6, every action, every "no" and "no reply" step offered, as
+      // Postfix does; the milter's answer says which it takes.
       bool ok = w.Send('O', Be32(6) + Be32(0x1ff) + Be32(0x1fffff)) &&
-                w.Reply() == 'O' &&
-                w.Send('C', Z("client.example") + "4" + std::string("\0\x19", 2) +
-                                Z("127.0.0.1")) &&
-                w.Reply() == 'c';
+                w.Reply() == 'O' && w.payload().size() >= 12;
+      std::uint32_t quiet = 0;
+      if (ok) {
+        const auto* p =
+            reinterpret_cast<const unsigned char*>(w.payload().data()) + 8;
+        quiet = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
+                (std::uint32_t{p[2]} << 8) | p[3];
+      }
+      constexpr std::uint32_t kNoConnect = 0x1;  // SMFIP_NOCONNECT
+      if (ok && (quiet & kNoConnect) == 0) {
+        ok = w.Send('C', Z("client.example") + "4" + std::string("\0\x19", 2) +
+                             Z("127.0.0.1")) &&
+             w.Reply() == 'c';
+      }
       ++ready;
       if (!ok) {
         ++failures;
         return;
       }
-      while (!go.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      while (!go.load())
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
       std::vector<double> mine;
       for (std::size_t n = static_cast<std::size_t>(c); !stop.load(); ++n) {
         const Message& m = messages[n % messages.size()];
         const auto t0 = Clock::now();
-        if (!SendMessage(w, m, "LOAD" + std::to_string(c) + "x" + std::to_string(n))) {
+        if (!SendMessage(
+                w, quiet, m,
+                "LOAD" + std::to_string(c) + "x" + std::to_string(n))) {
           ++failures;
           return;
         }
         mine.push_back(
-            std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+            std::chrono::duration<double, std::milli>(Clock::now() - t0)
+                .count());
       }
       w.Send('Q', {});
       std::lock_guard lock(mu);
@@ -340,8 +375,9 @@ int main(int argc, char** argv) {
   std::sort(latencies_ms.begin(), latencies_ms.end());
   auto pct = [&](double p) {
     if (latencies_ms.empty()) return 0.0;
-    return latencies_ms[std::min(latencies_ms.size() - 1,
-                                 static_cast<std::size_t>(p * latencies_ms.size()))];
+    return latencies_ms[std::min(
+        latencies_ms.size() - 1,
+        static_cast<std::size_t>(p * latencies_ms.size()))];
   };
   std::printf(
       "connections=%d split=%s messages=%zu seconds=%.2f messages_per_s=%.1f "

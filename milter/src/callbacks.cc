@@ -139,19 +139,32 @@ bool DeleteOurs(SMFICTX* ctx, const Session& s) {
   return ok;
 }
 
-sfsistat Connect(SMFICTX* ctx, char*, _SOCK_ADDR*) noexcept {
-  try {
-    if (SessionOf(ctx, true) == nullptr)
-      return OnError("", "connect: no session");
-    return SMFIS_CONTINUE;
-  } catch (...) {
-    return OnError("", "connect: failed");
+// The reply of a step that went well: none when the MTA was told it need not
+// wait for one (`bit`, negotiated per connection), else "continue".
+sfsistat Done(const Session* s, unsigned long bit) {
+  return s != nullptr && (s->no_reply() & bit) != 0 ? SMFIS_NOREPLY
+                                                    : SMFIS_CONTINUE;
+}
+
+// A failed step: a step that must answer answers with the configured
+// action; a no-reply step cannot, so the failure waits for the end of
+// message (Session::failure).
+sfsistat Failed(SMFICTX* ctx, Session* s, unsigned long bit,
+                std::string_view what) noexcept {
+  if (s != nullptr && (s->no_reply() & bit) != 0) {
+    try {
+      s->set_failure(std::string(what));
+    } catch (...) {
+    }
+    return SMFIS_NOREPLY;
   }
+  return OnError(QueueIdOf(ctx), what);
 }
 
 sfsistat EnvFrom(SMFICTX* ctx, char** argv) noexcept {
+  Session* s = nullptr;
   try {
-    Session* s = SessionOf(ctx, true);
+    s = SessionOf(ctx, true);
     if (s == nullptr) return OnError(QueueId(ctx), "mail: no session");
     s->Reset();
     BeginMessage(*s);
@@ -160,43 +173,46 @@ sfsistat EnvFrom(SMFICTX* ctx, char** argv) noexcept {
     if (sender.size() >= 2 && sender.front() == '<' && sender.back() == '>')
       sender = sender.substr(1, sender.size() - 2);
     s->set_sender(std::move(sender));
-    return SMFIS_CONTINUE;
+    return Done(s, SMFIP_NR_MAIL);
   } catch (...) {
-    return OnError(QueueIdOf(ctx), "mail: failed");
+    return Failed(ctx, s, SMFIP_NR_MAIL, "mail: failed");
   }
 }
 
 sfsistat Header(SMFICTX* ctx, char* name, char* value) noexcept {
+  Session* s = nullptr;
   try {
-    Session* s = SessionOf(ctx, true);
+    s = SessionOf(ctx, true);
     if (s == nullptr) return OnError(QueueIdOf(ctx), "header: no session");
     s->AddHeader(name == nullptr ? "" : name, value == nullptr ? "" : value);
-    return SMFIS_CONTINUE;
+    return Done(s, SMFIP_NR_HDR);
   } catch (...) {
-    return OnError(QueueIdOf(ctx), "header: failed");
+    return Failed(ctx, s, SMFIP_NR_HDR, "header: failed");
   }
 }
 
 sfsistat Eoh(SMFICTX* ctx) noexcept {
+  Session* s = nullptr;
   try {
-    Session* s = SessionOf(ctx, true);
+    s = SessionOf(ctx, true);
     if (s == nullptr) return OnError(QueueIdOf(ctx), "eoh: no session");
     s->EndHeaders();
-    return SMFIS_CONTINUE;
+    return Done(s, SMFIP_NR_EOH);
   } catch (...) {
-    return OnError(QueueIdOf(ctx), "eoh: failed");
+    return Failed(ctx, s, SMFIP_NR_EOH, "eoh: failed");
   }
 }
 
 sfsistat Body(SMFICTX* ctx, unsigned char* chunk, size_t size) noexcept {
+  Session* s = nullptr;
   try {
-    Session* s = SessionOf(ctx, true);
+    s = SessionOf(ctx, true);
     if (s == nullptr) return OnError(QueueIdOf(ctx), "body: no session");
     if (chunk != nullptr)
       s->AddBody(std::string_view(reinterpret_cast<const char*>(chunk), size));
-    return SMFIS_CONTINUE;
+    return Done(s, SMFIP_NR_BODY);
   } catch (...) {
-    return OnError(QueueIdOf(ctx), "body: failed");
+    return Failed(ctx, s, SMFIP_NR_BODY, "body: failed");
   }
 }
 
@@ -210,6 +226,7 @@ sfsistat EomInner(SMFICTX* ctx, Session& s) {
   // Forged verdicts go whatever the analysis says.
   if (!DeleteOurs(ctx, s))
     Log(LOG_WARNING, tag + ": could not delete an incoming X-Mailwave header");
+  if (!s.failure().empty()) return OnError(qid, s.failure());
 
   const pipeline::Envelope envelope{.sender = s.sender(), .queue_id = qid};
   const pipeline::CheckOptions options{.now = store::NowMillis()};
@@ -290,16 +307,32 @@ sfsistat Close(SMFICTX* ctx) noexcept {
   }
 }
 
-// Asks for the two actions used and drops the steps not needed.
-sfsistat Negotiate(SMFICTX*, unsigned long f0, unsigned long f1, unsigned long,
-                   unsigned long, unsigned long* pf0, unsigned long* pf1,
-                   unsigned long* pf2, unsigned long* pf3) noexcept {
+// Asks for the two actions used, drops the steps not needed, and lets the
+// MTA send MAIL, the headers, the end of headers and the body without
+// waiting for a reply to each (a round trip per header otherwise): those
+// steps can only ever continue. libmilter offers the no-reply bits whether
+// the MTA has them or not, and answers for us where it has not.
+sfsistat Negotiate(SMFICTX* ctx, unsigned long f0, unsigned long f1,
+                   unsigned long, unsigned long, unsigned long* pf0,
+                   unsigned long* pf1, unsigned long* pf2,
+                   unsigned long* pf3) noexcept {
   const unsigned long actions = SMFIF_ADDHDRS | SMFIF_CHGHDRS;
   if ((f0 & actions) != actions) return SMFIS_REJECT;
   *pf0 = actions;
-  *pf1 = f1 & (SMFIP_NOHELO | SMFIP_NORCPT | SMFIP_NOUNKNOWN | SMFIP_NODATA);
+  *pf1 = f1 & (SMFIP_NOCONNECT | SMFIP_NOHELO | SMFIP_NORCPT | SMFIP_NOUNKNOWN |
+               SMFIP_NODATA);
   *pf2 = 0;
   *pf3 = 0;
+  try {
+    if (Session* s = SessionOf(ctx, true); s != nullptr) {
+      const unsigned long quiet =
+          f1 & (SMFIP_NR_MAIL | SMFIP_NR_HDR | SMFIP_NR_EOH | SMFIP_NR_BODY);
+      s->set_no_reply(quiet);
+      *pf1 |= quiet;
+    }
+  } catch (...) {
+    // No session: every step answers (and fails) as before.
+  }
   return SMFIS_CONTINUE;
 }
 
@@ -329,7 +362,6 @@ smfiDesc Description(char* name) {
   d.xxfi_name = name;
   d.xxfi_version = SMFI_VERSION;
   d.xxfi_flags = SMFIF_ADDHDRS | SMFIF_CHGHDRS;
-  d.xxfi_connect = &Connect;
   d.xxfi_envfrom = &EnvFrom;
   d.xxfi_header = &Header;
   d.xxfi_eoh = &Eoh;

@@ -91,6 +91,7 @@ void Session::Reset() {
   body_started_ = false;
   size_ = 0;
   ours_.clear();
+  failure_.clear();
 }
 
 }  // namespace mw::milter

@@ -59,6 +59,19 @@ class Session {
   // Forgets the message (after eom, in abort); the connection stays.
   void Reset();
 
+  // The protocol steps (SMFIP_NR_* bits) the MTA sends without waiting for
+  // a reply on this connection, set once at negotiation; Reset keeps it.
+  unsigned long no_reply() const { return no_reply_; }
+  void set_no_reply(unsigned long bits) { no_reply_ = bits; }
+
+  // A failure in a step that could not answer (a no-reply step): the end of
+  // message answers it with the configured action. The first one is kept;
+  // Reset clears it.
+  const std::string& failure() const { return failure_; }
+  void set_failure(std::string what) {
+    if (failure_.empty()) failure_ = std::move(what);
+  }
+
   // Whether the message counts as in flight for the shutdown drain
   // (callbacks.cc keeps the count); Reset leaves it alone.
   bool in_flight() const { return in_flight_; }
@@ -74,6 +87,8 @@ class Session {
   bool too_large_ = false;
   bool body_started_ = false;
   bool in_flight_ = false;
+  unsigned long no_reply_ = 0;
+  std::string failure_;
   std::uint64_t size_ = 0;
   std::vector<Ours> ours_;
 };
