@@ -3,7 +3,8 @@
 // and the milter's memory.
 //
 //   milter_load --socket unix:/path|inet:PORT@HOST --connections N
-//               [--seconds S] [--pid PID] [--split] FILE...
+//               [--seconds S] [--pid PID] [--split] [--rate R]
+//               [--sample S] FILE...
 //
 // Opens N connections (one thread each), negotiates, and keeps all of them
 // open for the whole run; each sends the FILEs (raw messages) in turn, as
@@ -14,7 +15,9 @@
 // /proc while every connection is open. --split writes a macro packet and
 // its command as two writes and leaves Nagle's algorithm on (what an MTA
 // that sets no TCP_NODELAY does); by default each command goes in one write
-// with TCP_NODELAY.
+// with TCP_NODELAY. --rate R paces all connections together to R messages
+// per second (default: as fast as the milter answers); --sample S prints the
+// milter's VmRSS every S seconds (a soak: memory over time).
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -259,7 +262,7 @@ long ProcKb(int pid, const std::string& key) {
 int Usage() {
   std::fputs(
       "usage: milter_load --socket ADDR --connections N [--seconds S] "
-      "[--pid PID] [--split] FILE...\n",
+      "[--pid PID] [--split] [--rate R] [--sample S] FILE...\n",
       stderr);
   return 2;
 }
@@ -272,6 +275,8 @@ int main(int argc, char** argv) {
   double seconds = 10;
   int pid = 0;
   bool split = false;
+  double rate = 0;
+  double sample = 0;
   std::vector<Message> messages;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -283,6 +288,10 @@ int main(int argc, char** argv) {
       seconds = std::atof(argv[++i]);
     } else if (a == "--pid" && i + 1 < argc) {
       pid = std::atoi(argv[++i]);
+    } else if (a == "--rate" && i + 1 < argc) {
+      rate = std::atof(argv[++i]);
+    } else if (a == "--sample" && i + 1 < argc) {
+      sample = std::atof(argv[++i]);
     } else if (a == "--split") {
       split = true;
     } else if (!a.empty() && a[0] == '-') {
@@ -301,6 +310,10 @@ int main(int argc, char** argv) {
   std::atomic<bool> go{false};
   std::atomic<bool> stop{false};
   std::atomic<long> failures{0};
+  // --rate: message n (over all connections) starts no earlier than n/rate
+  // seconds after the start.
+  std::atomic<long> ticket{0};
+  Clock::time_point paced_start;
   std::mutex mu;
   std::vector<double> latencies_ms;
   std::vector<std::thread> threads;
@@ -340,6 +353,13 @@ int main(int argc, char** argv) {
       std::vector<double> mine;
       for (std::size_t n = static_cast<std::size_t>(c); !stop.load(); ++n) {
         const Message& m = messages[n % messages.size()];
+        if (rate > 0) {
+          const long k = ticket.fetch_add(1);
+          std::this_thread::sleep_until(
+              paced_start + std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double>(k / rate)));
+          if (stop.load()) break;
+        }
         const auto t0 = Clock::now();
         if (!SendMessage(
                 w, quiet, m,
@@ -360,11 +380,22 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   const long rss_open = pid > 0 ? ProcKb(pid, "VmRSS") : -1;
   const auto start = Clock::now();
+  paced_start = start;
   go = true;
   long rss_peak_run = -1;
+  auto next_sample = start + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(sample));
   while (Clock::now() - start < std::chrono::duration<double>(seconds)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if (pid > 0) rss_peak_run = std::max(rss_peak_run, ProcKb(pid, "VmRSS"));
+    if (sample > 0 && pid > 0 && Clock::now() >= next_sample) {
+      std::printf("sample t=%.0f milter_rss_kib=%ld\n",
+                  std::chrono::duration<double>(Clock::now() - start).count(),
+                  ProcKb(pid, "VmRSS"));
+      std::fflush(stdout);
+      next_sample += std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(sample));
+    }
   }
   const long rss_busy = pid > 0 ? ProcKb(pid, "VmRSS") : -1;
   stop = true;
