@@ -117,7 +117,7 @@ for script in "$here"/*.lua; do
 done
 
 # One log line per message, with its queue id.
-qids=(LANG1 WAVE1 WAVE2 FORGED1 EMPTY1 EMPTY2 EMPTY3 EMPTY4 LARGE1)
+qids=(LANG1 WAVE1 WAVE2 FORGED1 EMPTY1 EMPTY2 EMPTY3 EMPTY4 LARGE1 EDGE1 EDGE2 EDGE4)
 for qid in "${qids[@]}"; do
   grep -q "^mailwave-milter: $qid: " "$work/milter.log" || {
     echo "FAIL: no log line for $qid"
@@ -187,6 +187,12 @@ wait "$second" || { echo "FAIL: the second milter: exit $? after SIGTERM"; faile
 kill -TERM "$pid"
 status=0
 wait "$pid" || status=$?
+# The dropped connection (edge.lua) and the aborted message (empty.lua) must
+# not stay counted in flight: the stop would wait for them.
+if grep -q "messages in flight" "$work/milter.log"; then
+  echo "FAIL: a message stayed in flight after its connection ended"
+  failed=1
+fi
 pid=""
 [ "$status" = 0 ] || { echo "FAIL: exit $status after SIGTERM"; failed=1; }
 if [ "$failed" != 0 ]; then
