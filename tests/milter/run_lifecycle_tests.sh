@@ -60,9 +60,10 @@ wait_socket() {  # SOCKET PID
   return 1
 }
 
-run_lua() {  # SOCKET SCRIPT [QID]
-  local out
-  out=$(timeout 60 miltertest -D "sock=unix:$1" -D "dir=$here" -D "qid=${3:-Q1}" \
+run_lua() {  # SOCKET SCRIPT [QID]  (SOCKET: a path, or inet:PORT@HOST)
+  local out sock=$1
+  [[ "$sock" == inet:* ]] || sock="unix:$sock"
+  out=$(timeout 60 miltertest -D "sock=$sock" -D "dir=$here" -D "qid=${3:-Q1}" \
     -s "$here/lifecycle/$2" 2>&1)
   grep -q "miltertest: PASS" <<<"$out" && return 0
   echo "$out"
@@ -128,6 +129,51 @@ ms=$((($(date +%s%N) - start) / 1000000))
 # libmilter alone waits for its 5 s poll to end.
 [ "$ms" -lt 2000 ] && pass "an idle stop takes $ms ms" ||
   fail "an idle stop took $ms ms (libmilter's poll not woken)"
+
+# ---- the same stop over TCP: the parked listener keeps the socket's family
+port=""
+for _ in $(seq 1 50); do
+  p=$((20000 + RANDOM % 20000))
+  if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then port=$p; break; fi
+done
+if [ -n "$port" ]; then
+  config tcp "$work/unused.sock"
+  sed -i "s|^socket = .*|socket = \"inet:$port@127.0.0.1\"|" "$work/tcp.toml"
+  "$milter" -f -c "$work/tcp.toml" 2>"$work/tcp.log" &
+  pid=$!
+  pids+=("$pid")
+  for _ in $(seq 1 100); do
+    ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
+    sleep 0.1
+  done
+  run_lua "inet:$port@127.0.0.1" slow.lua >"$work/tcpslow.out" 2>&1 &
+  lua=$!
+  sleep 1
+  kill -TERM "$pid"
+  wait "$lua" && pass "TCP: a message in flight at SIGTERM is still tagged" ||
+    fail "TCP: the message in flight failed: $(cat "$work/tcpslow.out")"
+  status=0
+  wait "$pid" || status=$?
+  [ "$status" = 0 ] || fail "TCP: exit $status after SIGTERM"
+  if ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; then fail "TCP: port $port still listens"; fi
+  "$milter" -f -c "$work/tcp.toml" 2>>"$work/tcp.log" &
+  pid=$!
+  pids+=("$pid")
+  for _ in $(seq 1 100); do
+    ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
+    sleep 0.1
+  done
+  sleep 1
+  start=$(date +%s%N)
+  kill -TERM "$pid"
+  status=0
+  wait "$pid" || status=$?
+  ms=$((($(date +%s%N) - start) / 1000000))
+  [ "$status" = 0 ] && [ "$ms" -lt 2000 ] && pass "TCP: an idle stop takes $ms ms" ||
+    fail "TCP: idle stop: exit $status after $ms ms"
+else
+  echo "SKIP: TCP stop (no free port found)"
+fi
 
 # ---- daemon mode
 sock=$work/daemon.sock
