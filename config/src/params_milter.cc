@@ -51,6 +51,11 @@ Table MilterTable() {
        .meaning = "after SIGTERM, how long messages in flight may take to "
                   "finish before the daemon exits",
        .field = Member<&Settings::milter, &S::drain>},
+      {.key = "trusted_relays",
+       .kind = Kind::kString,
+       .meaning = "clients (\"192.0.2.7 2001:db8::/32\") whose X-Mailwave "
+                  "headers are kept as verdicts; empty: all are deleted",
+       .field = Member<&Settings::milter, &S::trusted_relays>},
   };
   return {.name = "milter",
           .meaning = "the milter daemon mailwave-milter",

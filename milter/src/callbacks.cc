@@ -7,6 +7,7 @@
 // conversation.
 #include "callbacks.h"
 
+#include <netinet/in.h>
 #include <syslog.h>
 
 #include <atomic>
@@ -161,6 +162,25 @@ sfsistat Failed(SMFICTX* ctx, Session* s, unsigned long bit,
   return OnError(QueueIdOf(ctx), what);
 }
 
+// Only to learn the client's address (trusted relays); never answered when
+// the MTA allows it.
+sfsistat Connect(SMFICTX* ctx, char*, _SOCK_ADDR* addr) noexcept {
+  Session* s = nullptr;
+  try {
+    s = SessionOf(ctx, true);
+    if (s == nullptr) return OnError("", "connect: no session");
+    if (addr != nullptr) {
+      const socklen_t len = addr->sa_family == AF_INET6  ? sizeof(sockaddr_in6)
+                            : addr->sa_family == AF_INET ? sizeof(sockaddr_in)
+                                                         : 0;
+      s->set_client(addr, len);
+    }
+    return Done(s, SMFIP_NR_CONN);
+  } catch (...) {
+    return Failed(ctx, s, SMFIP_NR_CONN, "connect: failed");
+  }
+}
+
 sfsistat EnvFrom(SMFICTX* ctx, char** argv) noexcept {
   Session* s = nullptr;
   try {
@@ -222,6 +242,16 @@ sfsistat EomInner(SMFICTX* ctx, Session& s) {
   const std::string tag = qid.empty() ? std::string("NOQUEUE") : qid;
   auto snap = CurrentSnapshot();
   if (!snap || !snap->analyzer) return OnError(qid, "eom: not configured");
+
+  // A trusted relay's verdicts stand: its mailwave has analysed the message.
+  if (!s.ours().empty() && snap->trusted.Contains(s.client())) {
+    std::size_t n = 0;
+    for (const auto& o : s.ours()) n += static_cast<std::size_t>(o.count);
+    Metrics().CountTrusted();
+    Log(LOG_INFO, tag + ": trusted relay: kept " + std::to_string(n) +
+                      " incoming X-Mailwave headers; not analysed");
+    return SMFIS_CONTINUE;
+  }
 
   // Forged verdicts go whatever the analysis says.
   if (!DeleteOurs(ctx, s))
@@ -319,14 +349,14 @@ sfsistat Negotiate(SMFICTX* ctx, unsigned long f0, unsigned long f1,
   const unsigned long actions = SMFIF_ADDHDRS | SMFIF_CHGHDRS;
   if ((f0 & actions) != actions) return SMFIS_REJECT;
   *pf0 = actions;
-  *pf1 = f1 & (SMFIP_NOCONNECT | SMFIP_NOHELO | SMFIP_NORCPT | SMFIP_NOUNKNOWN |
-               SMFIP_NODATA);
+  *pf1 = f1 & (SMFIP_NOHELO | SMFIP_NORCPT | SMFIP_NOUNKNOWN | SMFIP_NODATA);
   *pf2 = 0;
   *pf3 = 0;
   try {
     if (Session* s = SessionOf(ctx, true); s != nullptr) {
       const unsigned long quiet =
-          f1 & (SMFIP_NR_MAIL | SMFIP_NR_HDR | SMFIP_NR_EOH | SMFIP_NR_BODY);
+          f1 & (SMFIP_NR_CONN | SMFIP_NR_MAIL | SMFIP_NR_HDR | SMFIP_NR_EOH |
+                SMFIP_NR_BODY);
       s->set_no_reply(quiet);
       *pf1 |= quiet;
     }
@@ -362,6 +392,7 @@ smfiDesc Description(char* name) {
   d.xxfi_name = name;
   d.xxfi_version = SMFI_VERSION;
   d.xxfi_flags = SMFIF_ADDHDRS | SMFIF_CHGHDRS;
+  d.xxfi_connect = &Connect;
   d.xxfi_envfrom = &EnvFrom;
   d.xxfi_header = &Header;
   d.xxfi_eoh = &Eoh;

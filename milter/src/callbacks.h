@@ -19,6 +19,7 @@
 #include <string>
 
 #include "pipeline/analysis.h"
+#include "relays.h"
 #include "store/store.h"
 
 namespace mw::milter {
@@ -29,6 +30,8 @@ struct Snapshot {
   std::uint64_t max_bytes = 32ull << 20;
   std::string wave_events;  // [wave] events; empty: none
   sfsistat on_error = SMFIS_CONTINUE;
+  // [milter] trusted_relays: their X-Mailwave-* headers are kept.
+  Relays trusted;
 };
 
 void SetSnapshot(std::shared_ptr<const Snapshot> snapshot);

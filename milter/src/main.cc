@@ -80,6 +80,10 @@ mw::Result<void> Validate(const mw::config::Settings& s,
           source + ": metrics.listen: " + e.error().message()));
     }
   }
+  if (auto relays = mw::milter::Relays::Parse(ms.trusted_relays); !relays) {
+    return mw::Fail(
+        mw::Error::InvalidArgument(source + ": " + relays.error().message()));
+  }
   if (!ms.socket_mode.empty()) {
     auto mode = mw::milter::ParseMode(ms.socket_mode);
     if (!mode) {
@@ -168,6 +172,9 @@ mw::Result<std::shared_ptr<const mw::milter::Snapshot>> BuildSnapshot(
   snapshot->wave_events = s.wave.events;
   snapshot->on_error =
       s.milter.on_error == "tempfail" ? SMFIS_TEMPFAIL : SMFIS_CONTINUE;
+  // Validated before (Validate): parsing again cannot fail.
+  if (auto relays = mw::milter::Relays::Parse(s.milter.trusted_relays))
+    snapshot->trusted = std::move(*relays);
   return std::shared_ptr<const mw::milter::Snapshot>(std::move(snapshot));
 }
 

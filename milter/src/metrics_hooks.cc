@@ -40,13 +40,16 @@ MilterMetrics::MilterMetrics(metrics::Registry& r) {
                                 "Messages that reached end of message."));
   constexpr std::string_view kVerdicts =
       "Messages by verdict: none (no earlier duplicate, or not analysed), "
-      "cluster (duplicates earlier mail), wave (its cluster is a wave).";
+      "cluster (duplicates earlier mail), wave (its cluster is a wave), "
+      "trusted (a trusted relay's verdict kept).";
   verdict_none_ = Must(r.AddCounter("mailwave_verdicts_total", kVerdicts,
                                     {{"verdict", "none"}}));
   verdict_cluster_ = Must(r.AddCounter("mailwave_verdicts_total", kVerdicts,
                                        {{"verdict", "cluster"}}));
   verdict_wave_ = Must(r.AddCounter("mailwave_verdicts_total", kVerdicts,
                                     {{"verdict", "wave"}}));
+  verdict_trusted_ = Must(r.AddCounter("mailwave_verdicts_total", kVerdicts,
+                                       {{"verdict", "trusted"}}));
   waves_formed_ =
       Must(r.AddCounter("mailwave_waves_formed_total",
                         "Clusters that became a wave (one per cluster)."));
@@ -94,6 +97,8 @@ MilterMetrics::MilterMetrics(metrics::Registry& r) {
       "1 when the store records messages, 0 when its writes are off (full "
       "disk, read-only file)."));
 }
+
+void MilterMetrics::CountTrusted() noexcept { verdict_trusted_->Inc(); }
 
 void MilterMetrics::CountMessage() noexcept { messages_->Inc(); }
 

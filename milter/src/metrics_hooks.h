@@ -40,6 +40,8 @@ class MilterMetrics {
   void RecordCheck(const Result<pipeline::Outcome>& outcome,
                    std::chrono::nanoseconds wall) noexcept;
   void CountFailure(Failure failure) noexcept;
+  // A trusted relay's verdict kept, not analysed: verdict "trusted".
+  void CountTrusted() noexcept;
   // Reads store->GetStats() into the store gauges; a failure counts
   // errors{kind="stats"} and keeps the last values. Null: nothing.
   void RefreshStore(store::Store* store) noexcept;
@@ -49,6 +51,7 @@ class MilterMetrics {
   metrics::Counter* verdict_none_;
   metrics::Counter* verdict_cluster_;
   metrics::Counter* verdict_wave_;
+  metrics::Counter* verdict_trusted_;
   metrics::Counter* waves_formed_;
   // One per pipeline::WarningKind, in its order.
   std::array<metrics::Counter*, 8> warning_errors_;

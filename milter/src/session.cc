@@ -3,6 +3,7 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "pipeline/verdict.h"
 
@@ -80,6 +81,11 @@ void Session::EndHeaders() {
 void Session::AddBody(std::string_view chunk) {
   EndHeaders();
   Append(chunk);
+}
+
+void Session::set_client(const sockaddr* addr, socklen_t len) {
+  has_client_ = addr != nullptr && len > 0 && len <= sizeof client_;
+  if (has_client_) std::memcpy(&client_, addr, len);
 }
 
 void Session::Reset() {

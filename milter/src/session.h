@@ -12,6 +12,8 @@
 #ifndef MW_MILTER_SESSION_H_
 #define MW_MILTER_SESSION_H_
 
+#include <sys/socket.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -59,6 +61,12 @@ class Session {
   // Forgets the message (after eom, in abort); the connection stays.
   void Reset();
 
+  // The SMTP client's address, from the connect step (none: unknown).
+  void set_client(const sockaddr* addr, socklen_t len);
+  const sockaddr* client() const {
+    return has_client_ ? reinterpret_cast<const sockaddr*>(&client_) : nullptr;
+  }
+
   // The protocol steps (SMFIP_NR_* bits) the MTA sends without waiting for
   // a reply on this connection, set once at negotiation; Reset keeps it.
   unsigned long no_reply() const { return no_reply_; }
@@ -88,6 +96,8 @@ class Session {
   bool body_started_ = false;
   bool in_flight_ = false;
   unsigned long no_reply_ = 0;
+  sockaddr_storage client_{};
+  bool has_client_ = false;
   std::string failure_;
   std::uint64_t size_ = 0;
   std::vector<Ours> ours_;

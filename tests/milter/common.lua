@@ -28,15 +28,16 @@ function step(conn, noopt, what, fn)
     fn()
 end
 
--- Opens a connection and negotiates; `qid` is the queue id macro.
-function Open(qid)
+-- Opens a connection and negotiates; `qid` is the queue id macro; `ip` the
+-- client's address (127.0.0.1 when not given).
+function Open(qid, ip)
     local conn = mt.connect(sock, 50, 0.2)
     if conn == nil then
         error("mt.connect(" .. sock .. ") failed")
     end
     check(mt.negotiate(conn, nil, nil, nil), "negotiate")
     step(conn, SMFIP_NOCONNECT, "conninfo", function()
-        check(mt.conninfo(conn, "client.example", "127.0.0.1"), "conninfo")
+        check(mt.conninfo(conn, "client.example", ip or "127.0.0.1"), "conninfo")
         expect(conn, SMFIR_CONTINUE, "conninfo")
     end)
     return conn

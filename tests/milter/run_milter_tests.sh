@@ -79,6 +79,7 @@ path = "$work/store/mailwave.db"
 
 [milter]
 socket = "unix:$work/milter.sock"
+trusted_relays = "192.0.2.0/24, 2001:db8::/32"
 
 [metrics]
 listen = "127.0.0.1:0"
@@ -117,7 +118,7 @@ for script in "$here"/*.lua; do
 done
 
 # One log line per message, with its queue id.
-qids=(LANG1 WAVE1 WAVE2 FORGED1 EMPTY1 EMPTY2 EMPTY3 EMPTY4 LARGE1 EDGE1 EDGE2 EDGE4)
+qids=(LANG1 WAVE1 WAVE2 FORGED1 EMPTY1 EMPTY2 EMPTY3 EMPTY4 LARGE1 EDGE1 EDGE2 EDGE4 TRUST2)
 for qid in "${qids[@]}"; do
   grep -q "^mailwave-milter: $qid: " "$work/milter.log" || {
     echo "FAIL: no log line for $qid"
@@ -144,17 +145,20 @@ elif ! out=$(check_metrics "$work/metrics.txt" mailwave_messages_total \
     'mailwave_verdicts_total{verdict="none"}' \
     'mailwave_verdicts_total{verdict="cluster"}' \
     'mailwave_verdicts_total{verdict="wave"}' \
+    'mailwave_verdicts_total{verdict="trusted"}' \
     'mailwave_stage_cpu_seconds_count{stage="parse"}' \
     mailwave_check_seconds_count); then
   echo "FAIL: /metrics: $out"
   failed=1
 else
-  read -r -d '' messages none cluster wave parsed checked <<<"$out"
-  sent=${#qids[@]}
-  if [ "$messages" != "$sent" ] || [ $((none + cluster + wave)) != "$sent" ] ||
-      [ "$cluster" -lt 1 ] || [ "$checked" != "$sent" ] || [ "$parsed" -lt 1 ]; then
+  read -r -d '' messages none cluster wave trusted parsed checked <<<"$out"
+  # the analysed messages, and TRUST1 (trusted.lua), counted but not checked
+  sent=$((${#qids[@]} + 1))
+  if [ "$messages" != "$sent" ] || [ $((none + cluster + wave + trusted)) != "$sent" ] ||
+      [ "$cluster" -lt 1 ] || [ "$trusted" != 1 ] || [ "$checked" != $((sent - 1)) ] ||
+      [ "$parsed" -lt 1 ]; then
     echo "FAIL: /metrics after $sent messages: messages=$messages verdicts" \
-      "none=$none cluster=$cluster wave=$wave checked=$checked parsed=$parsed"
+      "none=$none cluster=$cluster wave=$wave trusted=$trusted checked=$checked parsed=$parsed"
     failed=1
   else
     echo "PASS: metrics ($messages messages, none=$none cluster=$cluster)"
@@ -187,6 +191,8 @@ wait "$second" || { echo "FAIL: the second milter: exit $? after SIGTERM"; faile
 kill -TERM "$pid"
 status=0
 wait "$pid" || status=$?
+grep -q "^mailwave-milter: TRUST1: trusted relay: kept 2 incoming X-Mailwave headers; not analysed$" \
+  "$work/milter.log" || { echo "FAIL: no 'trusted relay' line for TRUST1"; failed=1; }
 # The dropped connection (edge.lua) and the aborted message (empty.lua) must
 # not stay counted in flight: the stop would wait for them.
 if grep -q "messages in flight" "$work/milter.log"; then

@@ -202,6 +202,10 @@ struct MilterSettings {
   // After SIGTERM: how long messages in flight may take to finish before
   // the daemon exits anyway.
   std::chrono::milliseconds drain{10000};
+  // Clients (addresses or prefixes, space or comma separated) whose
+  // X-Mailwave-* headers are verdicts of an earlier mailwave, kept as they
+  // are; empty: every incoming one is a forgery and deleted.
+  std::string trusted_relays;
 
   bool operator==(const MilterSettings&) const = default;
 };
