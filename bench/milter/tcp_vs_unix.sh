@@ -41,6 +41,6 @@ run() {  # run LABEL SOCKET [ENV...]
 }
 
 run "unix socket" "unix:$work/m.sock"
-run "TCP, TCP_NODELAY (mailwave)" "inet:$((20000 + RANDOM % 20000))@127.0.0.1"
+run "TCP, NODELAY + quick ACKs (mailwave)" "inet:$((20000 + RANDOM % 20000))@127.0.0.1"
 run "TCP, Nagle on (libmilter alone)" "inet:$((20000 + RANDOM % 20000))@127.0.0.1" \
   MAILWAVE_MILTER_NAGLE=1
