@@ -172,9 +172,9 @@ mw::Result<std::shared_ptr<const mw::milter::Snapshot>> BuildSnapshot(
   snapshot->wave_events = s.wave.events;
   snapshot->on_error =
       s.milter.on_error == "tempfail" ? SMFIS_TEMPFAIL : SMFIS_CONTINUE;
-  // Validated before (Validate): parsing again cannot fail.
-  if (auto relays = mw::milter::Relays::Parse(s.milter.trusted_relays))
-    snapshot->trusted = std::move(*relays);
+  auto relays = mw::milter::Relays::Parse(s.milter.trusted_relays);
+  if (!relays) return mw::Fail(relays.error());
+  snapshot->trusted = std::move(*relays);
   return std::shared_ptr<const mw::milter::Snapshot>(std::move(snapshot));
 }
 
@@ -200,13 +200,15 @@ class Control {
   // `listen_fd`: libmilter's listening socket (-1: not found; the stop then
   // cuts the messages in flight). `unix_inode`: the inode of the unix
   // socket file made at start (0 for TCP), removed at the stop only while
-  // it is still ours.
+  // it is still ours. `start_directory`: where relative file names in a
+  // reloaded configuration are read from (the daemon itself is in / by then).
   Control(std::string config_path, mw::config::Settings settings, int listen_fd,
-          ino_t unix_inode)
+          ino_t unix_inode, std::string start_directory)
       : config_path_(std::move(config_path)),
         settings_(std::move(settings)),
         listen_fd_(listen_fd),
-        unix_inode_(unix_inode) {}
+        unix_inode_(unix_inode),
+        start_directory_(std::move(start_directory)) {}
 
   void Run() {
     for (;;) {
@@ -310,7 +312,7 @@ class Control {
   mw::config::Settings settings_;
   int listen_fd_;
   ino_t unix_inode_;
-  std::string start_directory_ = WorkingDirectory();
+  std::string start_directory_;
   std::atomic<bool> main_returned_{false};
 };
 
@@ -484,7 +486,8 @@ int Run(int argc, char** argv) {
   }
   mw::milter::SetSnapshot(std::move(*snapshot));
 
-  Control control(config_path, *settings, listen_fd, unix_inode);
+  Control control(config_path, *settings, listen_fd, unix_inode,
+                  start_directory);
   std::thread control_thread([&control] { control.Run(); });
 
   mw::milter::Log(
