@@ -162,78 +162,72 @@ sfsistat Failed(SMFICTX* ctx, Session* s, unsigned long bit,
   return OnError(QueueIdOf(ctx), what);
 }
 
+// The shape of every step before the end of message: the connection's
+// Session, `fn` on it, then Done; a missing session or an exception gives
+// `no_session` / `failed` through OnError or Failed.
+template <typename Fn>
+sfsistat RunStep(SMFICTX* ctx, unsigned long bit, std::string_view no_session,
+                 std::string_view failed, Fn&& fn) noexcept {
+  Session* s = nullptr;
+  try {
+    s = SessionOf(ctx, true);
+    if (s == nullptr) return OnError(QueueIdOf(ctx), no_session);
+    fn(*s);
+    return Done(s, bit);
+  } catch (...) {
+    return Failed(ctx, s, bit, failed);
+  }
+}
+
 // Only to learn the client's address (trusted relays); never answered when
 // the MTA allows it.
 sfsistat Connect(SMFICTX* ctx, char*, _SOCK_ADDR* addr) noexcept {
-  Session* s = nullptr;
-  try {
-    s = SessionOf(ctx, true);
-    if (s == nullptr) return OnError("", "connect: no session");
-    if (addr != nullptr) {
-      const socklen_t len = addr->sa_family == AF_INET6  ? sizeof(sockaddr_in6)
-                            : addr->sa_family == AF_INET ? sizeof(sockaddr_in)
-                                                         : 0;
-      s->set_client(addr, len);
-    }
-    return Done(s, SMFIP_NR_CONN);
-  } catch (...) {
-    return Failed(ctx, s, SMFIP_NR_CONN, "connect: failed");
-  }
+  return RunStep(ctx, SMFIP_NR_CONN, "connect: no session", "connect: failed",
+                 [addr](Session& s) {
+                   if (addr == nullptr) return;
+                   const socklen_t len =
+                       addr->sa_family == AF_INET6  ? sizeof(sockaddr_in6)
+                       : addr->sa_family == AF_INET ? sizeof(sockaddr_in)
+                                                    : 0;
+                   s.set_client(addr, len);
+                 });
 }
 
 sfsistat EnvFrom(SMFICTX* ctx, char** argv) noexcept {
-  Session* s = nullptr;
-  try {
-    s = SessionOf(ctx, true);
-    if (s == nullptr) return OnError(QueueId(ctx), "mail: no session");
-    s->Reset();
-    BeginMessage(*s);
-    s->set_queue_id(QueueId(ctx));
-    std::string sender = argv != nullptr && argv[0] != nullptr ? argv[0] : "";
-    if (sender.size() >= 2 && sender.front() == '<' && sender.back() == '>')
-      sender = sender.substr(1, sender.size() - 2);
-    s->set_sender(std::move(sender));
-    return Done(s, SMFIP_NR_MAIL);
-  } catch (...) {
-    return Failed(ctx, s, SMFIP_NR_MAIL, "mail: failed");
-  }
+  return RunStep(
+      ctx, SMFIP_NR_MAIL, "mail: no session", "mail: failed",
+      [ctx, argv](Session& s) {
+        s.Reset();
+        BeginMessage(s);
+        s.set_queue_id(QueueId(ctx));
+        std::string sender =
+            argv != nullptr && argv[0] != nullptr ? argv[0] : "";
+        if (sender.size() >= 2 && sender.front() == '<' && sender.back() == '>')
+          sender = sender.substr(1, sender.size() - 2);
+        s.set_sender(std::move(sender));
+      });
 }
 
 sfsistat Header(SMFICTX* ctx, char* name, char* value) noexcept {
-  Session* s = nullptr;
-  try {
-    s = SessionOf(ctx, true);
-    if (s == nullptr) return OnError(QueueIdOf(ctx), "header: no session");
-    s->AddHeader(name == nullptr ? "" : name, value == nullptr ? "" : value);
-    return Done(s, SMFIP_NR_HDR);
-  } catch (...) {
-    return Failed(ctx, s, SMFIP_NR_HDR, "header: failed");
-  }
+  return RunStep(ctx, SMFIP_NR_HDR, "header: no session", "header: failed",
+                 [name, value](Session& s) {
+                   s.AddHeader(name == nullptr ? "" : name,
+                               value == nullptr ? "" : value);
+                 });
 }
 
 sfsistat Eoh(SMFICTX* ctx) noexcept {
-  Session* s = nullptr;
-  try {
-    s = SessionOf(ctx, true);
-    if (s == nullptr) return OnError(QueueIdOf(ctx), "eoh: no session");
-    s->EndHeaders();
-    return Done(s, SMFIP_NR_EOH);
-  } catch (...) {
-    return Failed(ctx, s, SMFIP_NR_EOH, "eoh: failed");
-  }
+  return RunStep(ctx, SMFIP_NR_EOH, "eoh: no session", "eoh: failed",
+                 [](Session& s) { s.EndHeaders(); });
 }
 
 sfsistat Body(SMFICTX* ctx, unsigned char* chunk, size_t size) noexcept {
-  Session* s = nullptr;
-  try {
-    s = SessionOf(ctx, true);
-    if (s == nullptr) return OnError(QueueIdOf(ctx), "body: no session");
-    if (chunk != nullptr)
-      s->AddBody(std::string_view(reinterpret_cast<const char*>(chunk), size));
-    return Done(s, SMFIP_NR_BODY);
-  } catch (...) {
-    return Failed(ctx, s, SMFIP_NR_BODY, "body: failed");
-  }
+  return RunStep(ctx, SMFIP_NR_BODY, "body: no session", "body: failed",
+                 [chunk, size](Session& s) {
+                   if (chunk != nullptr)
+                     s.AddBody(std::string_view(
+                         reinterpret_cast<const char*>(chunk), size));
+                 });
 }
 
 sfsistat EomInner(SMFICTX* ctx, Session& s) {

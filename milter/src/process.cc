@@ -205,11 +205,17 @@ Result<Detached> Daemonize() {
 
 namespace {
 
-// The pid a pid file names when that process is alive; 0 otherwise.
-long LivePid(const std::string& path) {
+// The pid a pid file holds; 0 when there is none.
+long ReadPid(const std::string& path) {
   std::ifstream in(path);
   long pid = 0;
   in >> pid;
+  return pid;
+}
+
+// The pid a pid file names when that process is alive; 0 otherwise.
+long LivePid(const std::string& path) {
+  const long pid = ReadPid(path);
   if (pid <= 0 || (kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM))
     return 0;
   // A zombie (exited, not yet reaped by its parent) answers kill(0) too.
@@ -257,12 +263,9 @@ Result<PidFile> PidFile::Create(const std::string& path) {
 
 PidFile::~PidFile() {
   if (path_.empty()) return;
-  std::ifstream in(path_);
-  long pid = 0;
-  in >> pid;
   // Unlinking needs write access to the directory, which a daemon that has
   // dropped root may lack; then the next start finds the file stale.
-  if (pid == getpid()) unlink(path_.c_str());
+  if (ReadPid(path_) == getpid()) unlink(path_.c_str());
 }
 
 }  // namespace mw::milter

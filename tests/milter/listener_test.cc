@@ -19,6 +19,8 @@
 #include <string>
 #include <thread>
 
+#include "tests/milter/loopback.h"
+
 namespace mw::milter {
 namespace {
 
@@ -122,14 +124,9 @@ TEST(ParkedListener, UnixListener) {
 }
 
 TEST(ParkedListener, TcpListener) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in in{};
-  in.sin_family = AF_INET;
-  in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&in), sizeof in), 0);
-  ASSERT_EQ(listen(fd, 8), 0);
-  socklen_t len = sizeof in;
-  ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&in), &len), 0);
+  const int fd = test_support::LoopbackListener(&in, 8);
+  ASSERT_GE(fd, 0);
 
   ExpectParkingWorks(fd, reinterpret_cast<sockaddr*>(&in), sizeof in, "");
   // The parking socket keeps the family: libmilter refuses others.

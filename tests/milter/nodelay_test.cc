@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <string>
 
+#include "tests/milter/loopback.h"
+
 namespace mw::milter {
 namespace {
 
@@ -25,16 +27,9 @@ int NoDelay(int fd) {
 }
 
 TEST(NoDelay, ListenerFoundAndAcceptedConnectionsInheritIt) {
-  const int listener = socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(listener, 0);
   sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(listen(listener, 4), 0);
-  socklen_t alen = sizeof addr;
-  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &alen),
-            0);
+  const int listener = test_support::LoopbackListener(&addr);
+  ASSERT_GE(listener, 0);
   // A connected, non-listening TCP socket must be left alone.
   const int client = socket(AF_INET, SOCK_STREAM, 0);
   ASSERT_GE(client, 0);

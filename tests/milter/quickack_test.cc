@@ -15,6 +15,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tests/milter/loopback.h"
+
 namespace mw::milter {
 namespace {
 
@@ -42,15 +44,9 @@ TEST(QuickAck, ShimsAreBoundAndTransparent) {
 
 TEST(QuickAck, SetAfterEveryReadOnAcceptedTcp) {
   EnableQuickAck();
-  const int listener = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(listen(listener, 4), 0);
-  socklen_t alen = sizeof addr;
-  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &alen),
-            0);
+  const int listener = test_support::LoopbackListener(&addr);
+  ASSERT_GE(listener, 0);
   const int client = socket(AF_INET, SOCK_STREAM, 0);
   ASSERT_EQ(connect(client, reinterpret_cast<sockaddr*>(&addr), sizeof addr),
             0);
