@@ -100,6 +100,7 @@ Fingerprint Compute(std::string_view text, const Options& options) {
   const WordHashes words = ComputeWordHashes(folded);
   fp.simhash = words.simhash;
   fp.word_bag = words.word_bag;
+  fp.sketch = words.sketch;
   return fp;
 }
 

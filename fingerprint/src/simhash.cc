@@ -475,6 +475,7 @@ __attribute__((flatten)) WordHashes WordHashesOf(std::string_view text,
   // of Words(), which are these).
   for (const std::uint64_t h : word_hashes) out.word_bag.hash += h;
   out.word_bag.words = static_cast<std::uint32_t>(word_hashes.size());
+  out.sketch = ComputeSketch(word_hashes);
   if (word_hashes.empty()) return out;
   out.simhash = VoteOnShingles(word_hashes, sorted);
   return out;

@@ -23,6 +23,7 @@
 #include "fingerprint/ctph.h"
 #include "fingerprint/fold.h"
 #include "fingerprint/simhash.h"
+#include "fingerprint/sketch.h"
 
 namespace mw::fingerprint {
 
@@ -104,6 +105,7 @@ struct Fingerprint {
   Ctph ctph;                  // of the folded text
   std::uint64_t simhash = 0;  // of the folded text
   WordBag word_bag;           // of the folded text
+  WordSketch sketch;          // of the folded text (sketch.h)
   // A hash could not be computed (OpenSSL failed to allocate; the SHA-1s it
   // left are all zeros, which other such failures share). Compare never calls
   // a degraded fingerprint a duplicate of anything, and the stored form

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "fingerprint/sketch.h"
+
 namespace mw::fingerprint {
 
 // Splits normalised text into words: runs of letters and digits (ASCII or not).
@@ -41,6 +43,7 @@ WordBag ComputeWordBag(std::string_view text);
 struct WordHashes {
   std::uint64_t simhash = 0;
   WordBag word_bag;
+  WordSketch sketch;  // sketch.h
 };
 WordHashes ComputeWordHashes(std::string_view text);
 
