@@ -42,6 +42,7 @@
 
 #include "bench/fingerprint/methods.h"
 #include "fingerprint/fingerprint.h"
+#include "fingerprint/sketch.h"
 #include "fingerprint/verify.h"
 #include "mime/message.h"
 #include "variants/variants.h"
@@ -100,14 +101,31 @@ void Dump(int label, const std::string& cls, const Item& a, const Item& b,
   const fp::Comparison c = fp::Compare(a.print, b.print, o);
   const double sim = c.similarity.value_or(-1);
   const double edit = c.edit_rate.value_or(-1);
+  const double jac = fp::SketchJaccard(a.print.sketch, b.print.sketch);
   if (label != 1 && sim < 0.3 && (edit < 0 || edit > 0.3) && c.hamming > 16 &&
-      c.containment.value_or(0) < 0.5)
+      c.containment.value_or(0) < 0.5 && jac < 0.25 &&
+      fp::CtphEditRate(a.print.word_sequence, b.print.word_sequence)
+              .value_or(1) > 0.3)
     return;
-  std::fprintf(g_dump, "%d\t%s\t%.4f\t%.4f\t%u\t%zu\t%zu\t%zu\t%zu\t%.4f\n",
+  // The text edit rate of distinct pairs the sketch finds near, to tell
+  // natural near-duplicates from errors.
+  const double text_edit =
+      label == 2 && jac >= 0.25 && a.body.size() + b.body.size() < (512u << 10)
+          ? fp::TextEditRate(a.body, b.body)
+          : -1;
+  const auto diff =
+      fp::DiffWordSequences(a.print.word_sequence, b.print.word_sequence);
+  std::fprintf(g_dump,
+               "%d\t%s\t%.4f\t%.4f\t%u\t%zu\t%zu\t%zu\t%zu\t%.4f\t%.4f\t%u\t%"
+               "u\t%.4f\t%d\t%.4f\t%u\t%u\n",
                label, cls.c_str(), sim, edit, c.hamming,
                a.print.blocks.hashes.size(), b.print.blocks.hashes.size(),
                a.print.body_bytes, b.print.body_bytes,
-               c.containment.value_or(-1));
+               c.containment.value_or(-1), jac, a.print.sketch.words,
+               b.print.sketch.words, text_edit, c.duplicate ? 1 : 0,
+               fp::CtphEditRate(a.print.word_sequence, b.print.word_sequence)
+                   .value_or(-1),
+               diff ? diff->distance : 0, diff ? diff->runs : 0);
 }
 
 struct Setup {
@@ -116,6 +134,7 @@ struct Setup {
   std::uint64_t seed = 20261122;
   std::size_t bases = 300;
   int show_fp = 0;
+  int half = 0;  // 0: all; 1, 2: that half of the bases and the ham
 };
 
 Summary Run(const Setup& s, const fp::Options& o, bool print) {
@@ -123,15 +142,27 @@ Summary Run(const Setup& s, const fp::Options& o, bool print) {
   // Distinct ham bodies.
   std::vector<Item> ham;
   std::vector<std::string> ham_names;
+  std::size_t ham_seen = 0;
   for (const mv::Doc& d : s.corpus.docs) {
     if (!d.ham || d.body.empty()) continue;
+    // --half: every other ham body, so that the two halves' distinct pairs
+    // are disjoint.
+    if (s.half != 0 && static_cast<int>(ham_seen++ % 2) != s.half - 1) continue;
     ham.push_back(MakeItem(d.decoded, o));
     ham_names.push_back(d.name);
   }
   // Bases: mutually distinct under every method.
   const mv::Selection selection =
       bench::SelectBases(s.corpus, s.base_candidates, s.bases, o);
-  const std::vector<std::size_t>& bases = selection.bases;
+  std::vector<std::size_t> bases = selection.bases;
+  if (s.half != 0) {
+    // --half 1 | 2: the first or second half of the bases (tune on one,
+    // report on the other).
+    const std::size_t mid = bases.size() / 2;
+    bases = s.half == 1
+                ? std::vector<std::size_t>(bases.begin(), bases.begin() + mid)
+                : std::vector<std::size_t>(bases.begin() + mid, bases.end());
+  }
   const std::size_t dropped = selection.dropped;
   if (print) {
     std::printf(
@@ -300,6 +331,8 @@ int main(int argc, char** argv) {
       corpus_dir = next();
     else if (a == "--bases")
       s.bases = std::stoul(next());
+    else if (a == "--half")
+      s.half = std::stoi(next());
     else if (a == "--seed")
       s.seed = std::stoull(next());
     else if (a == "--show-fp")

@@ -314,6 +314,25 @@ std::string Encode(const Fingerprint& fp, const Options& options) {
   PutLe64(fp.simhash, out);
   PutLe64(fp.word_bag.hash, out);
   PutVarint(fp.word_bag.words, out);
+  // Version 2: the word sketch (which bins are filled, then their values)
+  // and the sampled word sequences.
+  PutVarint(fp.sketch.words, out);
+  std::uint8_t filled[kSketchSlots / 8] = {};
+  for (std::size_t b = 0; b < kSketchSlots; ++b) {
+    if (fp.sketch.slots[b] != 0) filled[b / 8] |= std::uint8_t(1u << (b % 8));
+  }
+  out.append(reinterpret_cast<const char*>(filled), sizeof filled);
+  for (const std::uint16_t v : fp.sketch.slots) {
+    if (v == 0) continue;
+    out.push_back(static_cast<char>(v & 0xff));
+    out.push_back(static_cast<char>(v >> 8));
+  }
+  PutVarint(fp.word_sequence.block_size, out);
+  for (const std::string* seq :
+       {&fp.word_sequence.sig, &fp.word_sequence.sig2}) {
+    out.push_back(static_cast<char>(seq->size()));
+    out.append(*seq);
+  }
   return out;
 }
 
@@ -322,7 +341,7 @@ Result<Fingerprint> Decode(std::string_view bytes, const Options& options) {
   Fingerprint fp;
   if (in.Byte("empty") != kMagic) in.Fail("not a stored fingerprint");
   const std::uint8_t version = in.Byte("truncated header");
-  if (!in.failed() && version != kEncodingVersion) {
+  if (!in.failed() && version != kEncodingVersion && version != 1) {
     in.Fail("unknown encoding version");
   }
   std::uint32_t digest = 0;
@@ -361,6 +380,35 @@ Result<Fingerprint> Decode(std::string_view bytes, const Options& options) {
   fp.word_bag.hash = in.Le64("truncated word bag");
   fp.word_bag.words = static_cast<std::uint32_t>(
       in.Varint(std::numeric_limits<std::uint32_t>::max(), "bad word count"));
+  // Version 1 (before the words path) has no sketch and no word sequence:
+  // such a fingerprint never matches on that path.
+  if (version >= 2 && !in.failed()) {
+    fp.sketch.words = static_cast<std::uint32_t>(in.Varint(
+        std::numeric_limits<std::uint32_t>::max(), "bad sketch word count"));
+    std::uint8_t filled[kSketchSlots / 8] = {};
+    in.Copy(filled, sizeof filled, "truncated sketch");
+    for (std::size_t b = 0; b < kSketchSlots && !in.failed(); ++b) {
+      if ((filled[b / 8] >> (b % 8) & 1) == 0) continue;
+      std::uint8_t v[2];
+      in.Copy(v, 2, "truncated sketch");
+      fp.sketch.slots[b] = static_cast<std::uint16_t>(v[0] | v[1] << 8);
+      if (!in.failed() && fp.sketch.slots[b] == 0) in.Fail("bad sketch bin");
+    }
+    const std::uint64_t step = in.Varint(
+        std::numeric_limits<std::uint32_t>::max(), "bad word sequence step");
+    if (!in.failed() && step != 0 && !std::has_single_bit(step)) {
+      in.Fail("bad word sequence step");
+    }
+    fp.word_sequence.block_size = static_cast<std::uint32_t>(step);
+    for (std::string* seq : {&fp.word_sequence.sig, &fp.word_sequence.sig2}) {
+      const std::uint8_t n = in.Byte("truncated word sequence");
+      if (n > kCtphMaxLength) in.Fail("word sequence too long");
+      if (in.failed()) break;
+      seq->resize(n);
+      in.Copy(reinterpret_cast<std::uint8_t*>(seq->data()), n,
+              "truncated word sequence");
+    }
+  }
   if (!in.failed() && in.left() != 0) in.Fail("trailing bytes");
   if (in.failed()) return Fail(Error::Corrupt("fingerprint: " + in.error()));
   return fp;

@@ -73,6 +73,29 @@ bool SameLeadDifferentTail(const BlockList& a, const BlockList& b,
          tail_b <= shared;
 }
 
+// The words path (Options::words_jaccard).
+bool WordsAgree(const Fingerprint& a, const Fingerprint& b, const Comparison& c,
+                const Options& options) {
+  if (options.words_jaccard > 1 || !c.words || c.words->length == 0) {
+    return false;
+  }
+  const double wa = a.sketch.words;
+  const double wb = b.sketch.words;
+  if (std::min(wa, wb) < options.words_min_words ||
+      std::max(wa, wb) > options.words_length_ratio * std::min(wa, wb)) {
+    return false;
+  }
+  if (c.sketch < options.words_jaccard) return false;
+  const SequenceDiff& d = *c.words;
+  if (static_cast<double>(d.distance) >
+      options.words_edit_rate * static_cast<double>(d.length)) {
+    return false;
+  }
+  return d.runs >= options.words_min_runs &&
+         static_cast<double>(d.runs) >=
+             options.words_spread * static_cast<double>(d.distance);
+}
+
 }  // namespace
 
 Fingerprint Compute(std::string_view text, const Options& options) {
@@ -101,6 +124,7 @@ Fingerprint Compute(std::string_view text, const Options& options) {
   fp.simhash = words.simhash;
   fp.word_bag = words.word_bag;
   fp.sketch = words.sketch;
+  fp.word_sequence = words.sequence;
   return fp;
 }
 
@@ -120,6 +144,8 @@ std::string_view MethodName(Method method) {
       return "ctph";
     case Method::kSimHash:
       return "simhash";
+    case Method::kWords:
+      return "words";
     case Method::kNone:
       break;
   }
@@ -156,6 +182,10 @@ Comparison Compare(const Fingerprint& a, const Fingerprint& b,
   }
   c.edit_rate = CtphEditRate(a.ctph, b.ctph);
   c.hamming = Hamming(a.simhash, b.simhash);
+  c.sketch = SketchJaccard(a.sketch, b.sketch);
+  if (c.sketch >= options.words_jaccard) {
+    c.words = DiffWordSequences(a.word_sequence, b.word_sequence);
+  }
   // A degraded fingerprint's zero SHA-1s would match those of any other
   // failure: exact or block matches there mean nothing.
   if (a.body_bytes == 0 || b.body_bytes == 0 || a.degraded || b.degraded) {
@@ -196,6 +226,8 @@ Comparison Compare(const Fingerprint& a, const Fingerprint& b,
     c.method = Method::kCtph;
   } else if (a.simhash != 0 && c.hamming <= options.simhash_max_distance) {
     c.method = Method::kSimHash;
+  } else if (WordsAgree(a, b, c, options)) {
+    c.method = Method::kWords;
   }
   c.duplicate = c.method != Method::kNone;
   return c;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cpu.h"
+#include "line_busters.h"
 #include "scan.h"
 
 #if defined(__x86_64__)
@@ -506,13 +507,8 @@ std::string FoldLines(std::string_view text, const FoldOptions& options) {
   return out;
 }
 
-}  // namespace
-
-std::string Fold(std::string_view text, const FoldOptions& options) {
-  if (!options.hash_busters && !options.numbers && !options.urls &&
-      !options.emails && !options.greetings) {
-    return std::string(text);
-  }
+// The token folds (every fold but the line busters).
+std::string FoldTokens(std::string_view text, const FoldOptions& options) {
   if (!options.numbers && !options.emails && !options.greetings) {
 #ifdef MW_FOLD_X86
     const bool vector_chunks = internal::Cpu().avx512vbmi2;
@@ -525,7 +521,26 @@ std::string Fold(std::string_view text, const FoldOptions& options) {
   return FoldLines(text, options);
 }
 
+}  // namespace
+
+std::string Fold(std::string_view text, const FoldOptions& options) {
+  if (!options.hash_busters && !options.numbers && !options.urls &&
+      !options.emails && !options.greetings) {
+    return std::string(text);
+  }
+  if (options.hash_busters) {
+    const std::string unbusted = internal::FoldLineBusters(text);
+    if (unbusted.size() != text.size()) {
+      return FoldTokens(unbusted, options);
+    }
+  }
+  return FoldTokens(text, options);
+}
+
 std::string TEST_FoldLines(std::string_view text, const FoldOptions& options) {
+  if (options.hash_busters) {
+    return FoldLines(internal::FoldLineBusters(text), options);
+  }
   return FoldLines(text, options);
 }
 

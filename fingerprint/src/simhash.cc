@@ -427,8 +427,12 @@ __attribute__((flatten)) WordHashes WordHashesOf(std::string_view text,
   std::vector<std::uint64_t> word_hashes;
   word_hashes.reserve(text.size() / 5 + 1);
   std::size_t start = std::string_view::npos;
+  std::vector<std::uint8_t> word_lengths;
+  word_lengths.reserve(text.size() / 5 + 1);
   const auto end_word = [&](std::size_t end) {
     word_hashes.push_back(XXH3_64bits(text.data() + start, end - start));
+    word_lengths.push_back(
+        static_cast<std::uint8_t>(std::min<std::size_t>(end - start, 255)));
     start = std::string_view::npos;
   };
   const std::size_t n = text.size();
@@ -476,6 +480,7 @@ __attribute__((flatten)) WordHashes WordHashesOf(std::string_view text,
   for (const std::uint64_t h : word_hashes) out.word_bag.hash += h;
   out.word_bag.words = static_cast<std::uint32_t>(word_hashes.size());
   out.sketch = ComputeSketch(word_hashes);
+  out.sequence = ComputeWordSequence(word_hashes, word_lengths, 4);
   if (word_hashes.empty()) return out;
   out.simhash = VoteOnShingles(word_hashes, sorted);
   return out;

@@ -3,6 +3,7 @@
 #include <xxhash.h>
 
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "fingerprint/simhash.h"
@@ -34,6 +35,110 @@ WordSketch ComputeSketch(std::span<const std::uint64_t> word_hashes) {
     out.slots[b] = v == 0 ? 1 : v;
   }
   return out;
+}
+
+Ctph ComputeWordSequence(std::span<const std::uint64_t> word_hashes,
+                         std::span<const std::uint8_t> word_lengths,
+                         std::size_t min_length) {
+  // Sampling reads bits 32.. of the hash, the symbol bits 8..15, the sketch
+  // its top bits: the three choices are independent.
+  const auto sampled = [](std::uint64_t h, std::uint64_t step) {
+    return ((h >> 32) & (step - 1)) == 0;
+  };
+  const auto sequence = [&](std::uint64_t step) {
+    std::string out;
+    for (std::size_t i = 0; i < word_hashes.size(); ++i) {
+      if (word_lengths[i] < min_length || !sampled(word_hashes[i], step))
+        continue;
+      if (out.size() == kCtphMaxLength)
+        return std::string(kCtphMaxLength + 1, 0);
+      out += static_cast<char>((word_hashes[i] >> 8) & 0xff);
+    }
+    return out;
+  };
+  Ctph out;
+  for (std::uint64_t step = 1; step <= (std::uint64_t{1} << 30); step *= 2) {
+    std::string seq = sequence(step);
+    if (seq.size() > kCtphMaxLength) continue;
+    if (seq.empty()) return out;
+    out.block_size = static_cast<std::uint32_t>(step);
+    out.sig = std::move(seq);
+    out.sig2 = sequence(step * 2);
+    return out;
+  }
+  return out;
+}
+
+namespace {
+
+SequenceDiff Diff(std::string_view x, std::string_view y) {
+  const std::size_t m = x.size(), n = y.size();
+  // d[i][j]: distance of x[0..i) and y[0..j); r: fewest edit runs among the
+  // optimal alignments ending there, g: whether that alignment ends in an
+  // edit. At most 65 x 65 cells.
+  std::uint16_t d[kCtphMaxLength + 1][kCtphMaxLength + 1];
+  std::uint16_t r[kCtphMaxLength + 1][kCtphMaxLength + 1];
+  bool g[kCtphMaxLength + 1][kCtphMaxLength + 1];
+  for (std::size_t i = 0; i <= m; ++i) {
+    for (std::size_t j = 0; j <= n; ++j) {
+      if (i == 0 || j == 0) {
+        d[i][j] = static_cast<std::uint16_t>(i + j);
+        r[i][j] = (i + j) != 0;
+        g[i][j] = (i + j) != 0;
+        continue;
+      }
+      // Candidates: (distance, runs, ends in edit).
+      struct Step {
+        unsigned dist, runs;
+        bool edit;
+      };
+      const bool same = x[i - 1] == y[j - 1];
+      const Step diag{d[i - 1][j - 1] + (same ? 0u : 1u),
+                      r[i - 1][j - 1] + (!same && !g[i - 1][j - 1] ? 1u : 0u),
+                      !same};
+      const Step up{d[i - 1][j] + 1u, r[i - 1][j] + (g[i - 1][j] ? 0u : 1u),
+                    true};
+      const Step left{d[i][j - 1] + 1u, r[i][j - 1] + (g[i][j - 1] ? 0u : 1u),
+                      true};
+      Step best = diag;
+      for (const Step& s : {up, left}) {
+        if (s.dist < best.dist || (s.dist == best.dist && s.runs < best.runs)) {
+          best = s;
+        }
+      }
+      d[i][j] = static_cast<std::uint16_t>(best.dist);
+      r[i][j] = static_cast<std::uint16_t>(best.runs);
+      g[i][j] = best.edit;
+    }
+  }
+  return {d[m][n], r[m][n], static_cast<std::uint32_t>(m + n)};
+}
+
+}  // namespace
+
+std::optional<SequenceDiff> DiffWordSequences(const Ctph& a, const Ctph& b) {
+  if (a.block_size == 0 || b.block_size == 0) return std::nullopt;
+  const auto diff = [](const std::string& x,
+                       const std::string& y) -> std::optional<SequenceDiff> {
+    if (x.empty() || y.empty() || x.size() > kCtphMaxLength ||
+        y.size() > kCtphMaxLength)
+      return std::nullopt;
+    return Diff(x, y);
+  };
+  const auto rate = [](const SequenceDiff& s) {
+    return static_cast<double>(s.distance) / s.length;
+  };
+  if (a.block_size == b.block_size) {
+    const auto d1 = diff(a.sig, b.sig);
+    const auto d2 = diff(a.sig2, b.sig2);
+    if (d1 && d2) return rate(*d2) < rate(*d1) ? d2 : d1;
+    return d1 ? d1 : d2;
+  }
+  if (static_cast<std::uint64_t>(a.block_size) * 2 == b.block_size)
+    return diff(a.sig2, b.sig);
+  if (static_cast<std::uint64_t>(b.block_size) * 2 == a.block_size)
+    return diff(a.sig, b.sig2);
+  return std::nullopt;
 }
 
 WordSketch ComputeSketch(std::string_view text) {

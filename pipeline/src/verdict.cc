@@ -63,6 +63,8 @@ double Similarity(const fingerprint::Comparison& c) {
     case Method::kReordered:
     case Method::kSimHash:
       return by_hamming;
+    case Method::kWords:
+      return c.sketch;
     case Method::kNone:
       break;
   }

@@ -397,6 +397,37 @@ TEST(Encoding, GoldenFingerprints) {
   }
 }
 
+// Stores written before the words path hold version 1: they still decode,
+// compare as before on every other path, and never match on the words path.
+TEST(Encoding, ReadsVersionOne) {
+  const Options o;
+  const fs::path dir =
+      fs::path(MW_SOURCE_DIR) / "tests" / "fixtures" / "fingerprint";
+  for (const char* name : kGolden) {
+    SCOPED_TRACE(name);
+    std::string hex = ReadFile(dir / (std::string(name) + ".v1.fp.hex"));
+    while (!hex.empty() && (hex.back() == '\n' || hex.back() == '\r'))
+      hex.pop_back();
+    ASSERT_GE(hex.size(), 4u);
+    ASSERT_EQ(hex.substr(2, 2), "01");
+    std::string bytes;
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+      bytes.push_back(
+          static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    }
+    const Result<Fingerprint> old = Decode(bytes, o);
+    ASSERT_TRUE(old.has_value()) << old.error().ToString();
+    const Fingerprint now =
+        Compute(BodyOf(MailFixtures() / (std::string(name) + ".eml")), o);
+    EXPECT_EQ(old->body_sha1, now.body_sha1);
+    EXPECT_EQ(old->ctph, now.ctph);
+    EXPECT_EQ(old->simhash, now.simhash);
+    EXPECT_EQ(old->sketch, WordSketch{});
+    EXPECT_EQ(old->word_sequence.block_size, 0u);
+    EXPECT_EQ(Compare(*old, now, o).method, Method::kExact);
+  }
+}
+
 // The size of the stored form over the dev corpus (../shared/data/mail;
 // skipped when it is absent), and that Compare cannot tell the round trip
 // there either (each message against itself and its neighbour).
@@ -442,13 +473,16 @@ TEST(Encoding, CorpusSizes) {
                                          2;
   // The stored form keeps every 64-bit block key of both lists (8 bytes for
   // each block not stored before), which Compare needs to give the same
-  // verdicts; this bound is the size measured when it was written (589.4
-  // bytes), with room, so that a change that makes it much larger is seen.
+  // verdicts; and, from version 2, the word sketch (a 16-byte bitmap and 2
+  // bytes per filled bin) and the sampled word sequences (up to 2 x 65
+  // bytes). This bound is the size measured when it was written (589.4
+  // bytes, 824.8 with version 2), with room, so that a change that makes it
+  // much larger is seen.
   std::printf(
       "stored form over %zu messages: mean %.1f bytes, median %.1f, "
       "min %zu, max %zu\n",
       n, mean, median, sizes.front(), sizes.back());
-  EXPECT_LE(mean, 600.0);
+  EXPECT_LE(mean, 850.0);
 }
 
 }  // namespace

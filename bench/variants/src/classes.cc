@@ -30,6 +30,19 @@ std::vector<Class> Classes(const std::map<std::string, std::string>& raw) {
          return Pair{d.decoded, TokenPerLine(d.decoded, rng)};
        }});
   cs.push_back(
+      {"letters token per line",
+       [](const Doc& d, const std::vector<Doc>&, std::mt19937_64& rng) {
+         return Pair{d.decoded, LettersPerLine(d.decoded, rng)};
+       }});
+  for (const double share : {0.15, 0.25, 0.30}) {
+    char name[64];
+    std::snprintf(name, sizeof name, "spun %2.0f%% of words", share * 100);
+    cs.push_back({name, [share](const Doc& d, const std::vector<Doc>& c,
+                                std::mt19937_64& rng) {
+                    return Pair{d.decoded, Spin(d.decoded, share, c, rng)};
+                  }});
+  }
+  cs.push_back(
       {"personal greeting only",
        [](const Doc& d, const std::vector<Doc>&, std::mt19937_64& rng) {
          std::string a = Greet(d.decoded, rng);

@@ -98,6 +98,108 @@ std::string TokenPerLine(const std::string& decoded, std::mt19937_64& rng) {
   return Join(lines);
 }
 
+std::string LettersPerLine(const std::string& decoded, std::mt19937_64& rng) {
+  std::vector<std::string> lines = Lines(decoded);
+  for (auto& l : lines) {
+    if (l.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::size_t len = 6 + rng() % 5;
+    std::string token;
+    for (std::size_t k = 0; k < len; ++k) {
+      token += static_cast<char>('a' + rng() % 26);
+    }
+    l += " " + token;
+  }
+  return Join(lines);
+}
+
+namespace {
+
+// The words (runs of ASCII letters) of the corpus texts, each as often as it
+// occurs, so that a draw follows the corpus's word frequencies.
+std::vector<std::string> Vocabulary(const std::vector<Doc>& corpus,
+                                    std::mt19937_64& rng) {
+  std::vector<std::string> words;
+  for (int k = 0; k < 40 && words.size() < 50000; ++k) {
+    const std::string& t = corpus[rng() % corpus.size()].decoded;
+    std::size_t i = 0;
+    while (i < t.size()) {
+      while (i < t.size() && !std::isalpha(static_cast<unsigned char>(t[i])))
+        ++i;
+      std::size_t e = i;
+      while (e < t.size() && std::isalpha(static_cast<unsigned char>(t[e])))
+        ++e;
+      if (e - i >= 2 && e - i <= 12) words.emplace_back(t.substr(i, e - i));
+      i = e;
+    }
+  }
+  if (words.empty()) words.emplace_back("word");
+  return words;
+}
+
+}  // namespace
+
+std::string Spin(const std::string& decoded, double share,
+                 const std::vector<Doc>& corpus, std::mt19937_64& rng) {
+  const std::vector<std::string> vocabulary = Vocabulary(corpus, rng);
+  // Word spans of the text: runs of letters (with inner apostrophes).
+  struct Span {
+    std::size_t begin, end;
+  };
+  std::vector<Span> words;
+  for (std::size_t i = 0; i < decoded.size();) {
+    if (!std::isalpha(static_cast<unsigned char>(decoded[i]))) {
+      ++i;
+      continue;
+    }
+    std::size_t e = i;
+    while (e < decoded.size() &&
+           (std::isalpha(static_cast<unsigned char>(decoded[e])) ||
+            (decoded[e] == '\'' && e + 1 < decoded.size() &&
+             std::isalpha(static_cast<unsigned char>(decoded[e + 1])))))
+      ++e;
+    words.push_back({i, e});
+    i = e;
+  }
+  // Slots: phrases of one to three words, drawn until `share` of the words
+  // are in one; each copy puts another phrase of one to three words, drawn
+  // from the vocabulary, in every slot (a spintax {a|b|c} with the base's
+  // choice never repeated).
+  std::vector<bool> taken(words.size(), false);
+  std::vector<std::pair<std::size_t, std::size_t>> slots;  // [first, last]
+  const std::size_t want =
+      static_cast<std::size_t>(share * static_cast<double>(words.size()) + 0.5);
+  std::size_t covered = 0;
+  for (std::size_t tries = 0; covered < want && tries < 20 * words.size() + 20;
+       ++tries) {
+    const std::size_t first = rng() % words.size();
+    const std::size_t len = std::min<std::size_t>(
+        1 + rng() % 3, std::min(want - covered, words.size() - first));
+    bool free = true;
+    for (std::size_t k = first; k < first + len; ++k) free = free && !taken[k];
+    // Keep slots apart by a word so that two never fuse into one longer one.
+    if (!free || (first > 0 && taken[first - 1]) ||
+        (first + len < words.size() && taken[first + len]))
+      continue;
+    for (std::size_t k = first; k < first + len; ++k) taken[k] = true;
+    slots.emplace_back(first, first + len - 1);
+    covered += len;
+  }
+  std::sort(slots.begin(), slots.end());
+  std::string out;
+  std::size_t at = 0;
+  for (const auto& [first, last] : slots) {
+    out.append(decoded, at, words[first].begin - at);
+    const std::size_t n = 1 + rng() % 3;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (k) out += ' ';
+      out += vocabulary[rng() % vocabulary.size()];
+    }
+    at = words[last].end;
+  }
+  out.append(decoded, at);
+  return out;
+}
+
 namespace {
 
 constexpr const char* kFirst[] = {"John",  "Maria",  "Wei",     "Fatima",

@@ -26,7 +26,9 @@
 
 namespace mw::fingerprint {
 
-inline constexpr std::uint8_t kEncodingVersion = 1;
+// 2 added the word sketch and the sampled word sequences (sketch.h); Decode
+// still reads version 1, with both empty.
+inline constexpr std::uint8_t kEncodingVersion = 2;
 
 // The digest of the options a fingerprint depends on, as Encode records it.
 std::uint32_t OptionsDigest(const Options& options);

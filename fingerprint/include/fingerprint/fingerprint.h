@@ -91,6 +91,21 @@ struct Options {
   std::uint64_t trailer_max_bytes = 512;
   // k: SimHashes at most this many bits apart are duplicates.
   std::uint32_t simhash_max_distance = 3;
+  // Words path (spun text, letters-only busters, edits spread over the whole
+  // text): the word sketches at least words_jaccard alike (sketch.h), the
+  // sampled word sequences within words_edit_rate, each text at least
+  // words_min_words words and the two word counts within words_length_ratio,
+  // and the sequences' edits spread over at least words_min_runs separate
+  // runs and words_spread runs per edit: spinning and busters change words
+  // all over a text, two mails of one template differ where their content
+  // goes. words_jaccard > 1 disables. Tuned on the evaluation's first half
+  // (docs/fingerprint.md, "Words path").
+  double words_jaccard = 0.45;
+  double words_edit_rate = 0.35;
+  std::uint32_t words_min_words = 32;
+  double words_length_ratio = 1.3;
+  std::uint32_t words_min_runs = 3;
+  double words_spread = 0.4;
   FoldOptions folds;
 };
 
@@ -106,6 +121,7 @@ struct Fingerprint {
   std::uint64_t simhash = 0;  // of the folded text
   WordBag word_bag;           // of the folded text
   WordSketch sketch;          // of the folded text (sketch.h)
+  Ctph word_sequence;         // of the folded text (sketch.h)
   // A hash could not be computed (OpenSSL failed to allocate; the SHA-1s it
   // left are all zeros, which other such failures share). Compare never calls
   // a degraded fingerprint a duplicate of anything, and the stored form
@@ -124,11 +140,12 @@ enum class Method {
   kTrailer,
   kReordered,
   kCtph,
-  kSimHash
+  kSimHash,
+  kWords
 };
 
 // "none", "exact", "blocks", "containment", "trailer", "reordered", "ctph",
-// "simhash".
+// "simhash", "words".
 std::string_view MethodName(Method method);
 
 struct Comparison {
@@ -144,6 +161,10 @@ struct Comparison {
   std::optional<double>
       edit_rate;  // CTPH signature edit rate; nullopt when not comparable
   std::uint32_t hamming = 64;  // SimHash Hamming distance
+  double sketch = 0;           // word sketch Jaccard estimate (sketch.h)
+  // Sampled word sequences (sketch.h): distance, edit runs and lengths;
+  // nullopt when not comparable.
+  std::optional<SequenceDiff> words;
   bool duplicate = false;
   Method method = Method::kNone;  // the first method, in the order below, that
                                   // said duplicate
@@ -161,7 +182,8 @@ struct Comparison {
 //   ctph    - signature edit rate < ctph_edit_rate (both bodies at least
 //             ctph_min_bytes), or < 3·ctph_edit_rate with similarity ≥
 //             confirm_similarity and Hamming ≤ confirm_hamming;
-//   simhash - Hamming distance ≤ simhash_max_distance.
+//   simhash - Hamming distance ≤ simhash_max_distance;
+//   words   - the words path (see Options::words_jaccard).
 // Empty bodies and degraded fingerprints are never duplicates of anything
 // (the scores are still filled in).
 Comparison Compare(const Fingerprint& a, const Fingerprint& b,

@@ -44,6 +44,7 @@ struct WordHashes {
   std::uint64_t simhash = 0;
   WordBag word_bag;
   WordSketch sketch;  // sketch.h
+  Ctph sequence;      // ComputeWordSequence (sketch.h)
 };
 WordHashes ComputeWordHashes(std::string_view text);
 

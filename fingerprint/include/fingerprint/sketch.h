@@ -26,8 +26,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
+
+#include "fingerprint/ctph.h"
 
 namespace mw::fingerprint {
 
@@ -46,6 +49,34 @@ WordSketch ComputeSketch(std::span<const std::uint64_t> word_hashes);
 
 // The sketch of normalised (folded) text: its Words() hashed with XXH3-64.
 WordSketch ComputeSketch(std::string_view text);
+
+// The sampled word sequence: the text's words, in order, each as one byte of
+// its hash, keeping only the words whose hash falls in a 1-in-`step` sample
+// (a content-defined choice, so two texts sample the same words where they
+// agree), `step` the smallest power of two that keeps at most kCtphMaxLength
+// symbols, and the same at 2·step. Returned as a Ctph (block_size = step,
+// sig, sig2) so that CtphEditRate and the CTPH comparison kernels apply as
+// they are: the edit rate of two sequences is the share of words that differ
+// in order, which spinning, hash busters and insertions keep low and
+// unrelated text does not. Words shorter than `min_length` bytes are left out
+// (the short function words all texts of a language share).
+Ctph ComputeWordSequence(std::span<const std::uint64_t> word_hashes,
+                         std::span<const std::uint8_t> word_lengths,
+                         std::size_t min_length);
+
+// How two word sequences (ComputeWordSequence, at a common step by
+// CtphEditRate's rule) differ: the Levenshtein distance and the number of
+// separate runs of edits in one optimal alignment (matches preferred, so
+// runs are as few as an optimal alignment allows). Spinning, hash busters
+// and scattered insertions spread their edits over many runs; two mails of
+// one template differ in the few places their content goes. nullopt when
+// the sequences are not comparable.
+struct SequenceDiff {
+  std::uint32_t distance = 0;
+  std::uint32_t runs = 0;
+  std::uint32_t length = 0;  // the two sequences' lengths summed
+};
+std::optional<SequenceDiff> DiffWordSequences(const Ctph& a, const Ctph& b);
 
 // Bins equal and non-empty in both (`matches`) and bins non-empty in either
 // (`slots`), over n bins of plain arrays: the per-pair core the CPU comparator

@@ -77,6 +77,14 @@ std::string Insert(const std::string& decoded, double fraction, bool scattered,
                    const std::vector<Doc>& corpus, std::mt19937_64& rng);
 // Appends a random 6-12 character token to every non-empty line.
 std::string TokenPerLine(const std::string& decoded, std::mt19937_64& rng);
+// Appends a random token of 6-10 letters (no digits) to every non-empty line.
+std::string LettersPerLine(const std::string& decoded, std::mt19937_64& rng);
+// A spun copy: `share` of the text's words lie in spintax slots of one to
+// three words, and the copy fills every slot with another phrase of one to
+// three words drawn from the corpus's words (never the base's own), as a
+// spinner does with its synonyms.
+std::string Spin(const std::string& decoded, double share,
+                 const std::vector<Doc>& corpus, std::mt19937_64& rng);
 // "Dear First Last," and a blank line before the text.
 std::string Greet(const std::string& decoded, std::mt19937_64& rng);
 // A greeting with the recipient's name, the recipient's id and address in

@@ -1,0 +1,90 @@
+#include "line_busters.h"
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace mw::fingerprint::internal {
+namespace {
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+bool IsLettersToken(std::string_view t) {
+  if (t.size() < 5 || t.size() > 12) return false;
+  for (const char c : t) {
+    if (c < 'a' || c > 'z') return false;
+  }
+  return true;
+}
+
+struct Line {
+  std::string_view text;
+  std::string_view last;  // the last token; empty when the line has < 2
+};
+
+}  // namespace
+
+std::string FoldLineBusters(std::string_view text) {
+  std::vector<Line> lines;
+  for (std::size_t i = 0; i <= text.size();) {
+    std::size_t e = text.find('\n', i);
+    if (e == std::string_view::npos) e = text.size();
+    Line line{text.substr(i, e - i), {}};
+    std::size_t end = line.text.size();
+    while (end > 0 && IsSpace(line.text[end - 1])) --end;
+    std::size_t begin = end;
+    while (begin > 0 && !IsSpace(line.text[begin - 1])) --begin;
+    std::size_t before = begin;
+    while (before > 0 && IsSpace(line.text[before - 1])) --before;
+    if (before > 0) line.last = line.text.substr(begin, end - begin);
+    lines.push_back(line);
+    i = e + 1;
+  }
+  std::size_t counted = 0;
+  std::size_t candidates = 0;
+  std::unordered_map<std::string_view, std::size_t> uses;
+  for (const Line& l : lines) {
+    if (l.last.empty()) continue;
+    ++counted;
+    if (IsLettersToken(l.last)) {
+      ++candidates;
+      uses.emplace(l.last, 0);
+    }
+  }
+  if (counted < kLineBusterMinLines || candidates * 10 < counted * 8) {
+    return std::string(text);
+  }
+  // Each candidate must occur once in the whole text, as a token.
+  for (std::size_t i = 0; i < text.size();) {
+    while (i < text.size() && (IsSpace(text[i]) || text[i] == '\n')) ++i;
+    std::size_t e = i;
+    while (e < text.size() && !IsSpace(text[e]) && text[e] != '\n') ++e;
+    auto it = uses.find(text.substr(i, e - i));
+    if (it != uses.end()) ++it->second;
+    i = e;
+  }
+  std::size_t unique = 0;
+  for (const Line& l : lines) {
+    if (!l.last.empty() && IsLettersToken(l.last) && uses[l.last] == 1) {
+      ++unique;
+    }
+  }
+  if (unique * 10 < counted * 8) return std::string(text);
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const Line& l = lines[k];
+    if (!l.last.empty() && IsLettersToken(l.last) && uses[l.last] == 1) {
+      std::size_t cut = static_cast<std::size_t>(l.last.data() - l.text.data());
+      while (cut > 0 && IsSpace(l.text[cut - 1])) --cut;
+      out.append(l.text.substr(0, cut));
+    } else {
+      out.append(l.text);
+    }
+    if (k + 1 < lines.size()) out += '\n';
+  }
+  return out;
+}
+
+}  // namespace mw::fingerprint::internal
