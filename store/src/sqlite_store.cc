@@ -50,6 +50,9 @@ constexpr char kMaxId[] = "SELECT max(id) FROM messages";
 constexpr char kMessageRow[] =
     "SELECT arrival, cluster, body_sha1, fingerprint FROM messages "
     "WHERE id = ?1";
+constexpr char kSince[] =
+    "SELECT id, arrival, fingerprint FROM messages WHERE arrival >= ?1 "
+    "ORDER BY arrival, id";
 constexpr char kFingerprintOf[] =
     "SELECT fingerprint FROM messages WHERE id = ?1";
 constexpr char kClusterRow[] =
@@ -194,6 +197,11 @@ class SqliteStore final : public Store {
   SqliteStore& operator=(const SqliteStore&) = delete;
 
   Result<Lookup> Find(const Message& message) override;
+  Result<Lookup> Fetch(std::span<const std::int64_t> ids) override;
+  Result<std::uint64_t> ForEach(
+      UnixMillis since,
+      const std::function<bool(std::int64_t, UnixMillis,
+                               const fingerprint::Fingerprint&)>& fn) override;
   Result<Recorded> Record(const Message& message, const Join& join,
                           const WaveRule& rule) override;
   Result<std::vector<Cluster>> Clusters(bool waves_only, const WaveRule& rule,
@@ -230,6 +238,17 @@ class SqliteStore final : public Store {
   };
 
   Result<ReaderLease> AcquireReader();
+
+  // The rows of `ranked` (best first), at most max_candidates of them, and
+  // their clusters with each canonical's fingerprint, into `lookup`, inside
+  // the caller's read transaction. `query` (may be null) sets Candidate::exact.
+  struct RankedId {
+    std::int64_t id;
+    std::uint32_t shared;
+  };
+  Result<void> ReadLookup(Db& db, const std::vector<RankedId>& ranked,
+                          const fingerprint::Fingerprint* query,
+                          Lookup& lookup);
   void ReturnReader(std::unique_ptr<Db> db);
 
   // A write failed with `e`: kIo (full disk, read-only file, I/O error) turns
@@ -384,8 +403,61 @@ Result<Lookup> SqliteStore::Find(const Message& message) {
     return a.id > b.id;
   });
 
-  const std::int64_t query_prefix = Sha1Prefix(message.fingerprint.body_sha1);
-  for (const Ranked& r : ranked) {
+  std::vector<RankedId> ids;
+  ids.reserve(ranked.size());
+  for (const Ranked& r : ranked) ids.push_back({r.id, r.hit.shared});
+  MW_TRY(ReadLookup(db, ids, &message.fingerprint, lookup));
+  return lookup;
+}
+
+Result<Lookup> SqliteStore::Fetch(std::span<const std::int64_t> ids) {
+  Lookup lookup;
+  if (ids.empty()) return lookup;
+  auto lease = AcquireReader();
+  if (!lease) return Fail(lease.error());
+  Db& db = lease->db();
+  MW_TRY(db.Exec("BEGIN DEFERRED"));
+  TxnGuard txn(&db);
+  std::vector<RankedId> ranked;
+  ranked.reserve(ids.size());
+  for (const std::int64_t id : ids) ranked.push_back({id, 0});
+  MW_TRY(ReadLookup(db, ranked, nullptr, lookup));
+  return lookup;
+}
+
+Result<std::uint64_t> SqliteStore::ForEach(
+    UnixMillis since,
+    const std::function<bool(std::int64_t, UnixMillis,
+                             const fingerprint::Fingerprint&)>& fn) {
+  auto lease = AcquireReader();
+  if (!lease) return Fail(lease.error());
+  Db& db = lease->db();
+  MW_TRY(db.Exec("BEGIN DEFERRED"));
+  TxnGuard txn(&db);
+  auto q = db.Prepare(kSince);
+  if (!q) return Fail(q.error());
+  MW_TRY(q->Bind(1, since));
+  std::uint64_t seen = 0;
+  for (;;) {
+    auto row = q->Step();
+    if (!row) return Fail(row.error());
+    if (!*row) break;
+    auto fp = fingerprint::Decode(q->Blob(2), options_.fingerprint);
+    if (!fp) continue;  // corrupt or other options: never compared
+    ++seen;
+    if (!fn(q->Int(0), q->Int(1), *fp)) break;
+  }
+  return seen;
+}
+
+Result<void> SqliteStore::ReadLookup(Db& db,
+                                     const std::vector<RankedId>& ranked,
+                                     const fingerprint::Fingerprint* query,
+                                     Lookup& lookup) {
+  const fingerprint::Options& fo = options_.fingerprint;
+  const std::int64_t query_prefix =
+      query != nullptr ? Sha1Prefix(query->body_sha1) : 0;
+  for (const RankedId& r : ranked) {
     if (lookup.candidates.size() >= options_.max_candidates) break;
     auto q = db.Prepare(kMessageRow);
     if (!q) return Fail(q.error());
@@ -404,9 +476,9 @@ Result<Lookup> SqliteStore::Find(const Message& message) {
     c.id = r.id;
     c.arrival = q->Int(0);
     c.cluster = static_cast<ClusterId>(q->Int(1));
-    c.shared_keys = r.hit.shared;
-    c.exact = q->Int(2) == query_prefix && fp->body_bytes != 0 &&
-              fp->body_sha1 == message.fingerprint.body_sha1;
+    c.shared_keys = r.shared;
+    c.exact = query != nullptr && q->Int(2) == query_prefix &&
+              fp->body_bytes != 0 && fp->body_sha1 == query->body_sha1;
     c.fingerprint = std::move(*fp);
     lookup.candidates.push_back(std::move(c));
   }
@@ -457,7 +529,7 @@ Result<Lookup> SqliteStore::Find(const Message& message) {
     }
     lookup.clusters.emplace_back(std::move(cluster), std::move(canonical));
   }
-  return lookup;
+  return {};
 }
 
 Result<ClusterId> SqliteStore::NewClusterIdLocked() {

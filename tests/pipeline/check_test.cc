@@ -231,6 +231,15 @@ class FailingStore final : public store::Store {
                                                std::size_t) override {
     return Fail(Error::Unavailable("down"));
   }
+  Result<store::Lookup> Fetch(std::span<const std::int64_t>) override {
+    return Fail(Error::Unavailable("down"));
+  }
+  Result<std::uint64_t> ForEach(
+      store::UnixMillis,
+      const std::function<bool(std::int64_t, store::UnixMillis,
+                               const fingerprint::Fingerprint&)>&) override {
+    return Fail(Error::Unavailable("down"));
+  }
   Result<std::optional<store::Cluster>> FindCluster(store::ClusterId) override {
     return Fail(Error::Unavailable("down"));
   }

@@ -333,6 +333,64 @@ TEST_F(StoreTest, PruneInBatches) {
   }
 }
 
+// Fetch reads the messages the comparison engine named, as Find reads its
+// candidates; ForEach walks what the engine's window is loaded from.
+TEST_F(StoreTest, FetchAndForEach) {
+  auto store = Open();
+  const Recorded a = Record(*store, MessageOf(Body(20, 20), 1000));
+  const Recorded b =
+      Record(*store, MessageOf(Body(21, 20), 2000), a.cluster.id);
+  const Recorded c = Record(*store, MessageOf(Body(22, 20), 3000));
+  const std::int64_t ids[] = {b.id, c.id, 999999};
+  auto got = store->Fetch(ids);
+  ASSERT_TRUE(got.has_value()) << got.error().ToString();
+  ASSERT_EQ(got->candidates.size(), 2u);  // 999999 is not stored
+  std::vector<std::int64_t> fetched;
+  for (const Candidate& x : got->candidates) {
+    fetched.push_back(x.id);
+    EXPECT_FALSE(x.exact);
+    EXPECT_EQ(x.shared_keys, 0u);
+  }
+  std::sort(fetched.begin(), fetched.end());
+  EXPECT_EQ(fetched, (std::vector<std::int64_t>{b.id, c.id}));
+  // b's cluster comes with its canonical, a, which was not asked for.
+  ASSERT_EQ(got->clusters.size(), 2u);
+  bool saw_a = false;
+  for (const auto& [cluster, canonical] : got->clusters) {
+    if (cluster.id != a.cluster.id) continue;
+    saw_a = true;
+    EXPECT_EQ(cluster.canonical, a.id);
+    ASSERT_TRUE(canonical.has_value());
+    EXPECT_EQ(canonical->body_sha1,
+              MessageOf(Body(20, 20), 0).fingerprint.body_sha1);
+  }
+  EXPECT_TRUE(saw_a);
+  EXPECT_TRUE(store->Fetch({})->candidates.empty());
+
+  std::vector<std::pair<std::int64_t, UnixMillis>> walked;
+  auto n = store->ForEach(1500, [&](std::int64_t id, UnixMillis arrival,
+                                    const fingerprint::Fingerprint& fp) {
+    EXPECT_GT(fp.body_bytes, 0u);
+    walked.emplace_back(id, arrival);
+    return true;
+  });
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(*n, 2u);
+  EXPECT_EQ(walked, (std::vector<std::pair<std::int64_t, UnixMillis>>{
+                        {b.id, 2000}, {c.id, 3000}}));
+  // fn returning false stops the walk.
+  std::size_t calls = 0;
+  ASSERT_TRUE(store
+                  ->ForEach(0,
+                            [&](std::int64_t, UnixMillis,
+                                const fingerprint::Fingerprint&) {
+                              ++calls;
+                              return false;
+                            })
+                  .has_value());
+  EXPECT_EQ(calls, 1u);
+}
+
 TEST_F(StoreTest, ClusterOutlivesItsCanonical) {
   auto store = Open();
   const std::string body = Body(10, 15);

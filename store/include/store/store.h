@@ -34,6 +34,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -159,6 +160,21 @@ class Store {
 
   // The candidates for `message` (its fingerprint alone is read).
   virtual Result<Lookup> Find(const Message& message) = 0;
+
+  // The stored messages `ids` (the comparison engine's answers, best first),
+  // as Find gives its candidates: their fingerprints, their clusters and each
+  // cluster's canonical fingerprint; at most max_candidates of them, ids no
+  // longer stored left out. Candidate::shared_keys and exact are 0 / false.
+  virtual Result<Lookup> Fetch(std::span<const std::int64_t> ids) = 0;
+
+  // Calls fn(id, arrival, fingerprint) for every stored message that arrived
+  // at or after `since`, oldest first, until fn returns false (rows that do
+  // not decode are skipped); returns how many were passed. One read
+  // snapshot: the comparison engine's window is loaded from it at start.
+  virtual Result<std::uint64_t> ForEach(
+      UnixMillis since,
+      const std::function<bool(std::int64_t, UnixMillis,
+                               const fingerprint::Fingerprint&)>& fn) = 0;
 
   // Stores `message` in the cluster `join` names (which must exist; when it
   // was pruned meanwhile a new cluster is started) and returns the cluster
