@@ -7,6 +7,7 @@ std::span<const Table> Tables() {
   static const Table kTables[] = {
       MimeTable(),  FingerprintTable(), LangidTable(), PipelineTable(),
       StoreTable(), WaveTable(),        MilterTable(), MetricsTable(),
+      GpuTable(),
   };
   return kTables;
 }

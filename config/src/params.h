@@ -80,6 +80,7 @@ Table StoreTable();
 Table WaveTable();
 Table MilterTable();
 Table MetricsTable();
+Table GpuTable();
 
 // Every table, in the order --defaults prints them.
 std::span<const Table> Tables();

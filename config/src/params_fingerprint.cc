@@ -146,6 +146,27 @@ Table FingerprintTable() {
        .meaning = "the most each message may add after the shared blocks on "
                   "the trailer path (see trailer_min_blocks)",
        .field = Member<&Settings::fingerprint, &S::trailer_max_bytes>},
+      {.key = "words_jaccard",
+       .kind = Kind::kReal,
+       .min = 0.1,
+       .max = 2,
+       .meaning = "words path (spun text, letters-only hash busters): word "
+                  "sketches (MinHash of the word sets) at least this alike; "
+                  "above 1 disables the path",
+       .field = Member<&Settings::fingerprint, &S::words_jaccard>},
+      {.key = "words_edit_rate",
+       .kind = Kind::kReal,
+       .min = 0,
+       .max = 1,
+       .meaning = "words path: sampled word sequences at most this edit rate "
+                  "apart, the edits spread over the text",
+       .field = Member<&Settings::fingerprint, &S::words_edit_rate>},
+      {.key = "words_min_words",
+       .kind = Kind::kCount,
+       .min = 1,
+       .max = 1000000,
+       .meaning = "words path: both texts have at least this many words",
+       .field = Member<&Settings::fingerprint, &S::words_min_words>},
       {.key = "simhash_max_distance",
        .kind = Kind::kCount,
        .min = 0,

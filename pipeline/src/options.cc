@@ -34,6 +34,9 @@ fingerprint::Options FingerprintOptions(const config::FingerprintSettings& s) {
   o.trailer_min_blocks = s.trailer_min_blocks;
   o.trailer_max_bytes = s.trailer_max_bytes;
   o.simhash_max_distance = s.simhash_max_distance;
+  o.words_jaccard = s.words_jaccard;
+  o.words_edit_rate = s.words_edit_rate;
+  o.words_min_words = s.words_min_words;
   o.folds.hash_busters = s.fold_hash_busters;
   o.folds.numbers = s.fold_numbers;
   o.folds.urls = s.fold_urls;

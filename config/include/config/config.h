@@ -94,6 +94,12 @@ struct FingerprintSettings {
   bool weigh_blocks = true;
   // k: Hamming distance for near-duplicates.
   std::uint32_t simhash_max_distance = 3;
+  // Words path (spun text, letters-only busters; fingerprint.h): word
+  // sketches at least words_jaccard alike (above 1 disables), sampled word
+  // sequences within words_edit_rate, at least words_min_words words each.
+  double words_jaccard = 0.45;
+  double words_edit_rate = 0.35;
+  std::uint32_t words_min_words = 32;
   // Fold long random tokens before hashing.
   bool fold_hash_busters = true;
   bool fold_numbers = false;  // off: no gain on the evaluation, more FPs
@@ -221,6 +227,29 @@ struct MetricsSettings {
   bool operator==(const MetricsSettings&) const = default;
 };
 
+// [gpu]: the comparison engine (gpu/, docs/gpu.md): every message the index
+// left without a match is scored against the whole window of recent mail.
+struct GpuSettings {
+  // "auto" (CUDA when built and a device answers, else the CPU), "cpu",
+  // "cuda" (fails at start without a device). Checked at start.
+  std::string backend = "auto";
+  // Whether the milter scores messages against the window at all.
+  bool window = true;
+  // The window holds the newest messages of the store, at most this many.
+  std::uint32_t window_max = 200000;
+  // Micro-batching of the milter's queries: a batch runs when it holds
+  // batch_size queries or batch_deadline after its first one.
+  std::uint32_t batch_size = 64;
+  std::chrono::milliseconds batch_deadline{2};
+  // How long a message waits for the engine's answer at most; past it the
+  // message goes on without the window's answer.
+  std::chrono::milliseconds budget{50};
+  // CPU backend threads; 0: every core.
+  std::uint32_t threads = 0;
+
+  bool operator==(const GpuSettings&) const = default;
+};
+
 struct Settings {
   MimeSettings mime;
   FingerprintSettings fingerprint;
@@ -230,6 +259,7 @@ struct Settings {
   WaveSettings wave;
   MilterSettings milter;
   MetricsSettings metrics;
+  GpuSettings gpu;
 
   bool operator==(const Settings&) const = default;
 };
