@@ -211,6 +211,7 @@ nlohmann::json ToJson(const pipeline::ScanReport& r,
                  {"analyse", Seconds(m.times.analyse)},
                  {"candidates", Seconds(m.times.candidates)},
                  {"verify", Seconds(m.times.verify)},
+                 {"text_load", Seconds(m.times.text_load)},
                  {"cluster", Seconds(m.times.cluster)},
                  {"total", Seconds(m.times.total)}}}};
   return {{"messages", std::move(messages)},

@@ -379,8 +379,10 @@ Result<ScanReport> Scan(const Analyzer& analyzer,
   std::sort(need_text.begin(), need_text.end());
   need_text.erase(std::unique(need_text.begin(), need_text.end()),
                   need_text.end());
+  const Clock::time_point load_start = Clock::now();
   ParallelFor(need_text.size(), threads,
               [&](std::size_t i) { verifier.Load(need_text[i]); });
+  meta.times.text_load = Clock::now() - load_start;
   ParallelFor(candidates.size(), threads, [&](std::size_t i) {
     if (by_text[i])
       verdicts[i] = verifier.ByText(candidates[i].first, candidates[i].second);

@@ -86,6 +86,7 @@ struct StageTimes {
   std::chrono::nanoseconds analyse{0};       // summed over the threads
   std::chrono::nanoseconds candidates{0};
   std::chrono::nanoseconds verify{0};
+  std::chrono::nanoseconds text_load{0};  // of verify: bodies read again
   std::chrono::nanoseconds cluster{0};
   std::chrono::nanoseconds total{0};
 };
