@@ -9,15 +9,16 @@
 namespace mw::cli_test {
 namespace {
 
-const std::vector<std::string> kCommands = {"extract", "config", "fingerprint",
-                                            "compare", "langid", "dict",
-                                            "check",   "store",  "help"};
+const std::vector<std::string> kCommands = {
+    "extract", "config", "fingerprint", "compare", "langid",
+    "dict",    "check",  "store",       "scan",    "help"};
 
 // Every command, and the sub-actions that take their own arguments.
 const std::vector<std::string> kHelpTargets = {
-    "",       "extract",     "config",     "fingerprint", "compare",
-    "langid", "dict",        "dict build", "dict info",   "check",
-    "store",  "store stats", "store show", "store prune", "help"};
+    "",           "extract",     "config", "fingerprint",
+    "compare",    "langid",      "dict",   "dict build",
+    "dict info",  "check",       "store",  "store stats",
+    "store show", "store prune", "scan",   "help"};
 
 // Columns of a line of UTF-8 text: its code points (the help texts use "·",
 // "Σ", "…", which take one column each).
