@@ -154,7 +154,7 @@ MW_HD_INLINE void TileOf(std::uint64_t linear, std::uint64_t t,
                          std::uint64_t* ti, std::uint64_t* tj) {
   const double b = 2.0 * static_cast<double>(t) + 1.0;
   const double disc = b * b - 8.0 * static_cast<double>(linear);
-  double est = (b - (disc > 0 ? std::sqrt(disc) : 0.0)) / 2.0;
+  double est = (b - (disc > 0 ? ::sqrt(disc) : 0.0)) / 2.0;
   std::uint64_t r = est < 0 ? 0 : static_cast<std::uint64_t>(est);
   if (r >= t) r = t - 1;
   while (r > 0 && RowStart(r, t) > linear) --r;
