@@ -15,6 +15,7 @@
 #include "archive/date.h"
 #include "fingerprint/verify.h"
 #include "pipeline/cluster.h"
+#include "pipeline/verdict.h"
 
 namespace mw::pipeline {
 namespace {
@@ -52,31 +53,6 @@ struct Item {
   fingerprint::Fingerprint fp;
 };
 
-// The similarity reported for a Compare verdict: the score of the method that
-// decided (docs/scan.md).
-std::optional<double> Similarity(const fingerprint::Comparison& c) {
-  using fingerprint::Method;
-  const double simhash = 1.0 - c.hamming / 64.0;
-  switch (c.method) {
-    case Method::kExact:
-      return 1.0;
-    case Method::kBlocks:
-    case Method::kTrailer:
-      return c.similarity ? c.similarity : c.containment;
-    case Method::kContainment:
-      return c.containment;
-    case Method::kCtph:
-      return c.edit_rate ? std::optional<double>(1.0 - *c.edit_rate)
-                         : std::nullopt;
-    case Method::kReordered:
-    case Method::kSimHash:
-      return simhash;
-    case Method::kNone:
-      break;
-  }
-  return std::nullopt;
-}
-
 class PairVerifier {
  public:
   PairVerifier(const Analyzer& analyzer,
@@ -96,7 +72,7 @@ class PairVerifier {
     const fingerprint::Comparison c =
         fingerprint::Compare(Fp(a), Fp(b), analyzer_.fingerprint_options());
     if (!c.duplicate) return std::nullopt;
-    return Verification{true, Similarity(c),
+    return Verification{true, std::optional<double>(Similarity(c)),
                         std::string(fingerprint::MethodName(c.method))};
   }
 
