@@ -13,6 +13,7 @@
 #include "pipeline/analysis.h"
 #include "pipeline/check.h"
 #include "pipeline/options.h"
+#include "pipeline/window.h"
 #include "store/sqlite.h"
 
 namespace mw::cli {
@@ -224,6 +225,22 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
              opened.error().message() + "; messages are checked untagged", 0);
   }
 
+  // The comparison window, as the milter has it ([gpu]): the same answers
+  // for the same mail.
+  std::unique_ptr<pipeline::Window> window;
+  if (db && settings->gpu.window) {
+    auto w = pipeline::Window::Open(*db, *settings,
+                                    now.value_or(store::NowMillis()), {});
+    if (w) {
+      window = std::move(*w);
+    } else if (w.error().code() == Error::Code::kInvalidArgument) {
+      return ConfigFailure(w.error());
+    } else {
+      Complain(kName,
+               "gpu: " + w.error().message() + "; the index alone decides", 0);
+    }
+  }
+
   int status = opened ? kExitOk : kExitFailure;
   const bool several = files.size() > 1;
   bool first = true;
@@ -234,7 +251,8 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
       continue;
     }
     pipeline::CheckOptions co{.dry_run = dry_run,
-                              .now = now.value_or(store::NowMillis())};
+                              .now = now.value_or(store::NowMillis()),
+                              .window = window.get()};
     auto outcome = pipeline::Check(**analyzer, db.get(), *bytes, envelope, co);
     if (!outcome) {
       status = Complain(kName, file + ": " + outcome.error().message(),

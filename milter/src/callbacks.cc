@@ -253,7 +253,8 @@ sfsistat EomInner(SMFICTX* ctx, Session& s) {
   if (!s.failure().empty()) return OnError(qid, s.failure());
 
   const pipeline::Envelope envelope{.sender = s.sender(), .queue_id = qid};
-  const pipeline::CheckOptions options{.now = store::NowMillis()};
+  const pipeline::CheckOptions options{.now = store::NowMillis(),
+                                       .window = snap->window.get()};
   const auto started = std::chrono::steady_clock::now();
   auto outcome = pipeline::Check(*snap->analyzer, snap->store.get(), s.bytes(),
                                  envelope, options);

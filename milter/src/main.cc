@@ -31,6 +31,7 @@
 
 #include "callbacks.h"
 #include "config/config.h"
+#include "gpu/engine.h"
 #include "listener.h"
 #include "log.h"
 #include "metrics/server.h"
@@ -38,6 +39,7 @@
 #include "nodelay.h"
 #include "pipeline/analysis.h"
 #include "pipeline/options.h"
+#include "pipeline/window.h"
 #include "process.h"
 #include "quickack.h"
 #include "signals.h"
@@ -83,6 +85,10 @@ mw::Result<void> Validate(const mw::config::Settings& s,
   if (auto relays = mw::milter::Relays::Parse(ms.trusted_relays); !relays) {
     return mw::Fail(
         mw::Error::InvalidArgument(source + ": " + relays.error().message()));
+  }
+  if (auto b = mw::gpu::ParseBackend(s.gpu.backend); !b) {
+    return mw::Fail(mw::Error::InvalidArgument(
+        source + ": gpu.backend: " + b.error().message()));
   }
   if (!ms.socket_mode.empty()) {
     auto mode = mw::milter::ParseMode(ms.socket_mode);
@@ -166,6 +172,31 @@ mw::Result<std::shared_ptr<const mw::milter::Snapshot>> BuildSnapshot(
     } else {
       mw::milter::Log(LOG_ERR, "store: " + opened.error().message() +
                                    "; messages pass untagged");
+    }
+  }
+  // The comparison window lives with the store: kept when the store was and
+  // [gpu] did not change (a reload does not reload a million signatures).
+  if (snapshot->store && s.gpu.window) {
+    if (previous != nullptr && previous_settings != nullptr &&
+        previous->store == snapshot->store && previous_settings->gpu == s.gpu &&
+        previous->window) {
+      snapshot->window = previous->window;
+    } else {
+      auto window = mw::pipeline::Window::Open(
+          *snapshot->store, s, mw::store::NowMillis(),
+          [](std::string_view line) {
+            mw::milter::Log(LOG_NOTICE, "gpu: " + std::string(line));
+          });
+      if (window) {
+        snapshot->window = std::move(*window);
+      } else if (s.gpu.backend == "cuda") {
+        // Asked for explicitly: a start without it would hide the problem.
+        return mw::Fail(
+            mw::Error::Unavailable("gpu: " + window.error().message()));
+      } else {
+        mw::milter::Log(LOG_ERR, "gpu: " + window.error().message() +
+                                     "; the index alone decides");
+      }
     }
   }
   snapshot->max_bytes = s.mime.max_bytes;

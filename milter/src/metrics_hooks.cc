@@ -29,6 +29,7 @@ constexpr pipeline::WarningKind kWarnings[] = {
     pipeline::WarningKind::kParser,   pipeline::WarningKind::kCharset,
     pipeline::WarningKind::kEncoding, pipeline::WarningKind::kPart,
     pipeline::WarningKind::kDegraded, pipeline::WarningKind::kStore,
+    pipeline::WarningKind::kWindow,
 };
 
 constexpr auto kGaugeInterval = std::chrono::seconds(30);

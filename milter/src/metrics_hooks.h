@@ -54,7 +54,7 @@ class MilterMetrics {
   metrics::Counter* verdict_trusted_;
   metrics::Counter* waves_formed_;
   // One per pipeline::WarningKind, in its order.
-  std::array<metrics::Counter*, 8> warning_errors_;
+  std::array<metrics::Counter*, 9> warning_errors_;
   metrics::Counter* unanalysed_;
   metrics::Counter* callback_errors_;
   metrics::Counter* event_errors_;

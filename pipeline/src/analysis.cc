@@ -38,6 +38,8 @@ std::string_view WarningName(WarningKind kind) {
       return "degraded";
     case WarningKind::kStore:
       return "store";
+    case WarningKind::kWindow:
+      return "window";
   }
   return "part";
 }

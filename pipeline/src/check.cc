@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -85,6 +86,32 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
         out.match =
             Decide(a.fingerprint, *lookup, analyzer.fingerprint_options());
       }
+      if (!out.match && options.window != nullptr) {
+        // What no index key links (spun text, letters-only busters): every
+        // recent message, scored by the engine; the ones it names are read
+        // and decided as the index's candidates are.
+        const auto started = std::chrono::steady_clock::now();
+        out.window_asked = true;
+        Window::Answer near =
+            options.window->Near(a.fingerprint, analyzer.fingerprint_options());
+        if (near.missed) {
+          a.warnings.push_back(
+              {WarningKind::kWindow,
+               "window: " + near.reason + "; decided by the index alone"});
+        } else if (!near.ids.empty()) {
+          out.window_candidates = near.ids.size();
+          Result<store::Lookup> fetched = store->Fetch(near.ids);
+          if (!fetched) {
+            StoreFailed(out, "window fetch", fetched.error());
+          } else {
+            StageTimer t(&a.timings.decide);
+            out.match =
+                Decide(a.fingerprint, *fetched, analyzer.fingerprint_options());
+            if (out.match) lookup = std::move(fetched);
+          }
+        }
+        a.timings.window = std::chrono::steady_clock::now() - started;
+      }
       const store::WaveRule rule = WaveRule(analyzer.settings().wave);
       if (options.dry_run) {
         if (out.match) {
@@ -110,6 +137,9 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
           }
         } else {
           out.cluster = rec->cluster.id;
+          if (options.window != nullptr) {
+            options.window->Add(rec->id, options.now, a.fingerprint);
+          }
           if (out.match && rec->cluster.id == out.match->cluster) {
             out.wave =
                 WaveVerdict{.method = out.match->comparison.method,

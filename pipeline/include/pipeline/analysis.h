@@ -45,10 +45,12 @@ enum class WarningKind {
   kDegraded,  // a hash or normalisation could not be computed as specified:
               // no duplicate verdict is drawn from this analysis
   kStore,     // the store failed; the message passes untagged
+  kWindow,    // the comparison window gave no answer in time (or failed):
+              // the index's answer alone decided
 };
 
 // "limit", "budget", "parser", "charset", "encoding", "part", "degraded",
-// "store".
+// "store", "window".
 std::string_view WarningName(WarningKind kind);
 
 struct Warning {
@@ -69,6 +71,10 @@ struct Timings {
   std::chrono::nanoseconds lookup{0};       // store: find candidates
   std::chrono::nanoseconds decide{0};       // comparisons with the candidates
   std::chrono::nanoseconds record{0};       // store: record and join
+  // The comparison window (window.h): wall-clock time from the query to its
+  // answer (the engine's thread does the work, batched with other queries),
+  // and the store reading the messages it named; 0 when it did not run.
+  std::chrono::nanoseconds window{0};
 };
 
 struct Analysis {

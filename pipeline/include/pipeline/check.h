@@ -19,6 +19,7 @@
 
 #include "pipeline/analysis.h"
 #include "pipeline/verdict.h"
+#include "pipeline/window.h"
 #include "store/store.h"
 
 namespace mw::pipeline {
@@ -28,6 +29,9 @@ struct CheckOptions {
   bool dry_run = false;
   // The message's arrival time.
   store::UnixMillis now = 0;
+  // The comparison window (window.h), or null: asked when the store's index
+  // left the message without a match; a recorded message is added to it.
+  Window* window = nullptr;
 };
 
 // A cluster that just became a wave: the members delivered before anyone
@@ -49,6 +53,10 @@ struct Outcome {
   std::optional<WaveVerdict> wave;  // present when it matched earlier mail
   std::vector<Header> headers;      // in the order the milter adds them
   std::optional<WaveEvent> event;
+  // The window was asked (options.window set and the index found no match),
+  // and how many stored messages it named.
+  bool window_asked = false;
+  std::size_t window_candidates = 0;
 };
 
 // `store` may be null (no store configured): only the language header.
