@@ -46,3 +46,51 @@ mail_forge() {
     { print }
   ' "$1"
 }
+
+# mail_spin FILE SEED SHARE VOCAB: FILE with about SHARE (0..1) of the words
+# of its text body replaced, each by a word drawn from the words of VOCAB (a
+# message file): the copy a spinner makes from a spintax template, choosing
+# other synonyms in every sentence. Header lines are left alone; meant for
+# single-part text messages.
+mail_spin() {
+  awk -v seed="$2" -v share="$3" '
+    BEGIN { srand(seed); n = 0 }
+    FNR == NR {
+      if (vbody) {
+        m = split($0, w, /[^A-Za-z]+/)
+        for (i = 1; i <= m; i++) if (length(w[i]) >= 2) vocab[++n] = tolower(w[i])
+      } else if ($0 ~ /^\r?$/) vbody = 1
+      next
+    }
+    { line = $0; sub(/\r$/, "", line) }
+    !body { print line; if (line == "") body = 1; next }
+    {
+      out = ""; rest = line
+      while (match(rest, /[A-Za-z]+/)) {
+        word = substr(rest, RSTART, RLENGTH)
+        if (n > 0 && rand() < share) word = vocab[int(rand() * n) + 1]
+        out = out substr(rest, 1, RSTART - 1) word
+        rest = substr(rest, RSTART + RLENGTH)
+      }
+      print out rest
+    }
+  ' "$4" "$1"
+}
+
+# mail_letters FILE SEED: FILE with a random token of 6-10 letters (no
+# digits) appended to every non-empty body line: the letters-only hash
+# buster. Same scope as mail_variant.
+mail_letters() {
+  awk -v seed="$2" '
+    BEGIN { srand(seed); body = 0; abc = "abcdefghijklmnopqrstuvwxyz" }
+    function token(   s, i, n) {
+      n = 6 + int(rand() * 5); s = ""
+      for (i = 0; i < n; i++) s = s substr(abc, int(rand() * 26) + 1, 1)
+      return s
+    }
+    { line = $0; sub(/\r$/, "", line) }
+    !body { print; if (line == "") body = 1; next }
+    line ~ /^[ \t]*$/ { print; next }
+    { print line " " token() }
+  ' "$1"
+}
