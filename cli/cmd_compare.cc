@@ -6,6 +6,7 @@
 #include "cli/cmd_fingerprint.h"
 #include "cli/command.h"
 #include "cli/util.h"
+#include "fingerprint/sketch.h"
 #include "pipeline/options.h"
 
 namespace mw::cli {
@@ -55,6 +56,16 @@ Methods, in the order they decide (the first that holds is reported):
            similarity is at least confirm_similarity (0.4) and the SimHashes
            are at most confirm_hamming (12) bits apart
   simhash  SimHash Hamming distance <= simhash_max_distance (3)
+  words    the word sketches (a MinHash of each text's set of words) at
+           least words_jaccard (0.45) alike, the sampled word sequences (the
+           words whose hash falls in a 1-in-step sample, at most 64, in text
+           order) within an edit rate of words_edit_rate (0.35), at least
+           words_min_words (32) words in each and word counts within 1.3 of
+           each other, and the edits spread over at least 3 separate runs
+           and 0.4 runs per edit: spun text (other synonyms in every
+           sentence), a letters-only token on every line, sentences
+           shuffled and edited; two mails of one template, which differ in
+           one or two places, are not duplicates by this path
   none     none of these: not duplicates
 Bodies without text are never duplicates.
 
@@ -67,8 +78,10 @@ Options:
 Output (JSON):
   {"blocks":{"similarity":0.83|null,"kind":"sentences|paragraphs"|null,
    "containment":0.9|null},"ctph":{"edit_rate":0.02|null},
-   "simhash":{"hamming":4},"duplicate":true,
-   "method":"exact|blocks|containment|trailer|reordered|ctph|simhash|none"}
+   "simhash":{"hamming":4},"words":{"sketch":0.62,"edit_rate":0.18|null,
+   "runs":7|null},"duplicate":true,
+   "method":"exact|blocks|containment|trailer|reordered|ctph|simhash|words|
+   none"}
 Fractions are always written with a decimal point (1.0, not 1). null means
 the method could not compare the two (block counts too far apart, CTPH block
 sizes more than a factor 2 apart, or an empty body).
@@ -131,6 +144,17 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
       fingerprint::Compare(fps[0], fps[1], options);
   const std::string kind =
       c.kind ? std::string(KindName(*c.kind)) : std::string();
+  // Compare measures the word sequences only past the sketch threshold (the
+  // alignment costs more than the other scores); shown here always.
+  const std::optional<fingerprint::SequenceDiff> words =
+      fingerprint::DiffWordSequences(fps[0].word_sequence,
+                                     fps[1].word_sequence);
+  const std::optional<double> words_rate =
+      words && words->length > 0
+          ? std::optional<double>(static_cast<double>(words->distance) /
+                                  words->length)
+          : std::nullopt;
+  const std::string runs = words ? std::to_string(words->runs) : "null";
   if (json) {
     std::string out =
         "{\"blocks\":{\"similarity\":" + OptionalNumber(c.similarity) +
@@ -141,10 +165,12 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
       out += "null";
     }
     out += ",\"containment\":" + OptionalNumber(c.containment);
-    out += "},\"ctph\":{\"edit_rate\":" + OptionalNumber(c.edit_rate) +
-           "},\"simhash\":{\"hamming\":" + std::to_string(c.hamming) +
-           "},\"duplicate\":" + (c.duplicate ? "true" : "false") +
-           ",\"method\":";
+    out +=
+        "},\"ctph\":{\"edit_rate\":" + OptionalNumber(c.edit_rate) +
+        "},\"simhash\":{\"hamming\":" + std::to_string(c.hamming) +
+        "},\"words\":{\"sketch\":" + OptionalNumber(c.sketch) +
+        ",\"edit_rate\":" + OptionalNumber(words_rate) + ",\"runs\":" + runs +
+        "},\"duplicate\":" + (c.duplicate ? "true" : "false") + ",\"method\":";
     AppendJsonString(out, fingerprint::MethodName(c.method));
     out += "}\n";
     std::cout << out;
@@ -154,6 +180,9 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
               << "blocks_containment: " << OptionalNumber(c.containment) << '\n'
               << "ctph_edit_rate: " << OptionalNumber(c.edit_rate) << '\n'
               << "simhash_hamming: " << c.hamming << '\n'
+              << "words_sketch: " << OptionalNumber(c.sketch) << '\n'
+              << "words_edit_rate: " << OptionalNumber(words_rate) << '\n'
+              << "words_runs: " << runs << '\n'
               << "duplicate: " << (c.duplicate ? "true" : "false") << '\n'
               << "method: " << fingerprint::MethodName(c.method) << '\n';
   }
