@@ -57,7 +57,7 @@ Methods, in the order they decide (the first that holds is reported):
            are at most confirm_hamming (12) bits apart
   simhash  SimHash Hamming distance <= simhash_max_distance (3)
   words    the word sketches (a MinHash of each text's set of words) at
-           least words_jaccard (0.45) alike, the sampled word sequences (the
+           least words_jaccard (0.4) alike, the sampled word sequences (the
            words whose hash falls in a 1-in-step sample, at most 64, in text
            order) within an edit rate of words_edit_rate (0.35), at least
            words_min_words (32) words in each and word counts within 1.3 of

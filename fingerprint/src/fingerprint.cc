@@ -91,6 +91,11 @@ bool WordsAgree(const Fingerprint& a, const Fingerprint& b, const Comparison& c,
       options.words_edit_rate * static_cast<double>(d.length)) {
     return false;
   }
+  if (static_cast<double>(d.distance) <=
+          options.words_close_rate * static_cast<double>(d.length) &&
+      d.runs >= 2) {
+    return true;
+  }
   return d.runs >= options.words_min_runs &&
          static_cast<double>(d.runs) >=
              options.words_spread * static_cast<double>(d.distance);

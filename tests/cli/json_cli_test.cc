@@ -76,6 +76,55 @@ TEST(JsonCli, CompareWritesFractionsAndNulls) {
   EXPECT_TRUE(Has(empty.out, "\"edit_rate\":null")) << empty.out;
 }
 
+// A spun copy (every fourth word of the body replaced, as a spinner's
+// synonyms would) is a duplicate by the words path only; the JSON says so and
+// gives the words path's scores.
+TEST(JsonCli, CompareNamesTheWordsPath) {
+  const std::string base = ReadFile(Fixture("spam-419.eml"));
+  const std::size_t body = base.find("\n\n");
+  ASSERT_NE(body, std::string::npos);
+  // The spinner's synonyms: the words of another text, in turn.
+  std::vector<std::string> synonyms;
+  {
+    const std::string other = ReadFile(Fixture("fp-faq-a.eml"));
+    std::string w;
+    for (const char c : other.substr(other.find("\n\n"))) {
+      if (std::isalpha(static_cast<unsigned char>(c)) != 0) {
+        w += c;
+      } else if (!w.empty()) {
+        if (w.size() >= 3) synonyms.push_back(w);
+        w.clear();
+      }
+    }
+  }
+  ASSERT_GT(synonyms.size(), 100u);
+  std::string spun = base.substr(0, body);
+  std::size_t word = 0;
+  bool in_word = false;
+  for (std::size_t i = body; i < base.size(); ++i) {
+    const bool letter = std::isalpha(static_cast<unsigned char>(base[i])) != 0;
+    if (letter && !in_word && ++word % 4 == 0) {
+      spun += synonyms[(word / 4) % synonyms.size()];
+      while (i + 1 < base.size() &&
+             std::isalpha(static_cast<unsigned char>(base[i + 1])) != 0) {
+        ++i;
+      }
+      in_word = true;
+      continue;
+    }
+    in_word = letter;
+    spun += base[i];
+  }
+  const std::string dir = ScratchDir("json-words");
+  WriteFile(dir + "/spun.eml", spun);
+  const Outcome r = MailwaveOut("compare --json " + Fixture("spam-419.eml") +
+                                " " + dir + "/spun.eml");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(Has(r.out, "\"method\":\"words\"")) << r.out;
+  EXPECT_TRUE(Has(r.out, "\"words\":{\"sketch\":0.")) << r.out;
+  EXPECT_FALSE(Has(r.out, "\"runs\":null")) << r.out;
+}
+
 TEST(JsonCli, FingerprintWithoutOtherBlocksSaysNull) {
   const std::string dir = ScratchDir("json-fp");
   std::string big;

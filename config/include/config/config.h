@@ -97,7 +97,7 @@ struct FingerprintSettings {
   // Words path (spun text, letters-only busters; fingerprint.h): word
   // sketches at least words_jaccard alike (above 1 disables), sampled word
   // sequences within words_edit_rate, at least words_min_words words each.
-  double words_jaccard = 0.45;
+  double words_jaccard = 0.4;
   double words_edit_rate = 0.35;
   std::uint32_t words_min_words = 32;
   // Fold long random tokens before hashing.

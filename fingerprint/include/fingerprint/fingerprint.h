@@ -98,14 +98,16 @@ struct Options {
   // and the sequences' edits spread over at least words_min_runs separate
   // runs and words_spread runs per edit: spinning and busters change words
   // all over a text, two mails of one template differ where their content
-  // goes. words_jaccard > 1 disables. Tuned on the evaluation's first half
-  // (docs/fingerprint.md, "Words path").
-  double words_jaccard = 0.45;
+  // goes; sequences within words_close_rate need two runs only (a few
+  // edits leave few runs to count). words_jaccard > 1 disables. Tuned on the
+  // evaluation's first half (docs/fingerprint.md, "Words path").
+  double words_jaccard = 0.4;
   double words_edit_rate = 0.35;
   std::uint32_t words_min_words = 32;
   double words_length_ratio = 1.3;
   std::uint32_t words_min_runs = 3;
   double words_spread = 0.4;
+  double words_close_rate = 0.1;
   FoldOptions folds;
 };
 
