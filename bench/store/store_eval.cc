@@ -49,6 +49,7 @@
 #include "keys.h"  // store/src: which kinds of index key a pair shares
 #include "mime/message.h"
 #include "pipeline/verdict.h"
+#include "pipeline/window.h"
 #include "store/sqlite.h"
 #include "store/store.h"
 #include "variants/variants.h"
@@ -105,15 +106,47 @@ T Must(mw::Result<T> r, const char* what) {
   return std::move(*r);
 }
 
-// Looks `print` up, decides, records it in the chosen cluster.
-st::Recorded FindAndRecord(st::Store& store, const st::Message& m,
-                           const fp::Options& o,
-                           std::optional<mw::pipeline::Match>* match) {
+// The window (pipeline/window.h) on the CPU engine, loaded from `store`,
+// with a budget no evaluation query misses.
+std::unique_ptr<mw::pipeline::Window> OpenWindow(st::Store& store,
+                                                 st::UnixMillis now) {
+  mw::config::Settings s;
+  s.gpu.backend = "cpu";
+  s.gpu.batch_deadline = std::chrono::milliseconds(0);
+  s.gpu.budget = std::chrono::milliseconds(60000);
+  s.store.retention = std::chrono::hours(24 * 365);
+  return Must(mw::pipeline::Window::Open(store, s, now, {}), "window");
+}
+
+// What Check decides for `m`: the index's candidates, then, when none is a
+// duplicate and `window` is given, the messages the window names.
+std::optional<mw::pipeline::Match> Decide(st::Store& store,
+                                          mw::pipeline::Window* window,
+                                          const st::Message& m,
+                                          const fp::Options& o) {
   const st::Lookup lookup = Must(store.Find(m), "find");
-  *match = mw::pipeline::Decide(m.fingerprint, lookup, o);
+  auto match = mw::pipeline::Decide(m.fingerprint, lookup, o);
+  if (match || window == nullptr) return match;
+  const auto near = window->Near(m.fingerprint, o);
+  if (near.missed) {
+    std::fprintf(stderr, "store_eval: window: %s\n", near.reason.c_str());
+    std::exit(1);
+  }
+  if (near.ids.empty()) return match;
+  return mw::pipeline::Decide(m.fingerprint,
+                              Must(store.Fetch(near.ids), "fetch"), o);
+}
+
+// Looks `m` up, decides, records it in the chosen cluster (and the window).
+st::Recorded FindAndRecord(st::Store& store, mw::pipeline::Window* window,
+                           const st::Message& m, const fp::Options& o,
+                           std::optional<mw::pipeline::Match>* match) {
+  *match = Decide(store, window, m, o);
   st::Join join;
   if (*match) join.cluster = (*match)->cluster;
-  return Must(store.Record(m, join, st::WaveRule{}), "record");
+  st::Recorded r = Must(store.Record(m, join, st::WaveRule{}), "record");
+  if (window != nullptr) window->Add(r.id, m.arrival, m.fingerprint);
+  return r;
 }
 
 // The kinds of index key that `a` and `b` share, and those a wider key would
@@ -169,6 +202,7 @@ std::string SharedKinds(const fp::Fingerprint& a, const fp::Fingerprint& b,
 struct ClassResult {
   std::string name;
   std::size_t pairs = 0, pairwise = 0, store = 0, store_only = 0;
+  std::size_t window = 0;  // found through the store and the window
   std::size_t decided_elsewhere = 0, past_caps = 0, no_key = 0;
 };
 
@@ -231,6 +265,7 @@ int main(int argc, char** argv) {
   fs::create_directories(dir);
   const fs::path db = dir / "variants.db";
   auto store = Open(db, o, max_candidates, max_per_key, false);
+  auto window = OpenWindow(*store, kStart);
 
   // Every class's pairs, then every left recorded.
   const std::vector<mv::Class> classes = mv::Classes(corpus.raw);
@@ -247,7 +282,7 @@ int main(int argc, char** argv) {
       right[c].push_back(mw::bench::MakeItem(std::move(p.right), o));
       std::optional<mw::pipeline::Match> match;
       const st::Recorded r = FindAndRecord(
-          *store,
+          *store, window.get(),
           ToMessage(left[c].back().print, now += 1000,
                     classes[c].name + "/" + corpus.docs[idx].name),
           o, &match);
@@ -271,6 +306,8 @@ int main(int argc, char** argv) {
       const st::Lookup lookup = Must(store->Find(q), "find");
       const auto match = mw::pipeline::Decide(rp, lookup, o);
       const bool found = match && match->cluster == left_cluster[c][i];
+      const auto with_window = Decide(*store, window.get(), q, o);
+      r.window += with_window && with_window->cluster == left_cluster[c][i];
       ++r.pairs;
       r.pairwise += pairwise;
       r.store += found;
@@ -309,8 +346,9 @@ int main(int argc, char** argv) {
     results.push_back(r);
   }
 
-  std::printf("\n%-24s | %5s | %8s | %6s | %6s | %s\n", "class", "pairs",
-              "pairwise", "store", "ratio", "lost: elsewhere/caps/no key");
+  std::printf("\n%-24s | %5s | %8s | %6s | %6s | %7s | %s\n", "class", "pairs",
+              "pairwise", "store", "ratio", "+window",
+              "lost: elsewhere/caps/no key");
   ClassResult total;
   double min_ratio = 1;
   for (const ClassResult& r : results) {
@@ -319,30 +357,36 @@ int main(int argc, char** argv) {
                                    static_cast<double>(r.pairwise)
                              : 1;
     min_ratio = std::min(min_ratio, ratio);
-    std::printf("%-24s | %5zu | %8.3f | %6.3f | %6.3f | %zu/%zu/%zu%s\n",
-                r.name.c_str(), r.pairs,
-                static_cast<double>(r.pairwise) / static_cast<double>(r.pairs),
-                static_cast<double>(r.store) / static_cast<double>(r.pairs),
-                ratio, r.decided_elsewhere, r.past_caps, r.no_key,
-                r.store_only ? " (+store only)" : "");
+    std::printf(
+        "%-24s | %5zu | %8.3f | %6.3f | %6.3f | %7.3f | %zu/%zu/%zu%s\n",
+        r.name.c_str(), r.pairs,
+        static_cast<double>(r.pairwise) / static_cast<double>(r.pairs),
+        static_cast<double>(r.store) / static_cast<double>(r.pairs), ratio,
+        static_cast<double>(r.window) / static_cast<double>(r.pairs),
+        r.decided_elsewhere, r.past_caps, r.no_key,
+        r.store_only ? " (+store only)" : "");
     total.pairs += r.pairs;
     total.pairwise += r.pairwise;
     total.store += r.store;
     total.store_only += r.store_only;
+    total.window += r.window;
   }
   std::printf(
-      "%-24s | %5zu | %8.3f | %6.3f | %6.3f | min class ratio %.3f\n",
+      "%-24s | %5zu | %8.3f | %6.3f | %6.3f | %7.3f | min class ratio %.3f\n",
       "OVERALL", total.pairs,
       static_cast<double>(total.pairwise) / static_cast<double>(total.pairs),
       static_cast<double>(total.store) / static_cast<double>(total.pairs),
       static_cast<double>(total.store - total.store_only) /
           static_cast<double>(total.pairwise),
+      static_cast<double>(total.window) / static_cast<double>(total.pairs),
       min_ratio);
+  window.reset();
   store.reset();
   wide.reset();
 
   // Ham through a fresh store.
   auto ham_store = Open(dir / "ham.db", o, max_candidates, max_per_key, false);
+  auto ham_window = OpenWindow(*ham_store, kStart);
   std::map<std::int64_t, std::size_t> doc_of;  // store id -> corpus index
   std::size_t hams = 0, tagged = 0, natural = 0;
   std::vector<std::string> fps;
@@ -352,8 +396,9 @@ int main(int argc, char** argv) {
     ++hams;
     const mw::bench::Item it = mw::bench::MakeItem(d.decoded, o);
     std::optional<mw::pipeline::Match> match;
-    const st::Recorded r = FindAndRecord(
-        *ham_store, ToMessage(it.print, now += 1000, d.name), o, &match);
+    const st::Recorded r =
+        FindAndRecord(*ham_store, ham_window.get(),
+                      ToMessage(it.print, now += 1000, d.name), o, &match);
     doc_of[r.id] = i;
     if (!match) continue;
     ++tagged;
@@ -372,6 +417,7 @@ int main(int argc, char** argv) {
       "near-duplicates (text edit rate < %.1f), %zu false positives\n",
       hams, tagged, natural, kTruthEditRate, fps.size());
   for (const std::string& f : fps) std::printf("  FP %s\n", f.c_str());
+  ham_window.reset();
   ham_store.reset();
   fs::remove_all(dir);
   std::printf("(%.1f s)\n", std::chrono::duration<double>(
