@@ -84,6 +84,18 @@ MilterMetrics::MilterMetrics(metrics::Registry& r) {
       "Wall-clock time of a message's whole check at end of message, store "
       "included.",
       metrics::LatencyBuckets()));
+  constexpr std::string_view kWindow =
+      "Messages the index left unmatched that were scored against the "
+      "comparison window ([gpu]), and those the window's answer matched.";
+  window_asked_ = Must(r.AddCounter("mailwave_window_queries_total", kWindow,
+                                    {{"result", "asked"}}));
+  window_matched_ = Must(r.AddCounter("mailwave_window_queries_total", kWindow,
+                                      {{"result", "matched"}}));
+  window_seconds_ = Must(r.AddHistogram(
+      "mailwave_window_seconds",
+      "Wall-clock time from a message's window query to its answer and the "
+      "store reading the messages it named (batching included).",
+      metrics::LatencyBuckets()));
   store_messages_ =
       Must(r.AddGauge("mailwave_store_messages", "Messages in the store."));
   store_clusters_ = Must(r.AddGauge("mailwave_store_clusters",
@@ -120,6 +132,11 @@ void MilterMetrics::RecordCheck(const Result<pipeline::Outcome>& outcome,
     verdict_cluster_->Inc();
   }
   if (o.recorded && o.recorded->became_wave) waves_formed_->Inc();
+  if (o.window_asked) {
+    window_asked_->Inc();
+    if (o.window_matched) window_matched_->Inc();
+    window_seconds_->ObserveSeconds(o.analysis.timings.window);
+  }
   // Once per kind and message: a malformed message may carry dozens of
   // parser warnings, and "how many messages had one" is the useful rate.
   std::array<bool, std::size(kWarnings)> seen{};

@@ -62,6 +62,9 @@ class MilterMetrics {
   // parse, normalise, langid, fingerprint, lookup, decide, record.
   std::array<metrics::Histogram*, 7> stages_;
   metrics::Histogram* check_;
+  metrics::Counter* window_asked_;
+  metrics::Counter* window_matched_;
+  metrics::Histogram* window_seconds_;
   metrics::Gauge* store_messages_;
   metrics::Gauge* store_clusters_;
   metrics::Gauge* store_waves_;

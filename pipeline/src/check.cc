@@ -107,7 +107,10 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
             StageTimer t(&a.timings.decide);
             out.match =
                 Decide(a.fingerprint, *fetched, analyzer.fingerprint_options());
-            if (out.match) lookup = std::move(fetched);
+            if (out.match) {
+              out.window_matched = true;
+              lookup = std::move(fetched);
+            }
           }
         }
         a.timings.window = std::chrono::steady_clock::now() - started;

@@ -134,6 +134,26 @@ TEST(MilterMetrics, StagesThatRanAreObserved) {
             2);
 }
 
+TEST(MilterMetrics, WindowQueriesAndTheirTime) {
+  metrics::Registry r;
+  MilterMetrics m(r);
+  pipeline::Outcome index_only = Analysed();  // the index decided
+  pipeline::Outcome asked = Analysed();
+  asked.window_asked = true;
+  asked.analysis.timings.window = microseconds(300);
+  pipeline::Outcome matched = asked;
+  matched.window_matched = true;
+  matched.analysis.timings.window = milliseconds(3);
+  m.RecordCheck(index_only, milliseconds(1));
+  m.RecordCheck(asked, milliseconds(1));
+  m.RecordCheck(matched, milliseconds(1));
+  const std::string t = r.Render();
+  EXPECT_EQ(Sample(t, "mailwave_window_queries_total{result=\"asked\"}"), 2);
+  EXPECT_EQ(Sample(t, "mailwave_window_queries_total{result=\"matched\"}"), 1);
+  EXPECT_EQ(Sample(t, "mailwave_window_seconds_count"), 2);
+  EXPECT_DOUBLE_EQ(Sample(t, "mailwave_window_seconds_sum"), 0.0033);
+}
+
 TEST(MilterMetrics, WarningsCountOncePerMessageAndKind) {
   metrics::Registry r;
   MilterMetrics m(r);

@@ -57,6 +57,7 @@ struct Outcome {
   // and how many stored messages it named.
   bool window_asked = false;
   std::size_t window_candidates = 0;
+  bool window_matched = false;  // the match came from the window's answer
 };
 
 // `store` may be null (no store configured): only the language header.
