@@ -2,7 +2,11 @@
 // the development corpus, with GMime's bare parse (construct the message,
 // decode every leaf) measured in the same run as the baseline.
 //
-//   build/bin/check_bench [--rounds N] [--store DIR]
+//   build/bin/check_bench [--rounds N] [--store DIR] [--window]
+//
+// --window: Check with the comparison window (pipeline/window.h, [gpu]
+// defaults: the CPU engine here); its row is wall-clock time (the engine
+// works on its own threads, which this thread's CPU clock does not see).
 //
 // Each round runs the baseline over the whole corpus, then the analysis
 // (pipeline::Analyzer::Analyze), then pipeline::Check against a fresh SQLite
@@ -29,6 +33,7 @@
 #include "pipeline/analysis.h"
 #include "pipeline/check.h"
 #include "pipeline/options.h"
+#include "pipeline/window.h"
 #include "store/sqlite.h"
 
 namespace {
@@ -50,6 +55,7 @@ struct Round {
   Ns analysis_total{0};
   mw::pipeline::Timings check;  // summed over the corpus (Check)
   Ns check_total{0};
+  std::size_t window_queries = 0;
 };
 
 void Add(mw::pipeline::Timings& sum, const mw::pipeline::Timings& t) {
@@ -60,6 +66,7 @@ void Add(mw::pipeline::Timings& sum, const mw::pipeline::Timings& t) {
   sum.lookup += t.lookup;
   sum.decide += t.decide;
   sum.record += t.record;
+  sum.window += t.window;
 }
 
 double Ms(Ns ns, size_t n) {
@@ -71,14 +78,18 @@ double Ms(Ns ns, size_t n) {
 int main(int argc, char** argv) {
   int rounds = 3;
   std::string store_dir;
+  bool use_window = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--rounds" && i + 1 < argc) {
       rounds = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--store" && i + 1 < argc) {
       store_dir = argv[++i];
+    } else if (a == "--window") {
+      use_window = true;
     } else {
-      std::fprintf(stderr, "usage: check_bench [--rounds N] [--store DIR]\n");
+      std::fprintf(
+          stderr, "usage: check_bench [--rounds N] [--store DIR] [--window]\n");
       return 2;
     }
   }
@@ -130,11 +141,23 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "check_bench: %s\n", db.error().message().c_str());
         return 1;
       }
-      const Ns t0 = mw::Budget::ThreadCpuNow();
       std::int64_t now = 1'790'000'000'000;
+      std::unique_ptr<mw::pipeline::Window> window;
+      if (use_window) {
+        auto w = mw::pipeline::Window::Open(**db, settings, now, {});
+        if (!w) {
+          std::fprintf(stderr, "check_bench: %s\n",
+                       w.error().message().c_str());
+          return 1;
+        }
+        window = std::move(*w);
+      }
+      const Ns t0 = mw::Budget::ThreadCpuNow();
       for (const auto& m : corpus) {
-        auto o = mw::pipeline::Check(**analyzer, db->get(), m, {},
-                                     {.dry_run = false, .now = now += 1000});
+        auto o = mw::pipeline::Check(
+            **analyzer, db->get(), m, {},
+            {.dry_run = false, .now = now += 1000, .window = window.get()});
+        if (o && o->window_asked) ++round.window_queries;
         if (o) Add(round.check, o->analysis.timings);
       }
       round.check_total = mw::Budget::ThreadCpuNow() - t0;
@@ -164,6 +187,15 @@ int main(int argc, char** argv) {
   row("store lookup", m.check.lookup);
   row("decision (Compare)", m.check.decide);
   row("store record", m.check.record);
+  if (use_window) {
+    std::printf("%-34s %9.4f %8s  (%zu queries, %.3f ms each)\n",
+                "comparison window (wall clock)", Ms(m.check.window, n), "-",
+                m.window_queries,
+                m.window_queries
+                    ? static_cast<double>(m.check.window.count()) / 1e6 /
+                          static_cast<double>(m.window_queries)
+                    : 0.0);
+  }
   row("analysis alone (Analyze)", m.analysis_total);
   row("whole check (Check, store incl.)", m.check_total);
   return 0;

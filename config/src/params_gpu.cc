@@ -37,7 +37,9 @@ Table GpuTable() {
        .kind = Kind::kDuration,
        .min = 0,
        .max = 1000,
-       .meaning = "how long the first query of a batch waits for others",
+       .meaning = "how long the first query of a batch waits for others; "
+                  "0: none (a batch holds what arrived while the engine was "
+                  "busy, so an idle engine answers at once)",
        .field = Member<&Settings::gpu, &S::batch_deadline>},
       {.key = "budget",
        .kind = Kind::kDuration,

@@ -63,6 +63,14 @@ struct Worker::Impl {
     pending.push_back(std::move(p));
     if (pending.size() >= options.batch_size) {
       Flush();
+    } else if (pending.size() == 1 && options.deadline.count() == 0) {
+      // No deadline: the batch runs once the handlers already queued have
+      // run, i.e. it holds every query that arrived while the engine was busy
+      // with the last one; an idle worker answers at once.
+      const std::uint64_t epoch = flushes;
+      asio::post(io, [this, epoch] {
+        if (flushes == epoch && !pending.empty()) Flush();
+      });
     } else if (pending.size() == 1) {
       timer.expires_after(options.deadline);
       timer.async_wait([this](const boost::system::error_code& ec) {
@@ -73,6 +81,7 @@ struct Worker::Impl {
 
   void Flush() {
     timer.cancel();
+    ++flushes;
     std::vector<Pending> batch = std::move(pending);
     pending.clear();
     // One Engine::Query per (kind, thresholds) group, in arrival order.
@@ -155,6 +164,7 @@ struct Worker::Impl {
   bool keep_host_copy;
   std::unordered_map<std::uint64_t, Signature> host_window;
   std::vector<Pending> pending;
+  std::uint64_t flushes = 0;  // batches flushed: a stale posted flush skips
   std::atomic<std::uint64_t> batches{0};
 
   mutable std::mutex name_mu;

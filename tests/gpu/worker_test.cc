@@ -124,6 +124,61 @@ TEST(Worker, ALoneQueryRunsAtTheDeadline) {
   EXPECT_EQ((*r)[0].score, 0.0f);
 }
 
+// An engine that takes `delay` per call: queries pile up while it works.
+class SlowEngine final : public Engine {
+ public:
+  explicit SlowEngine(std::chrono::milliseconds delay)
+      : inner_(Cpu()), delay_(delay) {}
+  std::string_view Name() const override { return "cpu"; }
+  Result<void> Add(std::uint64_t id, const Signature& s) override {
+    return inner_->Add(id, s);
+  }
+  Result<void> Remove(std::uint64_t id) override { return inner_->Remove(id); }
+  std::size_t WindowSize() const override { return inner_->WindowSize(); }
+  Result<std::vector<WindowMatch>> Query(std::span<const Signature> q, Kind k,
+                                         const Thresholds& t) override {
+    std::this_thread::sleep_for(delay_);
+    return inner_->Query(q, k, t);
+  }
+  Result<std::vector<Match>> AllPairs(std::span<const Signature> s, Kind k,
+                                      const Thresholds& t) override {
+    return inner_->AllPairs(s, k, t);
+  }
+
+ private:
+  std::unique_ptr<Engine> inner_;
+  std::chrono::milliseconds delay_;
+};
+
+// Without a deadline a lone query runs at once, and the queries that arrive
+// while the engine is busy go together in the next batch.
+TEST(Worker, WithoutADeadlineBatchesWhatArrivesWhileBusy) {
+  WorkerOptions o;
+  o.batch_size = 64;
+  o.deadline = 0ms;
+  Worker w(std::make_unique<SlowEngine>(20ms), 1, o);
+  const std::vector<Signature> sigs = Sigs(40, 33);
+  for (std::size_t k = 0; k < 20; ++k) ASSERT_TRUE(w.Add(k, sigs[k]).get());
+  // Alone: one batch, answered after one engine call.
+  const auto t0 = std::chrono::steady_clock::now();
+  auto first = w.Submit(sigs[0], Kind::kSimHash, Thresholds{});
+  ASSERT_EQ(first.wait_for(5s), std::future_status::ready);
+  ASSERT_TRUE(first.get().has_value());
+  EXPECT_EQ(w.batches(), 1u);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
+  // Thirty more at once: the first may run alone, the rest wait for it and
+  // then go together.
+  std::vector<std::future<Result<std::vector<Engine::WindowMatch>>>> fs;
+  for (std::size_t k = 0; k < 30; ++k) {
+    fs.push_back(w.Submit(sigs[k], Kind::kSimHash, Thresholds{}));
+  }
+  for (auto& f : fs) {
+    ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
+    ASSERT_TRUE(f.get().has_value());
+  }
+  EXPECT_LE(w.batches(), 1u + 4u);  // 30 alone would be 31
+}
+
 TEST(Worker, AnAddBeforeAQueryIsVisibleToIt) {
   Worker w(Cpu(), 1, WorkerOptions{});
   const std::vector<Signature> sigs = Sigs(200, 33);

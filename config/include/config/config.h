@@ -238,9 +238,10 @@ struct GpuSettings {
   // The window holds the newest messages of the store, at most this many.
   std::uint32_t window_max = 200000;
   // Micro-batching of the milter's queries: a batch runs when it holds
-  // batch_size queries or batch_deadline after its first one.
+  // batch_size queries or batch_deadline after its first one; 0: as soon as
+  // the engine is free, with every query that arrived while it was busy.
   std::uint32_t batch_size = 64;
-  std::chrono::milliseconds batch_deadline{2};
+  std::chrono::milliseconds batch_deadline{0};
   // How long a message waits for the engine's answer at most; past it the
   // message goes on without the window's answer.
   std::chrono::milliseconds budget{50};

@@ -49,8 +49,11 @@ struct WorkerOptions {
   // Queries per Engine::Query call at most ([gpu] batch_size).
   std::size_t batch_size = 64;
   // How long the first query of a batch waits for others ([gpu]
-  // batch_deadline).
-  std::chrono::microseconds deadline{2000};
+  // batch_deadline). 0: no wait; a batch holds the queries that arrived
+  // while the engine ran the one before (an idle worker answers at once, a
+  // busy one batches as deep as the load), which a single stream of
+  // messages would otherwise pay for with the whole deadline each.
+  std::chrono::microseconds deadline{0};
   // Called once when the worker falls back to the CPU (and with the reason
   // of a kAuto fallback at start); may be empty. Runs on the worker thread.
   std::function<void(std::string_view)> log;
