@@ -2,6 +2,8 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
+#include <bit>
 #include <limits>
 #include <string>
 #include <vector>
@@ -40,31 +42,35 @@ WordSketch ComputeSketch(std::span<const std::uint64_t> word_hashes) {
 Ctph ComputeWordSequence(std::span<const std::uint64_t> word_hashes,
                          std::span<const std::uint8_t> word_lengths,
                          std::size_t min_length) {
-  // Sampling reads bits 32.. of the hash, the symbol bits 8..15, the sketch
-  // its top bits: the three choices are independent.
-  const auto sampled = [](std::uint64_t h, std::uint64_t step) {
-    return ((h >> 32) & (step - 1)) == 0;
+  // A word is sampled at step 2^k when bits 32.. of its hash end in k zeros
+  // (the symbol takes bits 8..15, the sketch the top bits: independent
+  // choices), so the samples of 2^(k+1) are a subset of those of 2^k. One
+  // pass counts the words per number of trailing zeros; the step is the
+  // smallest that keeps at most kCtphMaxLength.
+  constexpr unsigned kLevels = 32;
+  const auto level = [](std::uint64_t h) {
+    const std::uint32_t high = static_cast<std::uint32_t>(h >> 32);
+    return high == 0 ? kLevels - 1
+                     : std::min<unsigned>(std::countr_zero(high), kLevels - 1);
   };
-  const auto sequence = [&](std::uint64_t step) {
-    std::string out;
-    for (std::size_t i = 0; i < word_hashes.size(); ++i) {
-      if (word_lengths[i] < min_length || !sampled(word_hashes[i], step))
-        continue;
-      if (out.size() == kCtphMaxLength)
-        return std::string(kCtphMaxLength + 1, 0);
-      out += static_cast<char>((word_hashes[i] >> 8) & 0xff);
-    }
-    return out;
-  };
+  std::array<std::size_t, kLevels> at_least{};  // words of level >= k
+  for (std::size_t i = 0; i < word_hashes.size(); ++i) {
+    if (word_lengths[i] >= min_length) ++at_least[level(word_hashes[i])];
+  }
+  for (unsigned k = kLevels - 1; k-- > 0;) at_least[k] += at_least[k + 1];
   Ctph out;
-  for (std::uint64_t step = 1; step <= (std::uint64_t{1} << 30); step *= 2) {
-    std::string seq = sequence(step);
-    if (seq.size() > kCtphMaxLength) continue;
-    if (seq.empty()) return out;
-    out.block_size = static_cast<std::uint32_t>(step);
-    out.sig = std::move(seq);
-    out.sig2 = sequence(step * 2);
-    return out;
+  if (at_least[0] == 0) return out;
+  unsigned k = 0;
+  while (k + 1 < kLevels && at_least[k] > kCtphMaxLength) ++k;
+  if (at_least[k] > kCtphMaxLength) return out;  // 2^31 identical words
+  out.block_size = std::uint32_t{1} << k;
+  for (std::size_t i = 0; i < word_hashes.size(); ++i) {
+    if (word_lengths[i] < min_length) continue;
+    const unsigned l = level(word_hashes[i]);
+    if (l < k) continue;
+    const char symbol = static_cast<char>((word_hashes[i] >> 8) & 0xff);
+    out.sig += symbol;
+    if (l > k) out.sig2 += symbol;
   }
   return out;
 }
