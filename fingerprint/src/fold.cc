@@ -529,9 +529,8 @@ std::string Fold(std::string_view text, const FoldOptions& options) {
     return std::string(text);
   }
   if (options.hash_busters) {
-    const std::string unbusted = internal::FoldLineBusters(text);
-    if (unbusted.size() != text.size()) {
-      return FoldTokens(unbusted, options);
+    if (const auto unbusted = internal::FoldLineBusters(text)) {
+      return FoldTokens(*unbusted, options);
     }
   }
   return FoldTokens(text, options);
@@ -539,7 +538,9 @@ std::string Fold(std::string_view text, const FoldOptions& options) {
 
 std::string TEST_FoldLines(std::string_view text, const FoldOptions& options) {
   if (options.hash_busters) {
-    return FoldLines(internal::FoldLineBusters(text), options);
+    if (const auto unbusted = internal::FoldLineBusters(text)) {
+      return FoldLines(*unbusted, options);
+    }
   }
   return FoldLines(text, options);
 }

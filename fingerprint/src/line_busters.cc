@@ -1,5 +1,7 @@
 #include "line_busters.h"
 
+#include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -25,7 +27,34 @@ struct Line {
 
 }  // namespace
 
-std::string FoldLineBusters(std::string_view text) {
+std::optional<std::string> FoldLineBusters(std::string_view text) {
+  // First a pass that allocates nothing: most mail does not show the pattern
+  // and leaves here.
+  {
+    std::size_t counted = 0;
+    std::size_t candidates = 0;
+    for (std::size_t i = 0; i <= text.size();) {
+      const void* nl = std::memchr(text.data() + i, '\n', text.size() - i);
+      const std::size_t e =
+          nl ? static_cast<std::size_t>(static_cast<const char*>(nl) -
+                                        text.data())
+             : text.size();
+      std::size_t end = e;
+      while (end > i && IsSpace(text[end - 1])) --end;
+      std::size_t begin = end;
+      while (begin > i && !IsSpace(text[begin - 1])) --begin;
+      std::size_t before = begin;
+      while (before > i && IsSpace(text[before - 1])) --before;
+      if (before > i) {
+        ++counted;
+        candidates += IsLettersToken(text.substr(begin, end - begin));
+      }
+      i = e + 1;
+    }
+    if (counted < kLineBusterMinLines || candidates * 10 < counted * 8) {
+      return std::nullopt;
+    }
+  }
   std::vector<Line> lines;
   for (std::size_t i = 0; i <= text.size();) {
     std::size_t e = text.find('\n', i);
@@ -53,7 +82,7 @@ std::string FoldLineBusters(std::string_view text) {
     }
   }
   if (counted < kLineBusterMinLines || candidates * 10 < counted * 8) {
-    return std::string(text);
+    return std::nullopt;
   }
   // Each candidate must occur once in the whole text, as a token.
   for (std::size_t i = 0; i < text.size();) {
@@ -70,7 +99,7 @@ std::string FoldLineBusters(std::string_view text) {
       ++unique;
     }
   }
-  if (unique * 10 < counted * 8) return std::string(text);
+  if (unique * 10 < counted * 8) return std::nullopt;
   std::string out;
   out.reserve(text.size());
   for (std::size_t k = 0; k < lines.size(); ++k) {

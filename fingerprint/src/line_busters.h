@@ -9,12 +9,14 @@
 // punctuation. When the pattern holds, those tokens are removed; otherwise
 // the text is returned as it is. Both copies of a mail go through the same
 // rule, so a message without busters is never changed against its copy with
-// them unless its own lines already show the pattern.
+// them unless its own lines already show the pattern. nullopt: the pattern
+// does not hold, the text stays as it is (most mail; no copy is made).
 //
 // Thread-safety: pure function.
 #ifndef MW_FINGERPRINT_LINE_BUSTERS_H_
 #define MW_FINGERPRINT_LINE_BUSTERS_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,7 +25,7 @@ namespace mw::fingerprint::internal {
 // Input: normalised (case-folded) text, lines '\n'. Lines with fewer than two
 // tokens do not count either way; at least `kMinLines` lines must have two.
 inline constexpr std::size_t kLineBusterMinLines = 4;
-std::string FoldLineBusters(std::string_view text);
+std::optional<std::string> FoldLineBusters(std::string_view text);
 
 }  // namespace mw::fingerprint::internal
 
