@@ -15,25 +15,24 @@ namespace mw::fingerprint {
 WordSketch ComputeSketch(std::span<const std::uint64_t> word_hashes) {
   WordSketch out;
   out.words = static_cast<std::uint32_t>(word_hashes.size());
-  // rank[b]: the smallest remaining bits seen in bin b (the MinHash order);
-  // a repeated word ties with itself and changes nothing.
+  // rank[b]: the smallest remaining bits (h << 7) seen in bin b, the MinHash
+  // order; a repeated word ties with itself. Branch-free: the bin's top bits
+  // and the rank give the word's hash back, h = bin << 57 | rank >> 7.
   std::array<std::uint64_t, kSketchSlots> rank;
   rank.fill(std::numeric_limits<std::uint64_t>::max());
-  std::array<std::uint64_t, kSketchSlots> best{};
   for (const std::uint64_t h : word_hashes) {
     const std::size_t bin =
         static_cast<std::size_t>(h >> (64 - kSketchSlotBits));
     const std::uint64_t r = h << kSketchSlotBits;
-    if (r < rank[bin] || (r == rank[bin] && h < best[bin])) {
-      rank[bin] = r;
-      best[bin] = h;
-    }
+    rank[bin] = r < rank[bin] ? r : rank[bin];
   }
   for (std::size_t b = 0; b < kSketchSlots; ++b) {
-    if (rank[b] == std::numeric_limits<std::uint64_t>::max() && best[b] == 0) {
-      continue;
-    }
-    const std::uint16_t v = static_cast<std::uint16_t>(best[b]);
+    // max() is the rank of no word (a word whose remaining bits are all
+    // ones, 2^-57, would read as an empty bin: never a false match).
+    if (rank[b] == std::numeric_limits<std::uint64_t>::max()) continue;
+    const std::uint64_t h = (std::uint64_t{b} << (64 - kSketchSlotBits)) |
+                            (rank[b] >> kSketchSlotBits);
+    const std::uint16_t v = static_cast<std::uint16_t>(h);
     out.slots[b] = v == 0 ? 1 : v;
   }
   return out;
@@ -64,6 +63,8 @@ Ctph ComputeWordSequence(std::span<const std::uint64_t> word_hashes,
   while (k + 1 < kLevels && at_least[k] > kCtphMaxLength) ++k;
   if (at_least[k] > kCtphMaxLength) return out;  // 2^31 identical words
   out.block_size = std::uint32_t{1} << k;
+  out.sig.reserve(at_least[k]);
+  out.sig2.reserve(at_least[k + 1 < kLevels ? k + 1 : k]);
   for (std::size_t i = 0; i < word_hashes.size(); ++i) {
     if (word_lengths[i] < min_length) continue;
     const unsigned l = level(word_hashes[i]);
