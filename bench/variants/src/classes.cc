@@ -93,6 +93,16 @@ std::vector<Class> Classes(const std::map<std::string, std::string>& raw) {
                                    std::mt19937_64& rng) {
                   return Pair{d.decoded, AddFooter(d.decoded, rng)};
                 }});
+  // Several edits at once, as a wave's copies carry them: a greeting, 5% of
+  // unrelated text between lines, the sentences shuffled, a footer.
+  cs.push_back(
+      {"several edits combined",
+       [](const Doc& d, const std::vector<Doc>& c, std::mt19937_64& rng) {
+         std::string t = Greet(d.decoded, rng);
+         t = Insert(t, 0.05, true, c, rng);
+         t = ShuffleSentences(t, rng);
+         return Pair{d.decoded, AddFooter(t, rng)};
+       }});
   return cs;
 }
 
