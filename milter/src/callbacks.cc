@@ -122,6 +122,11 @@ std::string LogLine(const Session& s, const pipeline::Outcome& o) {
           " lookup=" + std::to_string(Micros(t.lookup)) +
           " decide=" + std::to_string(Micros(t.decide)) +
           " record=" + std::to_string(Micros(t.record));
+  if (o.window_asked) {
+    // Wall clock, not CPU: the engine works on its own threads.
+    line += std::string(" window=") + (o.window_matched ? "matched" : "asked") +
+            " window_us=" + std::to_string(Micros(t.window));
+  }
   for (const auto& w : o.analysis.warnings) {
     line += " warning=";
     line += pipeline::WarningName(w.kind);

@@ -49,6 +49,14 @@ status=$?
 [ "$out" = "mailwave-milter: $work/badlisten.toml: metrics.listen: \"localhost:9477\": not an IP address" ] ||
   fail "listen = localhost:9477: says '$out'"
 
+# An unknown [gpu] backend is a configuration error too.
+printf '[gpu]\nbackend = "opencl"\n' >"$work/badgpu.toml"
+out=$("$milter" -f -c "$work/badgpu.toml" 2>&1)
+status=$?
+[ "$status" = 2 ] || fail "gpu.backend = opencl: exit $status, want 2 ($out)"
+[ "$out" = "mailwave-milter: $work/badgpu.toml: gpu.backend: unknown backend \"opencl\" (auto, cpu or cuda)" ] ||
+  fail "gpu.backend = opencl: says '$out'"
+
 # Usage and a missing file: exit 2; a socket that cannot be made: exit 1,
 # naming it.
 "$milter" -x >/dev/null 2>&1
@@ -66,6 +74,19 @@ status=$?
 [ "$status" = 1 ] || fail "an impossible socket: exit $status, want 1 ($out)"
 grep -q "$work/afile: not a directory" <<<"$out" ||
   fail "an impossible socket: says '$out'"
+
+# [gpu] backend = "cuda" without a device: no start (exit 1, the reason said)
+# rather than a milter that quietly runs on the CPU. Where a device answers,
+# the milter starts and this check has nothing to say.
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+  printf '[langid]\ndictionary = "%s"\n[store]\npath = "%s"\n[milter]\nsocket = "unix:%s"\n[metrics]\nlisten = ""\n[gpu]\nbackend = "cuda"\n' \
+    "$dict" "$work/cuda.db" "$work/cuda.sock" >"$work/cuda.toml"
+  out=$(timeout 20 "$milter" -f -c "$work/cuda.toml" 2>&1)
+  status=$?
+  [ "$status" = 1 ] || fail "gpu.backend = cuda without a device: exit $status, want 1 ($out)"
+  grep -q "gpu: cuda: no usable device" <<<"$out" ||
+    fail "gpu.backend = cuda without a device: says '$out'"
+fi
 
 cat >"$work/mailwave.toml" <<CONF
 [mime]
