@@ -83,9 +83,11 @@ Window::Answer Window::Near(const fingerprint::Fingerprint& fp,
   const gpu::Signature sig = gpu::ToSignature(fp);
   const gpu::Thresholds t = ThresholdsFor(options);
   const auto deadline = std::chrono::steady_clock::now() + budget_;
+  // The sketch alone: what no index key finds is the words path's (the index
+  // already holds CTPH grams and SimHash bands), and a second kind would
+  // double the engine's work per message.
   auto sketch = worker_->Submit(sig, gpu::Kind::kSketch, t);
-  auto ctph = worker_->Submit(sig, gpu::Kind::kCtph, t);
-  for (auto* f : {&sketch, &ctph}) {
+  for (auto* f : {&sketch}) {
     if (f->wait_until(deadline) != std::future_status::ready) {
       // The abandoned future is completed by the worker later; nothing waits
       // on it.

@@ -236,7 +236,9 @@ struct GpuSettings {
   // Whether the milter scores messages against the window at all.
   bool window = true;
   // The window holds the newest messages of the store, at most this many.
-  std::uint32_t window_max = 200000;
+  // The engine's work per queried message grows with it: ~1 ms per 100,000
+  // on two CPU cores (docs/gpu.md).
+  std::uint32_t window_max = 100000;
   // Micro-batching of the milter's queries: a batch runs when it holds
   // batch_size queries or batch_deadline after its first one; 0: as soon as
   // the engine is free, with every query that arrived while it was busy.

@@ -66,10 +66,9 @@ class Window {
     bool missed = false;
     std::string reason;  // why, when missed
   };
-  // The stored messages whose signatures are near `fp` under the words
-  // path's sketch thresholds or within three times the CTPH edit rate (the
-  // CTPH confirmation path's bound) of fingerprint `options`. Waits at most
-  // [gpu] budget.
+  // The stored messages whose word sketches are near `fp`'s under the words
+  // path's thresholds of fingerprint `options` (the index already finds what
+  // shares a CTPH gram or a SimHash band). Waits at most [gpu] budget.
   Answer Near(const fingerprint::Fingerprint& fp,
               const fingerprint::Options& options);
 
