@@ -30,8 +30,9 @@
 //     would be verified against another text than theirs). One scan per
 //     class, so that a copy never reaches its base's cluster through a copy of
 //     another class.
-//   * Per class: copies in their base's cluster (recall); copies in a cluster
-//     with another base's messages (errors); copies in a cluster of ham only.
+//   * Per class: copies in their base's cluster (recall); copies elsewhere in
+//     a cluster whose canonical is another base's message (errors, "other")
+//     or a ham message ("ham").
 //   * Ham: the pairs of distinct ham messages in one cluster, less the
 //     natural near-duplicates (TextEditRate < 0.1 of the normalised bodies, as
 //     fingerprint_eval), over all distinct ham pairs less those: first in a
@@ -183,12 +184,8 @@ ClassResult RunClass(const Setup& s, const pl::Analyzer& analyzer,
     std::exit(1);
   }
   std::vector<Role> role(report->messages.size());
-  // clusters: cluster id -> (base index -> generated members; ham members)
-  struct Members {
-    std::map<std::size_t, int> bases;  // base -> generated members
-    std::vector<std::size_t> ham;      // messages of the report
-  };
-  std::map<std::uint32_t, Members> members;
+  // cluster id -> its ham messages (indexes into report->messages)
+  std::map<std::uint32_t, std::vector<std::size_t>> ham_in;
   // base -> cluster of the base message
   std::vector<std::optional<std::uint32_t>> base_cluster(s.bases.size());
   for (std::size_t m = 0; m < report->messages.size(); ++m) {
@@ -202,12 +199,10 @@ ClassResult RunClass(const Setup& s, const pl::Analyzer& analyzer,
     role[m] = it->second;
     r.degraded += sm.degraded;
     if (!sm.cluster) continue;
-    Members& c = members[*sm.cluster];
     if (role[m].ham) {
-      c.ham.push_back(m);
-    } else {
-      ++c.bases[role[m].index];
-      if (role[m].copy == 0) base_cluster[role[m].index] = sm.cluster;
+      ham_in[*sm.cluster].push_back(m);
+    } else if (role[m].copy == 0) {
+      base_cluster[role[m].index] = sm.cluster;
     }
   }
   r.copies = cls ? s.bases.size() * kCopies : 0;
@@ -234,23 +229,25 @@ ClassResult RunClass(const Setup& s, const pl::Analyzer& analyzer,
           std::string(fp::MethodName(c.method)).c_str(), c.sketch,
           fp::TextEditRate(x, y), x.size(), y.size());
     }
-    if (!sm.cluster) continue;
-    const Members& c = members[*sm.cluster];
-    if (c.bases.size() > 1) {
-      ++r.other_base;
-    } else if (base_cluster[role[m].index] != sm.cluster && !c.ham.empty()) {
+    if (!sm.cluster || base_cluster[role[m].index] == sm.cluster) continue;
+    // Elsewhere: the cluster's canonical is another base's message or copy,
+    // or ham.
+    const Role& canonical = role[report->clusters[*sm.cluster].canonical];
+    if (canonical.ham) {
       ++r.ham_only;
+    } else {
+      ++r.other_base;
     }
   }
   const auto n = static_cast<std::uint64_t>(s.ham.size());
   std::uint64_t natural_pairs = 0;
-  for (const auto& [id, c] : members) {
-    for (std::size_t i = 0; i < c.ham.size(); ++i) {
-      for (std::size_t j = i + 1; j < c.ham.size(); ++j) {
-        const pl::ScannedMessage& x = report->messages[c.ham[i]];
-        const pl::ScannedMessage& y = report->messages[c.ham[j]];
-        const std::size_t a = s.ham[role[c.ham[i]].index];
-        const std::size_t b = s.ham[role[c.ham[j]].index];
+  for (const auto& [id, hams] : ham_in) {
+    for (std::size_t i = 0; i < hams.size(); ++i) {
+      for (std::size_t j = i + 1; j < hams.size(); ++j) {
+        const pl::ScannedMessage& x = report->messages[hams[i]];
+        const pl::ScannedMessage& y = report->messages[hams[j]];
+        const std::size_t a = s.ham[role[hams[i]].index];
+        const std::size_t b = s.ham[role[hams[j]].index];
         if (natural(a, b)) {
           ++natural_pairs;
           continue;
