@@ -50,15 +50,15 @@ How messages are paired (candidates), then verified:
   ctph, simhash, sketch  the comparison engine's all-pairs search (--backend)
            over the CTPH signatures (edit rate <= ctph, default 0.15), the
            SimHashes (<= simhash bits apart, default 3) and the word sketches
-           (estimated Jaccard >= sketch, default 0.5)
+           (estimated Jaccard >= sketch, default 0.45)
   exact    equal normalised bodies
   blocks   at least 30 % of the smaller block list's keys in common (keys in
            more than 64 messages are ignored)
   A pair is verified when mailwave compare calls it a duplicate (method
-  exact, blocks, containment, trailer, reordered, ctph or simhash), or else
-  when the edit rate of the two normalised bodies (Levenshtein distance over
-  the sum of their lengths; bodies up to 64 KiB) is below --text-threshold
-  (method text).
+  exact, blocks, containment, trailer, reordered, ctph, simhash or words),
+  or else when the edit rate of the two normalised bodies (Levenshtein
+  distance over the sum of their lengths; bodies up to 64 KiB) is below
+  --text-threshold (method text).
 Clusters: messages are taken in time order (Date header, else the file's
 modification time; equal times in listing order). A message joins the
 cluster of a candidate only when it is verified against that cluster's
@@ -72,9 +72,9 @@ Options:
                     CPU), cuda (fail without a device) or cpu; default auto
   --threshold KIND=VALUE
                     a candidate threshold: ctph=RATE (0.15), simhash=BITS (3),
-                    sketch=JACCARD (0.5); may be repeated
+                    sketch=JACCARD (0.45); may be repeated
   --text-threshold R
-                    text edit rate below which a pair is verified (0.2)
+                    text edit rate below which a pair is verified (0.1)
   --threads N       threads for reading, analysing and comparing (0, the
                     default: every core)
   --quiet           nothing on standard error: no progress bar, no reports

@@ -115,7 +115,16 @@ class PairVerifier {
                          static_cast<double>(x.size() + y.size());
     if (bound >= options_.text_threshold) return {};
     ++text_checks_;
-    const double rate = fingerprint::TextEditRate(x, y);
+    // Most pairs here fail: the bounded distance gives up as soon as the rate
+    // must reach the threshold. The bound is one over the largest distance
+    // under it, so the rate below decides exactly as before.
+    const double total = static_cast<double>(x.size() + y.size());
+    const auto bound_distance =
+        static_cast<std::uint64_t>(options_.text_threshold * total) + 1;
+    const std::optional<std::uint64_t> distance =
+        fingerprint::TextEditDistanceWithin(x, y, bound_distance);
+    if (!distance) return {};
+    const double rate = static_cast<double>(*distance) / total;
     if (rate >= options_.text_threshold) return {};
     return Verification{true, 1.0 - rate, "text"};
   }

@@ -35,12 +35,24 @@ namespace mw::pipeline {
 
 struct ScanOptions {
   gpu::Backend backend = gpu::Backend::kAuto;
-  // The engine's candidate thresholds (ctph, simhash, sketch).
-  gpu::Thresholds thresholds;
+  // The engine's candidate thresholds (ctph, simhash, sketch): the engine's
+  // defaults, but word sketches from 0.45, the least the words path of
+  // fingerprint::Compare accepts (Options::words_jaccard), so that it sees
+  // every pair it could call duplicates (spun text, letters-only hash
+  // busters). Chosen with bench/pipeline/scan_eval on the first half of its
+  // bases (docs/scan.md, "Waves in an archive"); lower values add candidates
+  // that only the text check could verify, and it let no more copies in.
+  gpu::Thresholds thresholds = [] {
+    gpu::Thresholds t;
+    t.sketch_jaccard = 0.45;
+    return t;
+  }();
   // A candidate pair that Compare does not call duplicates is one when the
   // edit rate of the two normalised bodies (TextEditDistance / (|a| + |b|))
-  // is below this.
-  double text_threshold = 0.2;
+  // is below this. 0.1 keeps distinct ham pairs clustered under 1e-5 in
+  // scan_eval; 0.12 already put 26 of 831,354 in one cluster (successive
+  // issues of one newsletter, whose fixed header and footer dominate).
+  double text_threshold = 0.1;
   // Bodies longer than this are verified by their fingerprints only (the
   // text edit distance costs |a|·|b|/64 word operations).
   std::size_t text_max_bytes = 64u << 10;
