@@ -50,7 +50,8 @@ How messages are paired (candidates), then verified:
   ctph, simhash, sketch  the comparison engine's all-pairs search (--backend)
            over the CTPH signatures (edit rate <= ctph, default 0.15), the
            SimHashes (<= simhash bits apart, default 3) and the word sketches
-           (estimated Jaccard >= sketch, default 0.45)
+           (estimated Jaccard >= sketch, default [fingerprint]
+           words_jaccard, 0.4)
   exact    equal normalised bodies
   blocks   at least 30 % of the smaller block list's keys in common (keys in
            more than 64 messages are ignored)
@@ -72,7 +73,8 @@ Options:
                     CPU), cuda (fail without a device) or cpu; default auto
   --threshold KIND=VALUE
                     a candidate threshold: ctph=RATE (0.15), simhash=BITS (3),
-                    sketch=JACCARD (0.45); may be repeated
+                    sketch=JACCARD ([fingerprint] words_jaccard,
+                    0.4); may be repeated
   --text-threshold R
                     text edit rate below which a pair is verified (0.1)
   --threads N       threads for reading, analysing and comparing (0, the
@@ -87,8 +89,8 @@ a terminal.
 Output (JSON):
   {"messages":[{"path":"...","message_id":"..."|null,"date":1030023847|null,
     "cluster_id":0|null,"is_canonical":true,"similarity":0.93|null,
-    "method":"exact|blocks|containment|trailer|reordered|ctph|simhash|text"
-    |null}, ...],
+    "method":"exact|blocks|containment|trailer|reordered|ctph|simhash|words|
+    text"|null}, ...],
    "clusters":[{"cluster_id":0,"canonical":"PATH","members":["PATH",...]}],
    "problems":[{"path":"...","message":"..."}],
    "meta":{"entries":N,"messages":N,"unreadable":N,"clusters":N,
@@ -268,6 +270,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   pipeline::ScanOptions options;
   std::string out_path, value;
   bool quiet = false;
+  bool sketch_given = false;
   bool only_paths = false;
   std::vector<std::string> paths;
   auto usage = [](const std::string& what) {
@@ -303,6 +306,7 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
       } else if (kind == "sketch") {
         ok = ParseNumber(v, t.sketch_jaccard) && t.sketch_jaccard >= 0 &&
              t.sketch_jaccard <= 1;
+        sketch_given = true;
       }
       if (!ok) {
         return usage(
@@ -325,6 +329,12 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   if (paths.empty()) return usage("needs PATH...");
   auto settings = LoadSettings(global);
   if (!settings) return ConfigFailure(settings.error());
+  // The sketch candidates start where the configured words path does, unless
+  // --threshold sketch= said otherwise.
+  if (!sketch_given) {
+    options.thresholds.sketch_jaccard =
+        std::min(1.0, settings->fingerprint.words_jaccard);
+  }
   auto analyzer = pipeline::Analyzer::Create(*settings);
   if (!analyzer)
     return Complain(kName, analyzer.error().message(), kExitFailure);

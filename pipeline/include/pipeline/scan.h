@@ -36,15 +36,15 @@ namespace mw::pipeline {
 struct ScanOptions {
   gpu::Backend backend = gpu::Backend::kAuto;
   // The engine's candidate thresholds (ctph, simhash, sketch): the engine's
-  // defaults, but word sketches from 0.45, the least the words path of
+  // defaults, but word sketches from the least the words path of
   // fingerprint::Compare accepts (Options::words_jaccard), so that it sees
   // every pair it could call duplicates (spun text, letters-only hash
-  // busters). Chosen with bench/pipeline/scan_eval on the first half of its
-  // bases (docs/scan.md, "Waves in an archive"); lower values add candidates
-  // that only the text check could verify, and it let no more copies in.
+  // busters); `mailwave scan` takes it from [fingerprint] words_jaccard.
+  // bench/pipeline/scan_eval found lower values add candidates that only the
+  // text check could verify, and it let no more copies in (docs/scan.md).
   gpu::Thresholds thresholds = [] {
     gpu::Thresholds t;
-    t.sketch_jaccard = 0.45;
+    t.sketch_jaccard = fingerprint::Options{}.words_jaccard;
     return t;
   }();
   // A candidate pair that Compare does not call duplicates is one when the
