@@ -5,6 +5,7 @@
 #include <cassert>
 #include <cstdint>
 #include <thread>
+#include <type_traits>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define MW_GPU_HAVE_V3 1
@@ -113,6 +114,15 @@ inline void SimHashPass(const SoaView& a, std::uint32_t i, const SoaView& b,
   if (EvalPair<kKindSimHash>(a, i, b, jj, p, &score)) Emit(out, i, jj, score);
 }
 
+// SimHashPass for lane k of the vector at j for each bit k of `pass`.
+inline void SimHashPasses(const SoaView& a, std::uint32_t i, const SoaView& b,
+                          std::uint64_t j, unsigned pass, const PairParams& p,
+                          const Output& out) {
+  for (; pass != 0; pass &= pass - 1)
+    SimHashPass(a, i, b, j + static_cast<unsigned>(__builtin_ctz(pass)), p,
+                out);
+}
+
 // The vector lanes' limit: a popcount is at most 64, so a larger distance
 // passes every pair, as it does in SimHashPair.
 inline std::uint64_t SimHashLimit(const PairParams& p) {
@@ -144,12 +154,10 @@ MW_GPU_V3 void SimHashRowV3(const SoaView& a, std::uint32_t i, const SoaView& b,
         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.simhash + j));
     const __m256i over =
         _mm256_cmpgt_epi64(Popcount64x4(_mm256_xor_si256(x, y)), limit);
-    unsigned pass =
+    const unsigned pass =
         ~static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(over))) &
         0xFu;
-    for (; pass != 0; pass &= pass - 1)
-      SimHashPass(a, i, b, j + static_cast<unsigned>(__builtin_ctz(pass)), p,
-                  out);
+    SimHashPasses(a, i, b, j, pass, p, out);
   }
   for (; j < j1; ++j) SimHashPass(a, i, b, j, p, out);
 }
@@ -167,10 +175,8 @@ MW_GPU_V4 void SimHashRowV4(const SoaView& a, std::uint32_t i, const SoaView& b,
         left >= 8 ? __mmask8{0xFF} : static_cast<__mmask8>((1u << left) - 1);
     const __m512i y = _mm512_maskz_loadu_epi64(live, b.simhash + j);
     const __m512i d = _mm512_popcnt_epi64(_mm512_xor_si512(x, y));
-    unsigned pass = _mm512_mask_cmple_epu64_mask(live, d, limit);
-    for (; pass != 0; pass &= pass - 1)
-      SimHashPass(a, i, b, j + static_cast<unsigned>(__builtin_ctz(pass)), p,
-                  out);
+    const unsigned pass = _mm512_mask_cmple_epu64_mask(live, d, limit);
+    SimHashPasses(a, i, b, j, pass, p, out);
   }
 }
 
@@ -352,6 +358,23 @@ void RunAllPairs(const AllPairsLaunch& l, unsigned threads, Isa isa) {
 }
 #undef MW_GPU_DISPATCH
 
+// fn(std::integral_constant<unsigned, K>) for the kind code `kind`; a code
+// that is neither CTPH nor SimHash runs as the sketch.
+template <typename Fn>
+void WithKind(unsigned kind, const Fn& fn) {
+  switch (kind) {
+    case kKindCtph:
+      fn(std::integral_constant<unsigned, kKindCtph>{});
+      break;
+    case kKindSimHash:
+      fn(std::integral_constant<unsigned, kKindSimHash>{});
+      break;
+    default:
+      fn(std::integral_constant<unsigned, kKindSketch>{});
+      break;
+  }
+}
+
 }  // namespace
 
 Isa BestIsa() {
@@ -391,17 +414,8 @@ unsigned long long RunQueryGrid(unsigned kind, const SoaView& queries,
                       queries.n,
                       kind == kKindSketch ? SketchNeed(p) : SketchNeed()};
   threads = ResolveThreads(threads);
-  switch (kind) {
-    case kKindCtph:
-      RunQuery<kKindCtph>(l, threads, isa);
-      break;
-    case kKindSimHash:
-      RunQuery<kKindSimHash>(l, threads, isa);
-      break;
-    default:
-      RunQuery<kKindSketch>(l, threads, isa);
-      break;
-  }
+  WithKind(kind,
+           [&](auto k) { RunQuery<decltype(k)::value>(l, threads, isa); });
   return *out.count;
 }
 
@@ -412,17 +426,8 @@ unsigned long long RunAllPairsGrid(unsigned kind, const SoaView& set,
   const AllPairsLaunch l{set, p, out,
                          kind == kKindSketch ? SketchNeed(p) : SketchNeed()};
   threads = ResolveThreads(threads);
-  switch (kind) {
-    case kKindCtph:
-      RunAllPairs<kKindCtph>(l, threads, isa);
-      break;
-    case kKindSimHash:
-      RunAllPairs<kKindSimHash>(l, threads, isa);
-      break;
-    default:
-      RunAllPairs<kKindSketch>(l, threads, isa);
-      break;
-  }
+  WithKind(kind,
+           [&](auto k) { RunAllPairs<decltype(k)::value>(l, threads, isa); });
   return *out.count;
 }
 
