@@ -14,6 +14,7 @@
 #include "archive/archive.h"
 #include "archive/maildir.h"
 #include "archive/mbox.h"
+#include "mw/fd.h"
 
 namespace mw::archive {
 namespace {
@@ -21,21 +22,6 @@ namespace {
 std::string Reason(const std::string& path) {
   return path + ": " + std::strerror(errno);
 }
-
-// An open file descriptor, closed at the end of its scope.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // True when `head` begins with a header field: a name of printable ASCII
 // without ':' or space, then ':'.

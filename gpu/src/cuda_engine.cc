@@ -64,8 +64,8 @@ class DeviceSoa {
     if (n <= capacity_) return cudaSuccess;
     std::size_t cap = capacity_ == 0 ? 1024 : capacity_;
     while (cap < n) cap *= 2;
-    for (std::size_t a = 0; a < kArrays; ++a) {
-      const cudaError_t e = buf_[a].Reserve(cap * kSlotBytes[a]);
+    for (std::size_t a = 0; a < kSoaArrays; ++a) {
+      const cudaError_t e = buf_[a].Reserve(cap * kSoaSlotBytes[a]);
       if (e != cudaSuccess) return e;
     }
     capacity_ = cap;
@@ -75,13 +75,10 @@ class DeviceSoa {
   // Slots [begin, end) of `s` to the device. REQUIRES: end <= capacity().
   cudaError_t Upload(const SoaStore& s, std::size_t begin, std::size_t end) {
     if (begin >= end) return cudaSuccess;
-    const void* host[kArrays] = {
-        s.block().data(),   s.len().data(),   s.len2().data(),
-        s.ctph().data(),    s.ctph2().data(), s.grams().data(),
-        s.grams2().data(),  s.extra().data(), s.extra2().data(),
-        s.simhash().data(), s.words().data(), s.sketch().data()};
-    for (std::size_t a = 0; a < kArrays; ++a) {
-      const std::size_t w = kSlotBytes[a];
+    const void* host[kSoaArrays];
+    s.Arrays(host);
+    for (std::size_t a = 0; a < kSoaArrays; ++a) {
+      const std::size_t w = kSoaSlotBytes[a];
       const cudaError_t e =
           cudaMemcpy(static_cast<char*>(buf_[a].get()) + begin * w,
                      static_cast<const char*>(host[a]) + begin * w,
@@ -92,32 +89,14 @@ class DeviceSoa {
   }
 
   SoaView View(std::uint32_t n) const {
-    SoaView v;
-    v.n = n;
-    v.block = static_cast<const std::uint32_t*>(buf_[0].get());
-    v.len = static_cast<const std::uint8_t*>(buf_[1].get());
-    v.len2 = static_cast<const std::uint8_t*>(buf_[2].get());
-    v.ctph = static_cast<const std::uint8_t*>(buf_[3].get());
-    v.ctph2 = static_cast<const std::uint8_t*>(buf_[4].get());
-    v.grams = static_cast<const std::uint64_t*>(buf_[5].get());
-    v.grams2 = static_cast<const std::uint64_t*>(buf_[6].get());
-    v.extra = static_cast<const std::uint8_t*>(buf_[7].get());
-    v.extra2 = static_cast<const std::uint8_t*>(buf_[8].get());
-    v.simhash = static_cast<const std::uint64_t*>(buf_[9].get());
-    v.words = static_cast<const std::uint32_t*>(buf_[10].get());
-    v.sketch = static_cast<const std::uint16_t*>(buf_[11].get());
-    return v;
+    const void* arrays[kSoaArrays];
+    for (std::size_t a = 0; a < kSoaArrays; ++a) arrays[a] = buf_[a].get();
+    return ViewOf(n, arrays);
   }
 
  private:
-  static constexpr std::size_t kArrays = 12;
-  // Bytes per slot of each array, in SoaView's order.
-  static constexpr std::size_t kSlotBytes[kArrays] = {
-      4, 1, 1, kCtphSlot, kCtphSlot,      8 * kGramWords, 8 * kGramWords,
-      1, 1, 8, 4,         2 * kSketchBins};
-
   std::size_t capacity_ = 0;
-  DeviceBuffer buf_[kArrays];
+  DeviceBuffer buf_[kSoaArrays];
 };
 
 class CudaEngine final : public Engine {

@@ -163,20 +163,33 @@ MW_HD_INLINE void TileOf(std::uint64_t linear, std::uint64_t t,
   *tj = r + (linear - RowStart(r, t));
 }
 
+// The pairs thread `thread` of AllPairs tile (ti, tj) (TileOf of its block)
+// compares: row *i against every j in [*j0, *j1) (possibly empty); false when
+// the thread is past the set.
+MW_HD_INLINE bool AllPairsRow(std::uint32_t n, std::uint64_t ti,
+                              std::uint64_t tj, Dim thread, Dim block_dim,
+                              std::uint64_t* i, std::uint64_t* j0,
+                              std::uint64_t* j1) {
+  *i = ti * block_dim.x + thread.x;
+  if (*i >= n) return false;
+  *j0 = tj * block_dim.x;
+  if (*j0 <= *i) *j0 = *i + 1;
+  *j1 = (tj + 1) * block_dim.x;
+  if (*j1 > n) *j1 = n;
+  return true;
+}
+
 template <unsigned kKind>
 MW_HD_INLINE void AllPairsBody(const SoaView& set, const PairParams& p,
                                const Output& out, Dim block, Dim thread,
                                Dim block_dim) {
-  const std::uint64_t t = TilesPerSide(set.n);
   std::uint64_t ti = 0;
   std::uint64_t tj = 0;
-  TileOf(block.x, t, &ti, &tj);
-  const std::uint64_t i = ti * block_dim.x + thread.x;
-  if (i >= set.n) return;
-  std::uint64_t j = tj * block_dim.x;
-  if (j <= i) j = i + 1;
-  std::uint64_t end = (tj + 1) * block_dim.x;
-  if (end > set.n) end = set.n;
+  TileOf(block.x, TilesPerSide(set.n), &ti, &tj);
+  std::uint64_t i = 0;
+  std::uint64_t j = 0;
+  std::uint64_t end = 0;
+  if (!AllPairsRow(set.n, ti, tj, thread, block_dim, &i, &j, &end)) return;
   for (; j < end; ++j) {
     float score = 0;
     if (EvalPair<kKind>(set, static_cast<std::uint32_t>(i), set,

@@ -203,31 +203,54 @@ MW_HD_INLINE bool SimHashPair(std::uint64_t a, std::uint64_t b,
   return true;
 }
 
-// fingerprint::ScoreSketches over kSketchBins bins, then the Jaccard estimate
-// matches / slots (0 for two empty sketches) against sketch_jaccard, after
-// the word-count filters: both at least sketch_min_words, the larger at most
-// sketch_length_ratio times the smaller.
-MW_HD_INLINE bool SketchPair(const std::uint16_t* a, std::uint32_t words_a,
-                             const std::uint16_t* b, std::uint32_t words_b,
-                             const PairParams& p, float* score) {
+// The word-count filters of SketchPair: both at least sketch_min_words, the
+// larger at most sketch_length_ratio times the smaller.
+MW_HD_INLINE bool SketchWordsComparable(std::uint32_t words_a,
+                                        std::uint32_t words_b,
+                                        const PairParams& p) {
   if (words_a < p.sketch_min_words || words_b < p.sketch_min_words)
     return false;
   const std::uint32_t lo = words_a < words_b ? words_a : words_b;
   const std::uint32_t hi = words_a < words_b ? words_b : words_a;
-  if (static_cast<double>(hi) > p.sketch_length_ratio * static_cast<double>(lo))
-    return false;
-  std::uint32_t matches = 0;
-  std::uint32_t slots = 0;
+  return !(static_cast<double>(hi) >
+           p.sketch_length_ratio * static_cast<double>(lo));
+}
+
+// fingerprint::ScoreSketches over kSketchBins bins: the bins equal and set in
+// both (*matches) and the bins set in either (*slots).
+MW_HD_INLINE void SketchCounts(const std::uint16_t* a, const std::uint16_t* b,
+                               std::uint32_t* matches, std::uint32_t* slots) {
+  std::uint32_t m = 0;
+  std::uint32_t s = 0;
   for (unsigned i = 0; i < kSketchBins; ++i) {
-    matches += static_cast<std::uint32_t>(a[i] == b[i] && a[i] != 0);
-    slots += static_cast<std::uint32_t>((a[i] | b[i]) != 0);
+    m += static_cast<std::uint32_t>(a[i] == b[i] && a[i] != 0);
+    s += static_cast<std::uint32_t>((a[i] | b[i]) != 0);
   }
+  *matches = m;
+  *slots = s;
+}
+
+// The Jaccard estimate matches / slots (0 for two empty sketches) against
+// sketch_jaccard, the estimate in *score when it passes.
+MW_HD_INLINE bool SketchDecide(std::uint32_t matches, std::uint32_t slots,
+                               const PairParams& p, float* score) {
   const double j =
       slots == 0 ? 0.0
                  : static_cast<double>(matches) / static_cast<double>(slots);
   if (!(j >= p.sketch_jaccard)) return false;
   *score = static_cast<float>(j);
   return true;
+}
+
+// The three above in order: the word filters, the counts, the decision.
+MW_HD_INLINE bool SketchPair(const std::uint16_t* a, std::uint32_t words_a,
+                             const std::uint16_t* b, std::uint32_t words_b,
+                             const PairParams& p, float* score) {
+  if (!SketchWordsComparable(words_a, words_b, p)) return false;
+  std::uint32_t matches = 0;
+  std::uint32_t slots = 0;
+  SketchCounts(a, b, &matches, &slots);
+  return SketchDecide(matches, slots, p, score);
 }
 
 }  // namespace mw::gpu::internal

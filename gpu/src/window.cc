@@ -1,6 +1,7 @@
 #include "window.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 
 namespace mw::gpu::internal {
@@ -10,35 +11,36 @@ SoaStore::SoaStore(std::span<const Signature> sigs) {
   for (const Signature& s : sigs) PushBack(s);
 }
 
+template <typename Self, typename Fn>
+void SoaStore::ForEachArray(Self& self, const Fn& fn) {
+  std::size_t a = 0;
+  const auto each = [&](auto& array) {
+    assert(kSoaSlotBytes[a] % sizeof(array[0]) == 0);
+    fn(array, kSoaSlotBytes[a++] / sizeof(array[0]));
+  };
+  each(self.block_);
+  each(self.len_);
+  each(self.len2_);
+  each(self.ctph_);
+  each(self.ctph2_);
+  each(self.grams_);
+  each(self.grams2_);
+  each(self.extra_);
+  each(self.extra2_);
+  each(self.simhash_);
+  each(self.words_);
+  each(self.sketch_);
+  assert(a == kSoaArrays);
+}
+
 void SoaStore::Reserve(std::size_t n) {
-  block_.reserve(n);
-  len_.reserve(n);
-  len2_.reserve(n);
-  ctph_.reserve(n * kCtphSlot);
-  ctph2_.reserve(n * kCtphSlot);
-  grams_.reserve(n * kGramWords);
-  grams2_.reserve(n * kGramWords);
-  extra_.reserve(n);
-  extra2_.reserve(n);
-  simhash_.reserve(n);
-  words_.reserve(n);
-  sketch_.reserve(n * kSketchBins);
+  ForEachArray(*this,
+               [&](auto& array, std::size_t w) { array.reserve(n * w); });
 }
 
 void SoaStore::Resize(std::size_t n) {
   n_ = n;
-  block_.resize(n);
-  len_.resize(n);
-  len2_.resize(n);
-  ctph_.resize(n * kCtphSlot);
-  ctph2_.resize(n * kCtphSlot);
-  grams_.resize(n * kGramWords);
-  grams2_.resize(n * kGramWords);
-  extra_.resize(n);
-  extra2_.resize(n);
-  simhash_.resize(n);
-  words_.resize(n);
-  sketch_.resize(n * kSketchBins);
+  ForEachArray(*this, [&](auto& array, std::size_t w) { array.resize(n * w); });
 }
 
 void SoaStore::PushBack(const Signature& sig) {
@@ -85,39 +87,40 @@ Signature SoaStore::Get(std::size_t k) const {
 
 void SoaStore::Move(std::size_t from, std::size_t to) {
   if (from == to) return;
-  block_[to] = block_[from];
-  len_[to] = len_[from];
-  len2_[to] = len2_[from];
-  std::memcpy(&ctph_[to * kCtphSlot], &ctph_[from * kCtphSlot], kCtphSlot);
-  std::memcpy(&ctph2_[to * kCtphSlot], &ctph2_[from * kCtphSlot], kCtphSlot);
-  std::copy_n(&grams_[from * kGramWords], kGramWords, &grams_[to * kGramWords]);
-  std::copy_n(&grams2_[from * kGramWords], kGramWords,
-              &grams2_[to * kGramWords]);
-  extra_[to] = extra_[from];
-  extra2_[to] = extra2_[from];
-  simhash_[to] = simhash_[from];
-  words_[to] = words_[from];
-  std::copy_n(&sketch_[from * kSketchBins], kSketchBins,
-              &sketch_[to * kSketchBins]);
+  ForEachArray(*this, [&](auto& array, std::size_t w) {
+    std::copy_n(array.begin() + from * w, w, array.begin() + to * w);
+  });
 }
 
 void SoaStore::PopBack() { Resize(n_ - 1); }
 
+void SoaStore::Arrays(const void* (&out)[kSoaArrays]) const {
+  std::size_t a = 0;
+  ForEachArray(
+      *this, [&](const auto& array, std::size_t) { out[a++] = array.data(); });
+}
+
 SoaView SoaStore::View() const {
+  const void* arrays[kSoaArrays];
+  Arrays(arrays);
+  return ViewOf(static_cast<std::uint32_t>(n_), arrays);
+}
+
+SoaView ViewOf(std::uint32_t n, const void* const (&arrays)[kSoaArrays]) {
   SoaView v;
-  v.n = static_cast<std::uint32_t>(n_);
-  v.block = block_.data();
-  v.len = len_.data();
-  v.len2 = len2_.data();
-  v.ctph = ctph_.data();
-  v.ctph2 = ctph2_.data();
-  v.grams = grams_.data();
-  v.grams2 = grams2_.data();
-  v.extra = extra_.data();
-  v.extra2 = extra2_.data();
-  v.simhash = simhash_.data();
-  v.words = words_.data();
-  v.sketch = sketch_.data();
+  v.n = n;
+  v.block = static_cast<const std::uint32_t*>(arrays[0]);
+  v.len = static_cast<const std::uint8_t*>(arrays[1]);
+  v.len2 = static_cast<const std::uint8_t*>(arrays[2]);
+  v.ctph = static_cast<const std::uint8_t*>(arrays[3]);
+  v.ctph2 = static_cast<const std::uint8_t*>(arrays[4]);
+  v.grams = static_cast<const std::uint64_t*>(arrays[5]);
+  v.grams2 = static_cast<const std::uint64_t*>(arrays[6]);
+  v.extra = static_cast<const std::uint8_t*>(arrays[7]);
+  v.extra2 = static_cast<const std::uint8_t*>(arrays[8]);
+  v.simhash = static_cast<const std::uint64_t*>(arrays[9]);
+  v.words = static_cast<const std::uint32_t*>(arrays[10]);
+  v.sketch = static_cast<const std::uint16_t*>(arrays[11]);
   return v;
 }
 

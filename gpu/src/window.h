@@ -16,6 +16,17 @@
 
 namespace mw::gpu::internal {
 
+// The arrays of the layout, in SoaView's order, and the bytes each takes a
+// slot: the one list the host store and the device mirror both follow.
+inline constexpr std::size_t kSoaArrays = 12;
+inline constexpr std::size_t kSoaSlotBytes[kSoaArrays] = {
+    4, 1, 1, kCtphSlot, kCtphSlot,      8 * kGramWords, 8 * kGramWords,
+    1, 1, 8, 4,         2 * kSketchBins};
+
+// A view of n slots over `arrays`, kSoaArrays pointers in that order (host or
+// device memory).
+SoaView ViewOf(std::uint32_t n, const void* const (&arrays)[kSoaArrays]);
+
 // Signatures in fixed-width slots, with the 2-gram summaries precomputed.
 class SoaStore {
  public:
@@ -34,22 +45,15 @@ class SoaStore {
 
   // Valid until the next change.
   SoaView View() const;
-
-  // The arrays, for copying to a device (CUDA backend).
-  const std::vector<std::uint32_t>& block() const { return block_; }
-  const std::vector<std::uint8_t>& len() const { return len_; }
-  const std::vector<std::uint8_t>& len2() const { return len2_; }
-  const std::vector<std::uint8_t>& ctph() const { return ctph_; }
-  const std::vector<std::uint8_t>& ctph2() const { return ctph2_; }
-  const std::vector<std::uint64_t>& grams() const { return grams_; }
-  const std::vector<std::uint64_t>& grams2() const { return grams2_; }
-  const std::vector<std::uint8_t>& extra() const { return extra_; }
-  const std::vector<std::uint8_t>& extra2() const { return extra2_; }
-  const std::vector<std::uint64_t>& simhash() const { return simhash_; }
-  const std::vector<std::uint32_t>& words() const { return words_; }
-  const std::vector<std::uint16_t>& sketch() const { return sketch_; }
+  // The arrays' first bytes, in SoaView's order, for copying to a device
+  // (CUDA backend); array a holds size() * kSoaSlotBytes[a] bytes. Valid
+  // until the next change.
+  void Arrays(const void* (&out)[kSoaArrays]) const;
 
  private:
+  // fn(array, elements a slot) for each array of `self`, in SoaView's order.
+  template <typename Self, typename Fn>
+  static void ForEachArray(Self& self, const Fn& fn);
   void Resize(std::size_t n);
 
   std::size_t n_ = 0;

@@ -4,7 +4,10 @@
 #define MW_TESTS_ARCHIVE_TESTUTIL_H_
 
 #include <gtest/gtest.h>
+#include <linux/capability.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -86,6 +89,53 @@ class TempDir {
 
  private:
   std::string path_;
+};
+
+// Makes permission bits bind this thread, root included, for its scope:
+// CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH leave the effective set (they
+// stay permitted, so the destructor puts them back). Capabilities are per
+// thread and threads started inside the scope inherit the reduced set, so a
+// listing run here meets "Permission denied" as an ordinary user would.
+// capset(2) directly: the test needs two bits, not libcap.
+class PermissionsBind {
+ public:
+  PermissionsBind() {
+    if (::geteuid() != 0) {
+      ok_ = true;  // an ordinary user is bound already
+      return;
+    }
+    if (Get(saved_) != 0) return;
+    __user_cap_data_struct reduced[2] = {saved_[0], saved_[1]};
+    for (const int cap : {CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH})
+      reduced[cap / 32].effective &= ~(1u << (cap % 32));
+    ok_ = Set(reduced) == 0;
+    restore_ = ok_;
+  }
+  ~PermissionsBind() {
+    if (restore_) {
+      EXPECT_EQ(Set(saved_), 0) << "capabilities not restored";
+    }
+  }
+  PermissionsBind(const PermissionsBind&) = delete;
+  PermissionsBind& operator=(const PermissionsBind&) = delete;
+
+  // False when this thread is root and could not give up the two
+  // capabilities; permission bits do not bind it then.
+  bool ok() const { return ok_; }
+
+ private:
+  static int Get(__user_cap_data_struct (&data)[2]) {
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    return static_cast<int>(::syscall(SYS_capget, &header, data));
+  }
+  static int Set(__user_cap_data_struct (&data)[2]) {
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    return static_cast<int>(::syscall(SYS_capset, &header, data));
+  }
+
+  __user_cap_data_struct saved_[2] = {};
+  bool ok_ = false;
+  bool restore_ = false;
 };
 
 }  // namespace mw::archive::testing

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/archive/testutil.h"  // MakeMbox
 #include "tests/cli/cli_test_util.h"
 
 namespace mw::cli_test {
@@ -10,27 +11,6 @@ namespace {
 
 bool Has(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
-}
-
-// An mbox of `messages` (mboxrd quoting).
-std::string Mbox(const std::vector<std::string>& messages) {
-  std::string out;
-  for (const std::string& m : messages) {
-    out += "From sender@example.org Thu Aug 22 14:44:07 2002\n";
-    std::size_t pos = 0;
-    while (pos < m.size()) {
-      std::size_t end = m.find('\n', pos);
-      end = end == std::string::npos ? m.size() : end + 1;
-      const std::string line = m.substr(pos, end - pos);
-      const std::size_t q = line.find_first_not_of('>');
-      if (q != std::string::npos && line.compare(q, 5, "From ") == 0)
-        out += ">";
-      out += line;
-      pos = end;
-    }
-    out += "\n";
-  }
-  return out;
 }
 
 // A directory with a copy pair and two distinct messages.
@@ -93,7 +73,8 @@ TEST(ScanCli, ReportsADamagedMboxAndGoesOn) {
   const std::string dir = ScratchDir("scan-damaged");
   const std::string faq = ReadFile(Fixture("fp-faq-a.eml"));
   std::string mbox = std::string("\x01\x02junk\0\n\n", 9) +
-                     Mbox({faq, faq, ReadFile(Fixture("encoding-7bit.eml"))});
+                     archive::testing::MakeMbox(
+                         {faq, faq, ReadFile(Fixture("encoding-7bit.eml"))});
   mbox.resize(mbox.size() - 20);
   WriteFile(dir + "/box", mbox);
   WriteFile(dir + "/picture.bin", std::string("\x89PNG\0\0\0", 7));

@@ -286,6 +286,89 @@ TEST(Overflow, CountsPastTheCapacityAndTheRetryGetsEverything) {
   }
 }
 
+// Signatures that stress the vector rows of SimHash and sketch: SimHashes a
+// few bits from a handful of bases (every distance near the thresholds
+// occurs), sketches over the bins {0, 1, 2, 3} with many empty bins (equal
+// and empty bins in every mix; some sketches empty), word counts around the
+// filters.
+std::vector<Signature> RowStress(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const std::uint64_t bases[] = {rng(), rng(), rng(), 0, ~std::uint64_t{0}};
+  const std::uint32_t words[] = {0, 5, 10, 40, 50, 60, 200};
+  std::vector<Signature> out(n);
+  for (Signature& s : out) {
+    s.simhash = bases[rng() % std::size(bases)];
+    for (unsigned f = rng() % 10; f > 0; --f) s.simhash ^= 1ull << (rng() % 64);
+    s.words = words[rng() % std::size(words)];
+    const unsigned empty_share = static_cast<unsigned>(rng() % 5);  // of 4
+    for (std::uint16_t& bin : s.sketch)
+      bin = rng() % 4 < empty_share ? 0 : static_cast<std::uint16_t>(rng() % 4);
+  }
+  return out;
+}
+
+class VectorRows : public ::testing::TestWithParam<internal::Isa> {};
+
+// Each instruction-set level of the CPU run gives the reference's pairs and
+// scores, all-pairs and one-vs-window, over sizes that end mid-vector and
+// mid-tile and thresholds at the edges (a SimHash distance of 64 and above
+// passes every pair; a Jaccard of 0 passes empty sketches).
+TEST_P(VectorRows, SameAsTheReferenceForSimHashAndSketch) {
+  const internal::Isa isa = GetParam();
+  if (isa > internal::BestIsa())
+    GTEST_SKIP() << "this CPU lacks the instruction set of level "
+                 << static_cast<int>(isa) << " (AVX2, or AVX-512 F/BW/"
+                 << "VPOPCNTDQ); its rows were not run";
+  const std::vector<Signature> set = RowStress(203, 16);
+  const std::vector<Signature> queries(set.begin() + 50, set.begin() + 87);
+  const internal::SoaStore store(set);
+  const internal::SoaStore query_store(queries);
+  std::vector<Thresholds> all;
+  for (std::uint32_t d : {0u, 3u, 9u, 63u, 64u, 1000u}) {
+    Thresholds t;
+    t.simhash_distance = d;
+    all.push_back(t);
+  }
+  for (double j : {0.0, 0.3, 0.5, 1.0}) {
+    for (std::uint32_t min_words : {0u, 10u}) {
+      Thresholds t;
+      t.sketch_jaccard = j;
+      t.sketch_min_words = min_words;
+      all.push_back(t);
+    }
+  }
+  for (const Thresholds& t : all) {
+    const internal::PairParams p = internal::MakePairParams(t);
+    for (Kind kind : {Kind::kSimHash, Kind::kSketch}) {
+      const auto code = static_cast<unsigned>(kind);
+      const std::vector<Match> want = ReferenceAllPairs(set, kind, t);
+      for (unsigned threads : {1u, 3u}) {
+        EXPECT_EQ(internal::ToMatches(internal::CollectAllPairs(
+                      code, store.View(), p, threads, 16, isa)),
+                  want)
+            << code << " " << t.simhash_distance << " " << t.sketch_jaccard;
+      }
+      std::vector<Match> want_query;
+      for (std::uint32_t q = 0; q < queries.size(); ++q) {
+        for (std::uint32_t k = 0; k < set.size(); ++k) {
+          float score = 0;
+          if (ReferencePair(queries[q], set[k], kind, t, &score))
+            want_query.push_back({q, k, score});
+        }
+      }
+      EXPECT_EQ(internal::ToMatches(internal::CollectQuery(
+                    code, query_store.View(), store.View(), p, 2, 16, isa)),
+                want_query)
+          << code << " " << t.simhash_distance << " " << t.sketch_jaccard;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, VectorRows,
+                         ::testing::Values(internal::Isa::kBaseline,
+                                           internal::Isa::kAvx2,
+                                           internal::Isa::kAvx512));
+
 TEST(MakeEngine, ParseBackend) {
   EXPECT_EQ(ParseBackend("auto").value(), Backend::kAuto);
   EXPECT_EQ(ParseBackend("cpu").value(), Backend::kCpu);
