@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common_level.h"
 #include "cpu.h"
 #include "fingerprint/core.h"
 
@@ -593,26 +594,16 @@ std::string ToString(const Ctph& ctph) {
 }
 
 std::optional<double> CtphEditRate(const Ctph& a, const Ctph& b) {
-  if (a.block_size == 0 || b.block_size == 0) return std::nullopt;
-  const auto rate = [](const std::string& x,
-                       const std::string& y) -> std::optional<double> {
-    if (x.empty() || y.empty() || x.size() > kCtphMaxLength ||
-        y.size() > kCtphMaxLength) {
-      return std::nullopt;
-    }
-    return EditRate(x, y);
-  };
-  if (a.block_size == b.block_size) {
-    const std::optional<double> r1 = rate(a.sig, b.sig);
-    const std::optional<double> r2 = rate(a.sig2, b.sig2);
-    if (r1 && r2) return std::min(*r1, *r2);
-    return r1 ? r1 : r2;
-  }
-  if (static_cast<std::uint64_t>(a.block_size) * 2 == b.block_size)
-    return rate(a.sig2, b.sig);
-  if (static_cast<std::uint64_t>(b.block_size) * 2 == a.block_size)
-    return rate(a.sig, b.sig2);
-  return std::nullopt;
+  return internal::AtCommonLevel<double>(
+      a, b,
+      [](const std::string& x, const std::string& y) -> std::optional<double> {
+        if (x.empty() || y.empty() || x.size() > kCtphMaxLength ||
+            y.size() > kCtphMaxLength) {
+          return std::nullopt;
+        }
+        return EditRate(x, y);
+      },
+      [](double r, double s) { return r < s; });
 }
 
 }  // namespace mw::fingerprint

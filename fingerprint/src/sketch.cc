@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common_level.h"
 #include "fingerprint/simhash.h"
 
 namespace mw::fingerprint {
@@ -124,28 +125,20 @@ SequenceDiff Diff(std::string_view x, std::string_view y) {
 }  // namespace
 
 std::optional<SequenceDiff> DiffWordSequences(const Ctph& a, const Ctph& b) {
-  if (a.block_size == 0 || b.block_size == 0) return std::nullopt;
-  const auto diff = [](const std::string& x,
-                       const std::string& y) -> std::optional<SequenceDiff> {
-    if (x.empty() || y.empty() || x.size() > kCtphMaxLength ||
-        y.size() > kCtphMaxLength)
-      return std::nullopt;
-    return Diff(x, y);
-  };
-  const auto rate = [](const SequenceDiff& s) {
-    return static_cast<double>(s.distance) / s.length;
-  };
-  if (a.block_size == b.block_size) {
-    const auto d1 = diff(a.sig, b.sig);
-    const auto d2 = diff(a.sig2, b.sig2);
-    if (d1 && d2) return rate(*d2) < rate(*d1) ? d2 : d1;
-    return d1 ? d1 : d2;
-  }
-  if (static_cast<std::uint64_t>(a.block_size) * 2 == b.block_size)
-    return diff(a.sig2, b.sig);
-  if (static_cast<std::uint64_t>(b.block_size) * 2 == a.block_size)
-    return diff(a.sig, b.sig2);
-  return std::nullopt;
+  return internal::AtCommonLevel<SequenceDiff>(
+      a, b,
+      [](const std::string& x,
+         const std::string& y) -> std::optional<SequenceDiff> {
+        if (x.empty() || y.empty() || x.size() > kCtphMaxLength ||
+            y.size() > kCtphMaxLength)
+          return std::nullopt;
+        return Diff(x, y);
+      },
+      [](const SequenceDiff& r, const SequenceDiff& s) {
+        // The lower edit rate: r.distance / r.length < s.distance / s.length.
+        return std::uint64_t{r.distance} * s.length <
+               std::uint64_t{s.distance} * r.length;
+      });
 }
 
 WordSketch ComputeSketch(std::string_view text) {

@@ -11,23 +11,12 @@
 #include <cstring>
 #include <string>
 
+#include "mw/fd.h"
+
 namespace mw::store {
 namespace {
 
-// Closes a file descriptor when it goes.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
+using mw::Fd;
 
 Error Errno(const std::string& what) {
   return Error::Io(what + ": " + std::strerror(errno));

@@ -1,6 +1,6 @@
 // An owned POSIX file descriptor, closed when its owner goes: the one such
-// wrapper the modules share (archive reads files through it; store and langid
-// still close theirs by hand).
+// wrapper the modules share (archive reads files through it, the store its
+// secret).
 //
 // Thread-safety: none; one owner.
 #ifndef MW_FD_H_
