@@ -15,20 +15,13 @@ namespace mw::pipeline {
 namespace {
 
 using testing::Fixture;
+using testing::OpenStore;
 using testing::TempDir;
 using testing::TestAnalyzer;
 using testing::TestSettings;
 
 constexpr store::UnixMillis kT0 = 1'790'000'000'000;  // 2026-09-21
 constexpr store::UnixMillis kMinute = 60'000;
-
-std::unique_ptr<store::Store> Open(const std::string& dir) {
-  store::SqliteOptions o;
-  o.path = dir + "/mailwave.db";
-  auto s = store::OpenSqlite(o);
-  EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().message());
-  return s ? std::move(*s) : nullptr;
-}
 
 // The message with one word of its body replaced and its own headers.
 std::string Variant(const std::string& bytes, int i) {
@@ -47,7 +40,7 @@ const Header* Find(const Outcome& o, std::string_view name) {
 
 TEST(Check, WaveGrowsAndBecomesAWave) {
   TempDir dir;
-  auto db = Open(dir.path());
+  auto db = OpenStore(dir.path());
   auto analyzer = TestAnalyzer();
   ASSERT_TRUE(db && analyzer);
   const std::string base = Fixture("fp-faq-a.eml");
@@ -101,7 +94,7 @@ TEST(Check, WaveGrowsAndBecomesAWave) {
 // One sender in two spellings counts once among a cluster's senders.
 TEST(Check, SendersCountedWithoutCase) {
   TempDir dir;
-  auto db = Open(dir.path());
+  auto db = OpenStore(dir.path());
   auto analyzer = TestAnalyzer();
   ASSERT_TRUE(db && analyzer);
   const std::string base = Fixture("fp-faq-a.eml");
@@ -121,7 +114,7 @@ TEST(Check, SendersCountedWithoutCase) {
 
 TEST(Check, HamStaysUntagged) {
   TempDir dir;
-  auto db = Open(dir.path());
+  auto db = OpenStore(dir.path());
   auto analyzer = TestAnalyzer();
   ASSERT_TRUE(db && analyzer);
   int n = 0;
@@ -138,7 +131,7 @@ TEST(Check, HamStaysUntagged) {
 
 TEST(Check, DryRunRecordsNothing) {
   TempDir dir;
-  auto db = Open(dir.path());
+  auto db = OpenStore(dir.path());
   auto analyzer = TestAnalyzer();
   ASSERT_TRUE(db && analyzer);
   const std::string base = Fixture("fp-faq-a.eml");
@@ -164,7 +157,7 @@ TEST(Check, ClusterSurvivesRestart) {
   const std::string base = Fixture("fp-template-a.eml");
   std::optional<store::ClusterId> cluster;
   {
-    auto db = Open(dir.path());
+    auto db = OpenStore(dir.path());
     ASSERT_NE(db, nullptr);
     for (int i = 0; i < 2; ++i) {
       auto o = Check(*analyzer, db.get(), Variant(base, i), {},
@@ -173,7 +166,7 @@ TEST(Check, ClusterSurvivesRestart) {
       cluster = o->cluster;
     }
   }
-  auto db = Open(dir.path());
+  auto db = OpenStore(dir.path());
   ASSERT_NE(db, nullptr);
   auto o = Check(*analyzer, db.get(), Variant(base, 2), {},
                  {.now = kT0 + 2 * kMinute});
@@ -187,7 +180,7 @@ TEST(Check, ClusterSurvivesRestart) {
 // Copies spread wider than the wave window never make a wave.
 TEST(Check, WindowEdge) {
   TempDir dir;
-  auto db = Open(dir.path());
+  auto db = OpenStore(dir.path());
   config::Settings s = TestSettings();
   s.wave.min_size = 3;
   s.wave.window = std::chrono::minutes(10);
@@ -275,7 +268,7 @@ TEST(Check, FailingStoreLeavesMessageUntagged) {
 
 TEST(Check, DegradedAnalysisIsNotStored) {
   TempDir dir;
-  auto db = Open(dir.path());
+  auto db = OpenStore(dir.path());
   config::Settings s = TestSettings();
   s.pipeline.max_cpu = std::chrono::milliseconds(0);
   auto analyzer = TestAnalyzer(s);

@@ -14,6 +14,7 @@
 
 #include "config/config.h"
 #include "pipeline/analysis.h"
+#include "store/sqlite.h"
 
 namespace mw::pipeline::testing {
 
@@ -61,6 +62,16 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// A SQLite store at DIR/mailwave.db, default options; null (with a test
+// failure) when it cannot be opened.
+inline std::unique_ptr<store::Store> OpenStore(const std::string& dir) {
+  store::SqliteOptions o;
+  o.path = dir + "/mailwave.db";
+  auto s = store::OpenSqlite(o);
+  EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().message());
+  return s ? std::move(*s) : nullptr;
+}
 
 }  // namespace mw::pipeline::testing
 

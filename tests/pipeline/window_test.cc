@@ -22,20 +22,13 @@ namespace mw::pipeline {
 namespace {
 
 using testing::Fixture;
+using testing::OpenStore;
 using testing::TempDir;
 using testing::TestAnalyzer;
 using testing::TestSettings;
 
 constexpr store::UnixMillis kT0 = 1'790'000'000'000;
 constexpr store::UnixMillis kMinute = 60'000;
-
-std::unique_ptr<store::Store> Open(const std::string& dir) {
-  store::SqliteOptions o;
-  o.path = dir + "/mailwave.db";
-  auto s = store::OpenSqlite(o);
-  EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().message());
-  return s ? std::move(*s) : nullptr;
-}
 
 config::Settings WindowSettings() {
   config::Settings s = TestSettings();
@@ -77,7 +70,7 @@ class WindowTest : public ::testing::Test {
 
 TEST_F(WindowTest, JoinsSpunCopiesTheIndexMisses) {
   TempDir dir;
-  auto db = Open(dir.path());
+  auto db = OpenStore(dir.path());
   ASSERT_NE(db, nullptr);
   const config::Settings settings = WindowSettings();
   auto analyzer = TestAnalyzer(settings);
@@ -136,7 +129,7 @@ TEST_F(WindowTest, JoinsSpunCopiesTheIndexMisses) {
 
 TEST_F(WindowTest, FollowsRetentionAndMax) {
   TempDir dir;
-  auto db = Open(dir.path());
+  auto db = OpenStore(dir.path());
   ASSERT_NE(db, nullptr);
   config::Settings settings = WindowSettings();
   settings.store.retention = std::chrono::hours(1);
@@ -168,7 +161,7 @@ TEST_F(WindowTest, FollowsRetentionAndMax) {
 
 TEST_F(WindowTest, NoAnswerInTimeIsFlaggedAndTheIndexDecides) {
   TempDir dir;
-  auto db = Open(dir.path());
+  auto db = OpenStore(dir.path());
   ASSERT_NE(db, nullptr);
   config::Settings settings = WindowSettings();
   // A batch waits a second for company; the message waits 1 ms.
@@ -199,7 +192,7 @@ TEST_F(WindowTest, NoAnswerInTimeIsFlaggedAndTheIndexDecides) {
 
 TEST_F(WindowTest, CudaWithoutADeviceFailsAndBadBackendIsRefused) {
   TempDir dir;
-  auto db = Open(dir.path());
+  auto db = OpenStore(dir.path());
   ASSERT_NE(db, nullptr);
   config::Settings settings = WindowSettings();
   settings.gpu.backend = "opencl";
