@@ -13,6 +13,7 @@
 #include "pipeline/analysis.h"
 #include "pipeline/check.h"
 #include "pipeline/options.h"
+#include "pipeline/store_open.h"
 #include "pipeline/window.h"
 #include "store/sqlite.h"
 
@@ -208,13 +209,13 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   if (!analyzer)
     return Complain(kName, analyzer.error().message(), kExitFailure);
 
-  store::SqliteOptions so = pipeline::SqliteOptions(*settings);
-  if (store_path) so.path = *store_path;
+  pipeline::StoreOpenOptions so;
+  so.sqlite_path = store_path;
   // Pruning follows --now here (after the messages), not the clock: replayed
   // old mail must not be pruned as it is recorded.
-  so.retention = std::chrono::milliseconds(0);
+  so.prune = false;
   so.log = [](std::string_view line) { Complain(kName, line, 0); };
-  auto opened = store::OpenSqlite(so);
+  auto opened = pipeline::OpenStore(*settings, so);
   std::unique_ptr<store::Store> db;
   if (opened) {
     db = std::move(*opened);

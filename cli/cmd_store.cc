@@ -12,6 +12,7 @@
 #include "cli/command.h"
 #include "cli/util.h"
 #include "pipeline/options.h"
+#include "pipeline/store_open.h"
 #include "pipeline/verdict.h"
 #include "store/sqlite.h"
 
@@ -138,11 +139,11 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
 
   auto settings = LoadSettings(global);
   if (!settings) return ConfigFailure(settings.error());
-  store::SqliteOptions so = pipeline::SqliteOptions(*settings);
-  if (store_path) so.path = *store_path;
+  pipeline::StoreOpenOptions so;
+  so.sqlite_path = store_path;
   so.read_only = action != "prune";
   so.log = [](std::string_view line) { Complain(kName, line, 0); };
-  auto db = store::OpenSqlite(so);
+  auto db = pipeline::OpenStore(*settings, so);
   if (!db) return Complain(kName, db.error().message(), kExitFailure);
 
   const store::WaveRule rule = pipeline::WaveRule(settings->wave);

@@ -4,7 +4,7 @@
 //
 //   build/bin/store_bench [--messages N] [--queries Q] [--dir DIR]
 //                         [--rate R] [--no-fill] [--max-per-key N]
-//                         [--max-candidates N]
+//                         [--max-candidates N] [--redis ADDRESS]
 //
 // The corpus (../shared/data/mail, or MW_MAIL_DIR) is fingerprinted once; the
 // store is then filled with N synthetic variants of those fingerprints (each
@@ -18,7 +18,10 @@
 // Find + Decide + Record, and of each part. --rate R paces the timed messages
 // at R a second (a busy MX takes tens a second; without it they come back to
 // back, a firehose that no MX sees); --no-fill times against the store
-// already in --dir.
+// already in --dir. --redis ADDRESS ("unix:/path" or "tcp://host:port") runs
+// the same against the Redis backend (prefix "bench", secret in --dir) and
+// reports its bytes per message from INFO memory's used_memory before and
+// after the fill.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -37,6 +40,7 @@
 #include "fingerprint/fingerprint.h"
 #include "pipeline/analysis.h"
 #include "pipeline/verdict.h"
+#include "store/redis.h"
 #include "store/sqlite.h"
 
 namespace {
@@ -162,6 +166,7 @@ int main(int argc, char** argv) {
   bool fill = true;
   std::size_t max_per_key = mw::store::SqliteOptions{}.max_per_key;
   std::size_t max_candidates = mw::store::SqliteOptions{}.max_candidates;
+  std::string redis;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--messages" && i + 1 < argc) {
@@ -176,13 +181,15 @@ int main(int argc, char** argv) {
       fill = false;
     } else if (a == "--max-candidates" && i + 1 < argc) {
       max_candidates = std::strtoull(argv[++i], nullptr, 10);
+    } else if (a == "--redis" && i + 1 < argc) {
+      redis = argv[++i];
     } else if (a == "--max-per-key" && i + 1 < argc) {
       max_per_key = std::strtoull(argv[++i], nullptr, 10);
     } else {
       std::fprintf(stderr,
                    "usage: store_bench [--messages N] [--queries Q] [--dir "
                    "DIR] [--rate R] [--no-fill] [--max-per-key N] "
-                   "[--max-candidates N]\n");
+                   "[--max-candidates N] [--redis ADDRESS]\n");
       return 2;
     }
   }
@@ -209,13 +216,30 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "store: %.*s\n", static_cast<int>(line.size()),
                  line.data());
   };
-  auto db = mw::store::OpenSqlite(so);
+  auto db = redis.empty() ? mw::store::OpenSqlite(so) : [&] {
+    mw::store::RedisOptions ro;
+    ro.address = redis;
+    ro.prefix = "bench";
+    ro.secret_path = dir + "/secret";
+    ro.fingerprint = options;
+    ro.max_per_key = max_per_key;
+    ro.max_candidates = max_candidates;
+    ro.command_timeout = std::chrono::seconds(5);
+    ro.log = so.log;
+    return mw::store::OpenRedis(ro);
+  }();
   if (!db) {
     std::fprintf(stderr, "store_bench: %s\n", db.error().message().c_str());
     return 1;
   }
   std::mt19937_64 rng(20261124);
   std::int64_t now = 1'790'000'000'000;
+  std::uint64_t bytes_before = 0;
+  if (!redis.empty()) {
+    auto s = (*db)->GetStats();
+    if (!s) return 1;
+    bytes_before = s->file_bytes;  // the server's used_memory
+  }
   const auto fill0 = Clock::now();
   if (!fill) {
     auto s = (*db)->GetStats();
@@ -265,18 +289,31 @@ int main(int argc, char** argv) {
       "thread, Find + Decide + Record each)\n",
       static_cast<unsigned long long>(messages), fill_s,
       static_cast<double>(messages) / fill_s);
-  std::printf(
-      "on disk: %llu bytes = %.0f bytes per message (%llu index "
-      "rows, %.1f per message; %llu clusters of 2+; WAL %llu bytes "
-      "not counted)\n",
-      static_cast<unsigned long long>(stats->file_bytes),
-      static_cast<double>(stats->file_bytes) /
-          static_cast<double>(stats->messages),
-      static_cast<unsigned long long>(stats->index_rows),
-      static_cast<double>(stats->index_rows) /
-          static_cast<double>(stats->messages),
-      static_cast<unsigned long long>(stats->clusters),
-      static_cast<unsigned long long>(stats->wal_bytes));
+  if (!redis.empty()) {
+    std::printf(
+        "redis used_memory: +%llu bytes = %.0f bytes per message (%llu index "
+        "entries, %.1f per message; %llu clusters of 2+)\n",
+        static_cast<unsigned long long>(stats->file_bytes - bytes_before),
+        static_cast<double>(stats->file_bytes - bytes_before) /
+            static_cast<double>(stats->messages),
+        static_cast<unsigned long long>(stats->index_rows),
+        static_cast<double>(stats->index_rows) /
+            static_cast<double>(stats->messages),
+        static_cast<unsigned long long>(stats->clusters));
+  } else {
+    std::printf(
+        "on disk: %llu bytes = %.0f bytes per message (%llu index "
+        "rows, %.1f per message; %llu clusters of 2+; WAL %llu bytes "
+        "not counted)\n",
+        static_cast<unsigned long long>(stats->file_bytes),
+        static_cast<double>(stats->file_bytes) /
+            static_cast<double>(stats->messages),
+        static_cast<unsigned long long>(stats->index_rows),
+        static_cast<double>(stats->index_rows) /
+            static_cast<double>(stats->messages),
+        static_cast<unsigned long long>(stats->clusters),
+        static_cast<unsigned long long>(stats->wal_bytes));
+  }
   std::printf(
       "\n%llu timed messages (half variants of stored mail, half "
       "unrelated), microseconds:\n",

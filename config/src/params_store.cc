@@ -1,5 +1,7 @@
-// [store]: the SQLite store of recent mail (defaults in StoreSettings,
-// config.h; docs/store.md explains the layout and its costs).
+// [store]: the store of recent mail, SQLite or Redis (defaults in
+// StoreSettings, config.h; docs/store.md explains both layouts and their
+// costs). backend is a string the table cannot restrict to its two values;
+// pipeline::OpenStore refuses others.
 #include "params.h"
 
 namespace mw::config {
@@ -8,11 +10,48 @@ Table StoreTable() {
   using S = StoreSettings;
   constexpr double kDayMs = 24.0 * 3600 * 1000;
   static const Param kParams[] = {
+      {.key = "backend",
+       .kind = Kind::kString,
+       .meaning = "\"sqlite\" (one file, one host) or \"redis\" (several "
+                  "MX hosts share one memory; the redis_* keys)",
+       .field = Member<&Settings::store, &S::backend>},
       {.key = "path",
        .kind = Kind::kString,
        .meaning = "the store's SQLite file; its directory also holds the "
-                  "site secret of the keyed hashes (\"secret\")",
+                  "site secret of the keyed hashes (\"secret\"), for Redis "
+                  "too (every host of a site needs the same secret)",
        .field = Member<&Settings::store, &S::path>},
+      {.key = "redis",
+       .kind = Kind::kString,
+       .meaning = "the Redis server: \"unix:/path\" or \"tcp://host:port\"",
+       .field = Member<&Settings::store, &S::redis>},
+      {.key = "redis_db",
+       .kind = Kind::kCount,
+       .min = 0,
+       .max = 1000,
+       .meaning = "the Redis database number (0 on a Redis Cluster)",
+       .field = Member<&Settings::store, &S::redis_db>},
+      {.key = "redis_user",
+       .kind = Kind::kString,
+       .meaning = "the Redis ACL user; empty: the default user",
+       .field = Member<&Settings::store, &S::redis_user>},
+      {.key = "redis_password_file",
+       .kind = Kind::kString,
+       .meaning = "a file holding the Redis user's password (read once at "
+                  "start, never logged); empty: no AUTH",
+       .field = Member<&Settings::store, &S::redis_password_file>},
+      {.key = "redis_prefix",
+       .kind = Kind::kString,
+       .meaning = "the site's key prefix: keys are \"{mw:PREFIX}:...\", one "
+                  "Redis Cluster slot per site",
+       .field = Member<&Settings::store, &S::redis_prefix>},
+      {.key = "redis_timeout",
+       .kind = Kind::kDuration,
+       .min = 1,
+       .max = 60'000,
+       .meaning = "the longest a Redis connect or command may take before "
+                  "the message passes untagged",
+       .field = Member<&Settings::store, &S::redis_timeout>},
       {.key = "retention",
        .kind = Kind::kDuration,
        .min = 60'000,

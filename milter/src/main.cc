@@ -39,6 +39,7 @@
 #include "nodelay.h"
 #include "pipeline/analysis.h"
 #include "pipeline/options.h"
+#include "pipeline/store_open.h"
 #include "pipeline/window.h"
 #include "process.h"
 #include "quickack.h"
@@ -162,11 +163,11 @@ mw::Result<std::shared_ptr<const mw::milter::Snapshot>> BuildSnapshot(
       previous_settings->store == s.store && previous->store) {
     snapshot->store = previous->store;
   } else {
-    mw::store::SqliteOptions so = mw::pipeline::SqliteOptions(s);
+    mw::pipeline::StoreOpenOptions so;
     so.log = [](std::string_view line) {
       mw::milter::Log(LOG_WARNING, "store: " + std::string(line));
     };
-    auto opened = mw::store::OpenSqlite(so);
+    auto opened = mw::pipeline::OpenStore(s, so);
     if (opened) {
       snapshot->store = std::move(*opened);
     } else {

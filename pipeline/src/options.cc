@@ -71,6 +71,28 @@ store::SqliteOptions SqliteOptions(const config::Settings& s) {
   return o;
 }
 
+store::RedisOptions RedisOptions(const config::Settings& s) {
+  store::RedisOptions o;
+  o.address = s.store.redis;
+  o.database = static_cast<int>(s.store.redis_db);
+  o.user = s.store.redis_user;
+  o.password_file = s.store.redis_password_file;
+  o.prefix = s.store.redis_prefix;
+  o.connect_timeout = s.store.redis_timeout;
+  o.command_timeout = s.store.redis_timeout;
+  o.fingerprint = FingerprintOptions(s.fingerprint);
+  o.max_candidates = s.store.max_candidates;
+  o.max_per_key = s.store.max_per_key;
+  o.retention = s.store.retention;
+  const std::string& path = s.store.path;
+  const std::size_t slash = path.rfind('/');
+  o.secret_path = (slash == std::string::npos ? std::string(".")
+                   : slash == 0               ? std::string("")
+                                              : path.substr(0, slash)) +
+                  "/secret";
+  return o;
+}
+
 store::WaveRule WaveRule(const config::WaveSettings& s) {
   return {.min_size = s.min_size, .window = s.window};
 }

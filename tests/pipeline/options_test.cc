@@ -70,6 +70,19 @@ TEST(Options, StoreDefaultsAgree) {
   EXPECT_EQ(a.busy_timeout, b.busy_timeout);
   EXPECT_EQ(a.max_candidates, b.max_candidates);
   EXPECT_EQ(a.max_per_key, b.max_per_key);
+  const store::RedisOptions ra = RedisOptions(config::Settings{});
+  const store::RedisOptions rb;
+  EXPECT_EQ(ra.address, rb.address);
+  EXPECT_EQ(ra.database, rb.database);
+  EXPECT_EQ(ra.user, rb.user);
+  EXPECT_EQ(ra.password_file, rb.password_file);
+  EXPECT_EQ(ra.prefix, rb.prefix);
+  EXPECT_EQ(ra.connect_timeout, rb.connect_timeout);
+  EXPECT_EQ(ra.command_timeout, rb.command_timeout);
+  EXPECT_EQ(ra.max_candidates, rb.max_candidates);
+  EXPECT_EQ(ra.max_per_key, rb.max_per_key);
+  // The secret beside the SQLite file, for both backends.
+  EXPECT_EQ(ra.secret_path, "/var/lib/mailwave/secret");
   const store::WaveRule r = WaveRule(config::WaveSettings{});
   const store::WaveRule d;
   EXPECT_EQ(r.min_size, d.min_size);

@@ -154,9 +154,21 @@ struct PipelineSettings {
   bool operator==(const PipelineSettings&) const = default;
 };
 
-// [store]: the SQLite store of recent mail (hashes only).
+// [store]: the store of recent mail (hashes only), in SQLite or Redis.
 struct StoreSettings {
+  // "sqlite" or "redis"; the programs refuse anything else at start.
+  std::string backend = "sqlite";
+  // The SQLite file; its directory holds the site secret for both backends.
   std::string path = "/var/lib/mailwave/mailwave.db";
+  // Redis: "unix:/path" or "tcp://host:port", the database number, the ACL
+  // user and the file holding its password (empty: no AUTH), the key prefix
+  // (several sites share a server), and the connect and command timeout.
+  std::string redis = "unix:/run/redis/redis.sock";
+  std::uint32_t redis_db = 0;
+  std::string redis_user;
+  std::string redis_password_file;
+  std::string redis_prefix = "mailwave";
+  std::chrono::milliseconds redis_timeout{200};
   // Messages older than this are pruned.
   std::chrono::milliseconds retention = std::chrono::hours(24 * 7);
   // How long a statement waits for another connection's lock.

@@ -14,6 +14,7 @@
 #include "fingerprint/fingerprint.h"
 #include "langid/langid.h"
 #include "mime/message.h"
+#include "store/redis.h"
 #include "store/sqlite.h"
 #include "store/store.h"
 
@@ -26,6 +27,9 @@ langid::Options LangidOptions(const config::LangidSettings& settings);
 // The SQLite store's options from [store] (and [fingerprint], whose options
 // the store compares under); `log` is left empty.
 store::SqliteOptions SqliteOptions(const config::Settings& settings);
+// The Redis store's options from [store] and [fingerprint]: the secret is
+// the one beside [store] path, as for SQLite; `log` is left empty.
+store::RedisOptions RedisOptions(const config::Settings& settings);
 store::WaveRule WaveRule(const config::WaveSettings& settings);
 
 }  // namespace mw::pipeline

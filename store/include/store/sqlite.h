@@ -25,10 +25,6 @@
 
 namespace mw::store {
 
-// Receives the store's log lines (one line each, no trailing newline); the
-// programs send them to stderr or syslog. Called from any thread.
-using LogFn = std::function<void(std::string_view line)>;
-
 struct SqliteOptions {
   std::string path = "/var/lib/mailwave/mailwave.db";
   // Fingerprints are compared under these; the store refuses (skips) rows

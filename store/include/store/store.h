@@ -54,6 +54,10 @@ inline UnixMillis NowMillis() {
       .count();
 }
 
+// Receives the store's log lines (one line each, no trailing newline); the
+// programs send them to stderr or syslog. Called from any thread.
+using LogFn = std::function<void(std::string_view line)>;
+
 // A cluster id as the headers show it: 32 bits, printed as 8 hex digits.
 // Never 0.
 using ClusterId = std::uint32_t;

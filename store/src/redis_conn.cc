@@ -1,0 +1,198 @@
+#include "redis_conn.h"
+
+#include <hiredis/hiredis.h>
+#include <sys/time.h>
+
+#include <charconv>
+#include <string>
+
+namespace mw::store {
+namespace {
+
+timeval ToTimeval(std::chrono::milliseconds ms) {
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(ms.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((ms.count() % 1000) * 1000);
+  return tv;
+}
+
+std::string Where(const RedisAddress& a) {
+  return a.unix_path.empty() ? a.host + ":" + std::to_string(a.port)
+                             : a.unix_path;
+}
+
+}  // namespace
+
+Result<RedisAddress> ParseRedisAddress(std::string_view text) {
+  RedisAddress a;
+  constexpr std::string_view kUnix = "unix:";
+  constexpr std::string_view kTcp = "tcp://";
+  if (text.substr(0, kUnix.size()) == kUnix) {
+    a.unix_path = std::string(text.substr(kUnix.size()));
+    if (a.unix_path.empty() || a.unix_path[0] != '/') {
+      return Fail(Error::InvalidArgument(
+          "redis address: \"unix:\" needs an absolute socket path"));
+    }
+    return a;
+  }
+  if (text.substr(0, kTcp.size()) == kTcp) {
+    const std::string_view rest = text.substr(kTcp.size());
+    const std::size_t colon = rest.rfind(':');
+    if (colon == std::string_view::npos || colon == 0) {
+      return Fail(Error::InvalidArgument(
+          "redis address: \"tcp://host:port\" expected"));
+    }
+    std::string_view host = rest.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+      host = host.substr(1, host.size() - 2);  // [::1]
+    }
+    const std::string_view port = rest.substr(colon + 1);
+    int p = 0;
+    const auto [end, ec] =
+        std::from_chars(port.data(), port.data() + port.size(), p);
+    if (ec != std::errc() || end != port.data() + port.size() || p <= 0 ||
+        p > 65535) {
+      return Fail(Error::InvalidArgument("redis address: bad port \"" +
+                                         std::string(port) + "\""));
+    }
+    a.host = std::string(host);
+    a.port = p;
+    return a;
+  }
+  return Fail(Error::InvalidArgument(
+      "redis address must be \"unix:/path\" or \"tcp://host:port\", not \"" +
+      std::string(text) + "\""));
+}
+
+Reply::~Reply() {
+  if (owned_ && r_ != nullptr) freeReplyObject(r_);
+}
+
+Reply& Reply::operator=(Reply&& other) noexcept {
+  if (this != &other) {
+    if (owned_ && r_ != nullptr) freeReplyObject(r_);
+    r_ = other.r_;
+    owned_ = other.owned_;
+    other.r_ = nullptr;
+  }
+  return *this;
+}
+
+Reply::Type Reply::type() const {
+  if (r_ == nullptr) return Type::kOther;
+  switch (r_->type) {
+    case REDIS_REPLY_STRING:
+      return Type::kString;
+    case REDIS_REPLY_ARRAY:
+      return Type::kArray;
+    case REDIS_REPLY_INTEGER:
+      return Type::kInteger;
+    case REDIS_REPLY_NIL:
+      return Type::kNil;
+    case REDIS_REPLY_STATUS:
+      return Type::kStatus;
+    case REDIS_REPLY_ERROR:
+      return Type::kError;
+    default:
+      return Type::kOther;
+  }
+}
+
+std::string_view Reply::str() const {
+  if (r_ == nullptr) return {};
+  switch (r_->type) {
+    case REDIS_REPLY_STRING:
+    case REDIS_REPLY_STATUS:
+    case REDIS_REPLY_ERROR:
+      return {r_->str, r_->len};
+    default:
+      return {};
+  }
+}
+
+std::int64_t Reply::integer() const {
+  if (r_ == nullptr) return 0;
+  if (r_->type == REDIS_REPLY_INTEGER) return r_->integer;
+  if (r_->type == REDIS_REPLY_STRING) {
+    long long v = 0;
+    std::from_chars(r_->str, r_->str + r_->len, v);
+    return v;
+  }
+  return 0;
+}
+
+std::size_t Reply::size() const {
+  return r_ != nullptr && r_->type == REDIS_REPLY_ARRAY ? r_->elements : 0;
+}
+
+Reply Reply::at(std::size_t i) const { return Reply(r_->element[i], false); }
+
+Connection::~Connection() {
+  if (c_ != nullptr) redisFree(c_);
+}
+
+Result<std::unique_ptr<Connection>> Connection::Open(const ConnectOptions& o) {
+  const timeval connect_tv = ToTimeval(o.connect_timeout);
+  redisContext* c = o.address.unix_path.empty()
+                        ? redisConnectWithTimeout(o.address.host.c_str(),
+                                                  o.address.port, connect_tv)
+                        : redisConnectUnixWithTimeout(
+                              o.address.unix_path.c_str(), connect_tv);
+  if (c == nullptr) {
+    return Fail(Error::Unavailable("redis: cannot allocate a connection"));
+  }
+  std::unique_ptr<Connection> conn(new Connection(c));
+  if (c->err != 0) {
+    return Fail(Error::Unavailable("redis: connect " + Where(o.address) + ": " +
+                                   c->errstr));
+  }
+  if (redisSetTimeout(c, ToTimeval(o.command_timeout)) != REDIS_OK) {
+    return Fail(Error::Unavailable("redis: cannot set the command timeout"));
+  }
+  if (!o.password.empty()) {
+    std::vector<std::string_view> auth = {"AUTH"};
+    if (!o.user.empty()) auth.push_back(o.user);
+    auth.push_back(o.password);
+    auto r = conn->Command(auth);
+    if (!r) return Fail(r.error());
+    if (r->type() == Reply::Type::kError) {
+      // Redis's own text ("WRONGPASS invalid username-password pair ...")
+      // names no secret.
+      return Fail(Error::Unavailable(
+          "redis: authentication as " +
+          (o.user.empty() ? std::string("the default user") : o.user) +
+          " refused: " + std::string(r->str())));
+    }
+  }
+  if (o.database != 0) {
+    const std::string db = std::to_string(o.database);
+    auto r = conn->Command({"SELECT", db});
+    if (!r) return Fail(r.error());
+    if (r->type() == Reply::Type::kError) {
+      return Fail(Error::Unavailable("redis: SELECT " + db + ": " +
+                                     std::string(r->str())));
+    }
+  }
+  return conn;
+}
+
+Result<Reply> Connection::Command(const std::vector<std::string_view>& args) {
+  std::vector<const char*> argv;
+  std::vector<std::size_t> argvlen;
+  argv.reserve(args.size());
+  argvlen.reserve(args.size());
+  for (const std::string_view a : args) {
+    argv.push_back(a.data());
+    argvlen.push_back(a.size());
+  }
+  void* r = redisCommandArgv(c_, static_cast<int>(argv.size()), argv.data(),
+                             argvlen.data());
+  if (r == nullptr) {
+    return Fail(Error::Unavailable(
+        std::string("redis: ") + (c_->err != 0 ? c_->errstr : "no reply") +
+        (c_->err == REDIS_ERR_IO ? " (timeout or connection lost)" : "")));
+  }
+  return Reply(static_cast<redisReply*>(r));
+}
+
+}  // namespace mw::store

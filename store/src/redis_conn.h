@@ -1,0 +1,92 @@
+// One hiredis connection and its replies, owned (RAII), with errors as
+// values. hiredis stays inside store/src: no public header names its types.
+//
+// Thread-safety: a Connection is used by one thread at a time (the store's
+// pool lends each to one caller); Reply is a plain owned value.
+#ifndef MW_STORE_REDIS_CONN_H_
+#define MW_STORE_REDIS_CONN_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mw/result.h"
+
+struct redisContext;
+struct redisReply;
+
+namespace mw::store {
+
+// Where to connect: a unix socket path or a TCP host and port.
+struct RedisAddress {
+  std::string unix_path;  // set for "unix:/path"
+  std::string host;       // set for "tcp://host:port"
+  int port = 0;
+};
+// Parses "unix:/path" or "tcp://host:port"; kInvalidArgument otherwise.
+Result<RedisAddress> ParseRedisAddress(std::string_view text);
+
+// A reply, freed with freeReplyObject when it goes. Nested elements are
+// borrowed views into the top-level reply.
+class Reply {
+ public:
+  enum class Type { kString, kArray, kInteger, kNil, kStatus, kError, kOther };
+
+  explicit Reply(redisReply* r, bool owned = true) : r_(r), owned_(owned) {}
+  Reply(Reply&& other) noexcept : r_(other.r_), owned_(other.owned_) {
+    other.r_ = nullptr;
+  }
+  Reply(const Reply&) = delete;
+  Reply& operator=(const Reply&) = delete;
+  Reply& operator=(Reply&& other) noexcept;
+  ~Reply();
+
+  Type type() const;
+  // The bytes of a string, status or error reply ("" otherwise).
+  std::string_view str() const;
+  // An integer reply's value, or a string reply's text read as a decimal
+  // integer (Lua scripts return both); 0 for anything else.
+  std::int64_t integer() const;
+  std::size_t size() const;       // array elements (0 when not an array)
+  Reply at(std::size_t i) const;  // borrowed; REQUIRES: i < size()
+
+ private:
+  redisReply* r_;
+  bool owned_;
+};
+
+struct ConnectOptions {
+  RedisAddress address;
+  int database = 0;
+  std::string user;      // empty: AUTH with the password alone
+  std::string password;  // empty: no AUTH
+  std::chrono::milliseconds connect_timeout{200};
+  std::chrono::milliseconds command_timeout{200};
+};
+
+class Connection {
+ public:
+  // Connects, authenticates and selects the database. kUnavailable on any
+  // failure, with a message that never contains the password.
+  static Result<std::unique_ptr<Connection>> Open(const ConnectOptions& o);
+
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  ~Connection();
+
+  // Sends one command (binary-safe arguments) and reads its reply. kUnavailable
+  // when the connection failed (the connection is then broken: drop it); an
+  // error reply is returned as a Reply of type kError, not as a failure.
+  Result<Reply> Command(const std::vector<std::string_view>& args);
+
+ private:
+  explicit Connection(redisContext* c) : c_(c) {}
+  redisContext* c_;
+};
+
+}  // namespace mw::store
+
+#endif  // MW_STORE_REDIS_CONN_H_

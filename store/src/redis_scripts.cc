@@ -1,0 +1,331 @@
+#include "redis_scripts.h"
+
+namespace mw::store {
+
+std::string RedisKeyPrefix(const std::string& prefix) {
+  return "{mw:" + prefix + "}:";
+}
+
+// Shared by the scripts: the prefix, id resolution, reading a cluster and
+// removing one message. Lua numbers are doubles: ids, arrivals and cluster
+// ids stay far below 2^53. Hashes of senders and Message-IDs are opaque
+// decimal strings, never arithmetic.
+#define MW_LUA_COMMON                                                          \
+  "local P = string.sub(KEYS[1], 1, -2)\n"                                     \
+  "local W32 = 4294967296\n"                                                   \
+  "local function maxid() return tonumber(redis.call('GET', P..'n') or 0) "    \
+  "end\n"                                                                      \
+  "local function resolve(low, max)\n"                                         \
+  "  local id = max - ((max % W32) - low) % W32\n"                             \
+  "  if id <= 0 then return nil end\n"                                         \
+  "  return id\n"                                                              \
+  "end\n"                                                                      \
+  "local CF = {'k','f','l','n','s','g','w','t'}\n"                             \
+  "local function cluster(cid)\n"                                              \
+  "  local v = redis.call('HMGET', P..'c:'..cid, unpack(CF))\n"                \
+  "  if not v[1] then return nil end\n"                                        \
+  "  return {cid, tonumber(v[1]), tonumber(v[2]), tonumber(v[3]),\n"           \
+  "          tonumber(v[4]), tonumber(v[5]), v[6] or '', tonumber(v[7]),\n"    \
+  "          tonumber(v[8])}\n"                                                \
+  "end\n"                                                                      \
+  "local function unindex(key, low)\n"                                         \
+  "  local b = P..'k:'..math.floor(key / 65536)\n"                             \
+  "  local f = struct.pack('>I2', key % 65536)\n"                              \
+  "  local v = redis.call('HGET', b, f)\n"                                     \
+  "  if not v then return end\n"                                               \
+  "  local me = struct.pack('>I4', low)\n"                                     \
+  "  for i = 1, #v - 3, 4 do\n"                                                \
+  "    if string.sub(v, i, i + 3) == me then\n"                                \
+  "      v = string.sub(v, 1, i - 1) .. string.sub(v, i + 4)\n"                \
+  "      redis.call('DECR', P..'x')\n"                                         \
+  "      if #v == 0 then redis.call('HDEL', b, f) else "                       \
+  "redis.call('HSET', b, f, v) end\n"                                          \
+  "      return\n"                                                             \
+  "    end\n"                                                                  \
+  "  end\n"                                                                    \
+  "end\n"                                                                      \
+  "local function remove(id)\n"                                                \
+  "  local m = redis.call('HMGET', P..'m:'..id, 'c', 'k')\n"                   \
+  "  redis.call('ZREM', P..'a', id)\n"                                         \
+  "  if not m[1] then return end\n"                                            \
+  "  local ks = m[2] or ''\n"                                                  \
+  "  for i = 1, #ks - 3, 4 do\n"                                               \
+  "    unindex(struct.unpack('>I4', string.sub(ks, i, i + 3)), id % W32)\n"    \
+  "  end\n"                                                                    \
+  "  redis.call('DEL', P..'m:'..id)\n"                                         \
+  "  local cid = m[1]\n"                                                       \
+  "  redis.call('ZREM', P..'cm:'..cid, id)\n"                                  \
+  "  if redis.call('EXISTS', P..'c:'..cid) == 0 then return end\n"             \
+  "  local n = redis.call('HINCRBY', P..'c:'..cid, 'n', -1)\n"                 \
+  "  if n <= 0 then\n"                                                         \
+  "    if redis.call('HGET', P..'c:'..cid, 'w') == '1' then "                  \
+  "redis.call('DECR', P..'w') end\n"                                           \
+  "    redis.call('DEL', P..'c:'..cid, P..'cm:'..cid, P..'cs:'..cid)\n"        \
+  "    redis.call('ZREM', P..'cl', cid)\n"                                     \
+  "  elseif n < 2 then\n"                                                      \
+  "    redis.call('ZREM', P..'cl', cid)\n"                                     \
+  "  end\n"                                                                    \
+  "end\n"                                                                      \
+  "local function prune(before, max)\n"                                        \
+  "  local ids = redis.call('ZRANGEBYSCORE', P..'a', '-inf', '(' .. before,\n" \
+  "                         'LIMIT', 0, max)\n"                                \
+  "  for _, id in ipairs(ids) do remove(tonumber(id)) end\n"                   \
+  "  return #ids\n"                                                            \
+  "end\n"
+
+const char kRedisFindScript[] = MW_LUA_COMMON R"lua(
+local per_key = tonumber(ARGV[2])
+local max_cand = tonumber(ARGV[3])
+local max = maxid()
+local ranked = {}
+if ARGV[1] == 'k' then
+  local exact = tonumber(ARGV[4])
+  local hits = {}
+  for j = 5, #ARGV do
+    local key = tonumber(ARGV[j])
+    local v = redis.call('HGET', P..'k:'..math.floor(key / 65536),
+                         struct.pack('>I2', key % 65536))
+    if v then
+      local n = math.floor(#v / 4)
+      local from = math.max(1, n - per_key + 1)
+      for e = n, from, -1 do
+        local low = struct.unpack('>I4', string.sub(v, 4 * e - 3, 4 * e))
+        local id = resolve(low, max)
+        if id then
+          local h = hits[id]
+          if not h then h = {id, 0, 0}; hits[id] = h end
+          h[2] = h[2] + 1
+          if key == exact then h[3] = 1 end
+        end
+      end
+    end
+  end
+  for _, h in pairs(hits) do ranked[#ranked + 1] = h end
+  table.sort(ranked, function(a, b)
+    if a[3] ~= b[3] then return a[3] > b[3] end
+    if a[2] ~= b[2] then return a[2] > b[2] end
+    return a[1] > b[1]
+  end)
+else
+  for j = 5, #ARGV do ranked[#ranked + 1] = {tonumber(ARGV[j]), 0, 0} end
+end
+local out = {0}
+local fps = {}
+local cids = {}
+local order = {}
+for _, h in ipairs(ranked) do
+  if out[1] >= max_cand then break end
+  local m = redis.call('HMGET', P..'m:'..h[1], 'a', 'c', 'f')
+  if m[1] then
+    out[1] = out[1] + 1
+    local cid = tonumber(m[2])
+    out[#out + 1] = h[1]; out[#out + 1] = tonumber(m[1])
+    out[#out + 1] = cid; out[#out + 1] = h[2]; out[#out + 1] = h[3]
+    out[#out + 1] = m[3]
+    fps[h[1]] = m[3]
+    if not cids[cid] then cids[cid] = true; order[#order + 1] = cid end
+  end
+end
+for _, cid in ipairs(order) do
+  local c = cluster(cid)
+  if c then
+    for _, x in ipairs(c) do out[#out + 1] = x end
+    local fp = fps[c[2]] or redis.call('HGET', P..'m:'..c[2], 'f')
+    if fp then out[#out + 1] = 1; out[#out + 1] = fp
+    else out[#out + 1] = 0; out[#out + 1] = '' end
+  end
+end
+return out
+)lua";
+
+const char kRedisRecordScript[] = MW_LUA_COMMON R"lua(
+local arrival = tonumber(ARGV[3])
+local ttl = tonumber(ARGV[12])
+local prune_before = tonumber(ARGV[15])
+if prune_before > 0 then prune(prune_before, tonumber(ARGV[16])) end
+local cid = tonumber(ARGV[1])
+if cid ~= 0 and redis.call('EXISTS', P..'c:'..cid) == 0 then cid = 0 end
+local is_new = cid == 0
+if is_new then
+  cid = tonumber(ARGV[2])
+  if redis.call('EXISTS', P..'c:'..cid) == 1 then return {'retry'} end
+end
+local id = redis.call('INCR', P..'n')
+local low = id % W32
+local packed = {}
+local per_key = tonumber(ARGV[14])
+for j = 17, #ARGV do
+  local key = tonumber(ARGV[j])
+  packed[#packed + 1] = struct.pack('>I4', key)
+  local b = P..'k:'..math.floor(key / 65536)
+  local f = struct.pack('>I2', key % 65536)
+  local v = (redis.call('HGET', b, f) or '') .. struct.pack('>I4', low)
+  redis.call('INCR', P..'x')
+  if #v > 4 * per_key then
+    -- The oldest entries go: Find reads the newest max_per_key anyway.
+    local drop = math.floor(#v / 4) - per_key
+    v = string.sub(v, 4 * drop + 1)
+    redis.call('DECRBY', P..'x', drop)
+  end
+  redis.call('HSET', b, f, v)
+  if ttl > 0 then redis.call('PEXPIRE', b, ttl) end
+end
+local mk = P..'m:'..id
+redis.call('HSET', mk, 'f', ARGV[4], 'a', arrival, 'c', cid, 's', ARGV[5],
+           'i', ARGV[6], 'q', ARGV[7], 'l', ARGV[8], 'z', ARGV[9],
+           'k', table.concat(packed))
+redis.call('ZADD', P..'a', arrival, id)
+local ck = P..'c:'..cid
+if is_new then
+  redis.call('HSET', ck, 'k', id, 'f', arrival, 'l', arrival, 'n', 0,
+             's', 0, 'g', ARGV[8], 'w', 0, 't', 0)
+end
+local added = redis.call('SADD', P..'cs:'..cid, ARGV[5])
+local n = redis.call('HINCRBY', ck, 'n', 1)
+redis.call('HINCRBY', ck, 's', added)
+local first = tonumber(redis.call('HGET', ck, 'f'))
+local last = tonumber(redis.call('HGET', ck, 'l'))
+if arrival < first then redis.call('HSET', ck, 'f', arrival) end
+if arrival > last then redis.call('HSET', ck, 'l', arrival); last = arrival end
+local cm = P..'cm:'..cid
+redis.call('ZADD', cm, arrival, id)
+if n >= 2 then redis.call('ZADD', P..'cl', last, cid) end
+local window = redis.call('ZCOUNT', cm, arrival - tonumber(ARGV[10]), '+inf')
+local became = 0
+local earlier = {}
+if redis.call('HGET', ck, 'w') ~= '1' and window >= tonumber(ARGV[11]) then
+  became = 1
+  redis.call('HSET', ck, 'w', 1, 't', arrival)
+  redis.call('INCR', P..'w')
+  local rows = {}
+  for _, m in ipairs(redis.call('ZRANGE', cm, 0, tonumber(ARGV[13]))) do
+    local mid = tonumber(m)
+    if mid < id then
+      local v = redis.call('HMGET', P..'m:'..mid, 'a', 'q', 'i')
+      if v[1] then rows[#rows + 1] = {mid, tonumber(v[1]), v[2], v[3]} end
+    end
+  end
+  table.sort(rows, function(a, b)
+    if a[2] ~= b[2] then return a[2] < b[2] end
+    return a[1] < b[1]
+  end)
+  local max_earlier = tonumber(ARGV[13])
+  for k, r in ipairs(rows) do
+    if k > max_earlier then break end
+    for _, x in ipairs(r) do earlier[#earlier + 1] = x end
+  end
+end
+if ttl > 0 then
+  redis.call('PEXPIRE', mk, ttl)
+  -- The cluster lives as long as its newest member.
+  redis.call('PEXPIRE', ck, ttl)
+  redis.call('PEXPIRE', cm, ttl)
+  redis.call('PEXPIRE', P..'cs:'..cid, ttl)
+end
+local out = cluster(cid)
+table.insert(out, 1, id)
+out[#out + 1] = window
+out[#out + 1] = became
+for _, x in ipairs(earlier) do out[#out + 1] = x end
+return out
+)lua";
+
+const char kRedisPruneScript[] = MW_LUA_COMMON R"lua(
+return prune(tonumber(ARGV[1]), tonumber(ARGV[2]))
+)lua";
+
+const char kRedisPageScript[] = MW_LUA_COMMON R"lua(
+local ids = redis.call('ZRANGEBYSCORE', P..'a', ARGV[1], '+inf', 'WITHSCORES',
+                       'LIMIT', tonumber(ARGV[2]), tonumber(ARGV[3]))
+local out = {}
+for j = 1, #ids, 2 do
+  local f = redis.call('HGET', P..'m:'..ids[j], 'f')
+  if f then
+    out[#out + 1] = tonumber(ids[j]); out[#out + 1] = tonumber(ids[j + 1])
+    out[#out + 1] = f
+  end
+end
+return out
+)lua";
+
+const char kRedisClustersScript[] = MW_LUA_COMMON R"lua(
+local waves_only = ARGV[1] == '1'
+local since = tonumber(ARGV[2])
+local min_size = tonumber(ARGV[3])
+local limit = tonumber(ARGV[4])
+local out = {}
+local found = 0
+local offset = 0
+while found < limit do
+  local page = redis.call('ZREVRANGE', P..'cl', offset, offset + 99,
+                          'WITHSCORES')
+  if #page == 0 then break end
+  offset = offset + 100
+  for j = 1, #page, 2 do
+    if found >= limit then break end
+    -- Newest activity first: past the window, every later one is too.
+    if waves_only and tonumber(page[j + 1]) < since then return out end
+    local c = cluster(page[j])
+    if c and c[5] >= 2 then
+      local keep = true
+      if waves_only then
+        keep = redis.call('ZCOUNT', P..'cm:'..page[j], since, '+inf') >=
+               min_size
+      end
+      if keep then
+        c[1] = tonumber(page[j])
+        for _, x in ipairs(c) do out[#out + 1] = x end
+        found = found + 1
+      end
+    end
+  end
+end
+return out
+)lua";
+
+const char kRedisMembersScript[] = MW_LUA_COMMON R"lua(
+local ids = redis.call('ZRANGE', P..'cm:'..ARGV[1], 0, tonumber(ARGV[2]) - 1)
+local rows = {}
+for _, m in ipairs(ids) do
+  local v = redis.call('HMGET', P..'m:'..m, 'a', 'q', 'i')
+  if v[1] then rows[#rows + 1] = {tonumber(m), tonumber(v[1]), v[2], v[3]} end
+end
+table.sort(rows, function(a, b)
+  if a[2] ~= b[2] then return a[2] < b[2] end
+  return a[1] < b[1]
+end)
+local out = {}
+for _, r in ipairs(rows) do
+  for _, x in ipairs(r) do out[#out + 1] = x end
+end
+return out
+)lua";
+
+const char kRedisStatsScript[] = MW_LUA_COMMON R"lua(
+local first = redis.call('ZRANGE', P..'a', 0, 0, 'WITHSCORES')
+local last = redis.call('ZRANGE', P..'a', -1, -1, 'WITHSCORES')
+return {redis.call('ZCARD', P..'a'), redis.call('ZCARD', P..'cl'),
+        tonumber(redis.call('GET', P..'w') or 0),
+        tonumber(redis.call('GET', P..'x') or 0),
+        tonumber(first[2] or 0), tonumber(last[2] or 0)}
+)lua";
+
+const char kRedisCheckScript[] = MW_LUA_COMMON R"lua(
+local problems = {}
+local ids = redis.call('ZRANGE', P..'a', 0, tonumber(ARGV[1]) - 1)
+for _, id in ipairs(ids) do
+  local m = redis.call('HMGET', P..'m:'..id, 'c', 'f')
+  if not m[1] then
+    problems[#problems + 1] = 'message ' .. id .. ': listed, not stored'
+  elseif redis.call('EXISTS', P..'c:'..m[1]) == 0 then
+    problems[#problems + 1] = 'message ' .. id .. ': cluster ' .. m[1] ..
+                              ' missing'
+  end
+  if #problems >= 100 then break end
+end
+return problems
+)lua";
+
+#undef MW_LUA_COMMON
+
+}  // namespace mw::store

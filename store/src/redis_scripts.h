@@ -1,0 +1,73 @@
+// The Lua scripts of the Redis store and the key layout they share.
+//
+// Key layout (P = "{mw:<prefix>}:", the one hash tag of a site, so that every
+// key a script touches lies in one Redis Cluster slot; every script gets
+// P.."n" as KEYS[1], which routes it, and derives the others from it):
+//   P.."n"          string  the last message id (INCR)
+//   P.."m:"<id>     hash    one message: f fingerprint (fingerprint::Encode),
+//                           a arrival, c cluster, s sender hash, i Message-ID
+//                           hash, q queue id, l language, z size, k its index
+//                           keys (4 bytes each, big-endian; Prune needs them
+//                           without decoding f)
+//   P.."k:"<b>      hash    index bucket b = key >> 16; field = the key's low
+//                           16 bits (2 bytes), value = the low 32 bits of the
+//                           message ids filed under the key (4 bytes each,
+//                           oldest first, at most max_per_key: the newest)
+//   P.."c:"<cid>    hash    a cluster: k canonical, f first_seen, l last_seen,
+//                           n size, s senders, g language, w wave, t since
+//   P.."cm:"<cid>   zset    its members, scored by arrival
+//   P.."cs:"<cid>   set     its distinct sender hashes (a set, not a
+//                           HyperLogLog: the count must equal SQLite's exactly,
+//                           and a cluster's senders are few next to its
+//                           members' fingerprints)
+//   P.."a"          zset    every message id, scored by arrival (ForEach,
+//                           Prune)
+//   P.."cl"         zset    clusters of size >= 2, scored by last_seen
+//   P.."w"          string  clusters that became waves and are still stored
+//   P.."x"          string  index entries stored (Stats::index_rows)
+//
+// Ids are packed as their low 32 bits, as the SQLite index does; the full id
+// is the largest id <= P.."n" with those bits (ids only grow).
+#ifndef MW_STORE_REDIS_SCRIPTS_H_
+#define MW_STORE_REDIS_SCRIPTS_H_
+
+#include <string>
+
+namespace mw::store {
+
+// The hash tag and separator every key of a site starts with.
+std::string RedisKeyPrefix(const std::string& prefix);
+
+// Each script's source; the store sends EVALSHA of its SHA-1 and EVAL when
+// the server answers NOSCRIPT (after a restart).
+//
+// Find: ARGV = "k", max_per_key, max_candidates, exact key, key... or
+//       "i", max_per_key, max_candidates, 0, id...
+//   returns {ncand, [id, arrival, cluster, shared, via_exact, fp]*ncand,
+//            [cid, canonical, first, last, size, senders, lang, wave, since,
+//             has_fp, fp]*}
+extern const char kRedisFindScript[];
+// Record: ARGV = join cid (0: new), new cid, arrival, fp, sender hash,
+//   msgid hash, queue id, language, size, window ms, min_size, ttl ms,
+//   max_earlier, max_per_key, prune_before (0: none), prune_max, key...
+//   returns {"retry"} when the new cid is taken, else
+//   {id, cid, canonical, first, last, size, senders, lang, wave, since,
+//    window_size, became_wave, [id, arrival, queue, msgid]*}
+extern const char kRedisRecordScript[];
+// Prune: ARGV = before, max; returns the number removed.
+extern const char kRedisPruneScript[];
+// Page: ARGV = since, offset, count; returns [id, arrival, fp]*.
+extern const char kRedisPageScript[];
+// Clusters: ARGV = waves_only (0/1), since, min_size, limit;
+//   returns [cid, canonical, first, last, size, senders, lang, wave, since]*.
+extern const char kRedisClustersScript[];
+// Members: ARGV = cid, limit; returns [id, arrival, queue, msgid]*.
+extern const char kRedisMembersScript[];
+// Stats: returns {messages, clusters, waves, index_rows, oldest, newest}.
+extern const char kRedisStatsScript[];
+// Check: ARGV = sample; returns a list of problems (empty: ok).
+extern const char kRedisCheckScript[];
+
+}  // namespace mw::store
+
+#endif  // MW_STORE_REDIS_SCRIPTS_H_

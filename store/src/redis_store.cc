@@ -1,0 +1,636 @@
+// The Redis store: every Find and Record is one EVALSHA of a Lua script
+// (redis_scripts.cc), so each costs one round trip and runs atomically on
+// the server, beside other hosts' scripts; nothing here holds a lock across a
+// round trip.
+//
+// Why a pool of connections rather than one behind a mutex: a milter thread
+// waits for its round trip; on one shared connection every thread would
+// queue behind the slowest script, and one thread's timeout would break the
+// connection under all the others. A connection per concurrent caller (idle
+// ones kept, as the SQLite store keeps its readers) costs a socket each and
+// keeps each caller's time its own.
+#include <openssl/sha.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fingerprint/encoding.h"
+#include "keys.h"
+#include "redis_conn.h"
+#include "redis_scripts.h"
+#include "secret.h"
+#include "store/redis.h"
+
+namespace mw::store {
+namespace {
+
+// As the SQLite store: a wave event names its first members, not all.
+constexpr int kMaxEarlier = 1000;
+// Old messages removed per Record when retention is set: more than one, so
+// that removal keeps up with arrival, and few, so Record stays short.
+constexpr int kPrunePerRecord = 4;
+// ForEach reads the arrival index in pages of this many messages.
+constexpr int kPageSize = 500;
+
+struct Script {
+  const char* source;
+  std::string sha;  // hex SHA-1, as EVALSHA names the script
+};
+
+std::string Sha1Hex(std::string_view text) {
+  unsigned char md[SHA_DIGEST_LENGTH];
+  SHA1(reinterpret_cast<const unsigned char*>(text.data()), text.size(), md);
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const unsigned char b : md) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return out;
+}
+
+std::int64_t ParseInt(std::string_view s) {
+  long long v = 0;
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+Cluster ReadCluster(const Reply& r, std::size_t at) {
+  Cluster c;
+  c.id = static_cast<ClusterId>(r.at(at).integer());
+  c.canonical = r.at(at + 1).integer();
+  c.first_seen = r.at(at + 2).integer();
+  c.last_seen = r.at(at + 3).integer();
+  c.size = static_cast<std::uint64_t>(
+      std::max<std::int64_t>(0, r.at(at + 4).integer()));
+  c.senders = static_cast<std::uint64_t>(
+      std::max<std::int64_t>(0, r.at(at + 5).integer()));
+  c.language = std::string(r.at(at + 6).str());
+  c.wave = r.at(at + 7).integer() != 0;
+  c.wave_since = r.at(at + 8).integer();
+  return c;
+}
+constexpr std::size_t kClusterFields = 9;
+
+Member ReadMember(const Reply& r, std::size_t at) {
+  Member m;
+  m.id = r.at(at).integer();
+  m.arrival = r.at(at + 1).integer();
+  m.queue_id = std::string(r.at(at + 2).str());
+  m.message_id_hash = HashHex(ParseInt(r.at(at + 3).str()));
+  return m;
+}
+constexpr std::size_t kMemberFields = 4;
+
+class RedisStore final : public Store {
+ public:
+  RedisStore(RedisOptions options, ConnectOptions connect, Secret secret)
+      : options_(std::move(options)),
+        connect_(std::move(connect)),
+        secret_(secret),
+        prefix_(RedisKeyPrefix(options_.prefix)),
+        anchor_(prefix_ + "n"),
+        rng_(std::random_device{}()) {
+    for (const char* s :
+         {kRedisFindScript, kRedisRecordScript, kRedisPruneScript,
+          kRedisPageScript, kRedisClustersScript, kRedisMembersScript,
+          kRedisStatsScript, kRedisCheckScript}) {
+      scripts_.push_back({s, Sha1Hex(s)});
+    }
+  }
+
+  Result<Lookup> Find(const Message& message) override;
+  Result<Lookup> Fetch(std::span<const std::int64_t> ids) override;
+  Result<std::uint64_t> ForEach(
+      UnixMillis since,
+      const std::function<bool(std::int64_t, UnixMillis,
+                               const fingerprint::Fingerprint&)>& fn) override;
+  Result<Recorded> Record(const Message& message, const Join& join,
+                          const WaveRule& rule) override;
+  Result<std::vector<Cluster>> Clusters(bool waves_only, const WaveRule& rule,
+                                        UnixMillis now,
+                                        std::size_t limit) override;
+  Result<std::optional<Cluster>> FindCluster(ClusterId id) override;
+  Result<std::vector<Member>> Members(ClusterId id, std::size_t limit) override;
+  Result<std::uint64_t> Prune(UnixMillis before, std::size_t batch,
+                              std::size_t max_batches) override;
+  Result<Stats> GetStats() override;
+  Result<std::string> Check() override;
+
+  // Connects once (OpenRedis reports a wrong address or password at once).
+  Result<void> Probe();
+
+ private:
+  enum ScriptId {
+    kFind,
+    kRecord,
+    kPrune,
+    kPage,
+    kClusters,
+    kMembers,
+    kStats,
+    kCheck
+  };
+
+  // Runs script `id` with KEYS[1] = the site's anchor key and `args`, on a
+  // pooled connection. Connection failures mark the server down (see
+  // redis.h); an error reply becomes kUnavailable with Redis's text.
+  Result<Reply> Eval(ScriptId id, const std::vector<std::string>& args);
+  Result<Reply> Run(const std::vector<std::string_view>& argv);
+
+  Result<std::unique_ptr<Connection>> Borrow();
+  void GiveBack(std::unique_ptr<Connection> c);
+  void WentDown(const Error& e);
+  void CameBack();
+
+  Result<Lookup> ReadLookup(const Reply& r,
+                            const fingerprint::Fingerprint* query);
+
+  const RedisOptions options_;
+  const ConnectOptions connect_;
+  const Secret secret_;
+  const std::string prefix_;
+  const std::string anchor_;
+  std::vector<Script> scripts_;
+
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Connection>> idle_;   // guarded by mu_
+  std::mt19937_64 rng_;                             // guarded by mu_
+  bool down_ = false;                               // guarded by mu_
+  std::chrono::steady_clock::time_point retry_at_;  // guarded by mu_
+  std::chrono::milliseconds backoff_{0};            // guarded by mu_
+  std::string down_reason_;                         // guarded by mu_
+};
+
+Result<std::unique_ptr<Connection>> RedisStore::Borrow() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!idle_.empty()) {
+      auto c = std::move(idle_.back());
+      idle_.pop_back();
+      return c;
+    }
+    // While down, only one call per backoff period tries the server; the
+    // others fail at once rather than each paying a connect timeout.
+    if (down_) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now < retry_at_) {
+        return Fail(Error::Unavailable("redis: down: " + down_reason_));
+      }
+      retry_at_ = now + backoff_;
+    }
+  }
+  auto c = Connection::Open(connect_);
+  if (!c) {
+    WentDown(c.error());
+    return Fail(c.error());
+  }
+  // A fresh connection after a restart: the scripts are gone with the old
+  // server; load them now so the first EVALSHA of each finds it.
+  for (const Script& s : scripts_) {
+    auto r = (*c)->Command({"SCRIPT", "LOAD", s.source});
+    if (!r) {
+      WentDown(r.error());
+      return Fail(r.error());
+    }
+    if (r->type() == Reply::Type::kError) {
+      return Fail(
+          Error::Unavailable("redis: SCRIPT LOAD: " + std::string(r->str())));
+    }
+  }
+  return c;
+}
+
+void RedisStore::GiveBack(std::unique_ptr<Connection> c) {
+  std::lock_guard<std::mutex> lock(mu_);
+  idle_.push_back(std::move(c));
+}
+
+void RedisStore::WentDown(const Error& e) {
+  std::vector<std::unique_ptr<Connection>> stale;
+  bool say = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // The other idle connections lead to the same server: after a restart
+    // every one of them would fail once more.
+    stale.swap(idle_);
+    say = !down_;
+    if (!down_) {
+      down_ = true;
+      backoff_ = options_.reconnect_min;
+    } else {
+      backoff_ = std::min(backoff_ * 2, options_.reconnect_max);
+    }
+    down_reason_ = e.message();
+    retry_at_ = std::chrono::steady_clock::now() + backoff_;
+  }
+  if (say && options_.log) options_.log("redis: down: " + e.message());
+}
+
+void RedisStore::CameBack() {
+  bool say = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    say = down_;
+    down_ = false;
+  }
+  if (say && options_.log) options_.log("redis: back");
+}
+
+Result<Reply> RedisStore::Run(const std::vector<std::string_view>& argv) {
+  auto c = Borrow();
+  if (!c) return Fail(c.error());
+  auto r = (*c)->Command(argv);
+  if (!r) {
+    WentDown(r.error());  // the connection is dropped with `c`
+    return Fail(r.error());
+  }
+  GiveBack(std::move(*c));
+  CameBack();
+  return r;
+}
+
+Result<Reply> RedisStore::Eval(ScriptId id,
+                               const std::vector<std::string>& args) {
+  const Script& s = scripts_[id];
+  std::vector<std::string_view> argv = {"EVALSHA", s.sha, "1", anchor_};
+  for (const std::string& a : args) argv.push_back(a);
+  auto r = Run(argv);
+  if (!r) return r;
+  if (r->type() == Reply::Type::kError && r->str().substr(0, 8) == "NOSCRIPT") {
+    argv[0] = "EVAL";
+    argv[1] = s.source;
+    r = Run(argv);
+    if (!r) return r;
+  }
+  if (r->type() == Reply::Type::kError) {
+    return Fail(Error::Unavailable("redis: " + std::string(r->str())));
+  }
+  return r;
+}
+
+Result<void> RedisStore::Probe() {
+  auto r = Run({"PING"});
+  if (!r) return Fail(r.error());
+  if (r->type() == Reply::Type::kError) {
+    return Fail(Error::Unavailable("redis: PING: " + std::string(r->str())));
+  }
+  return {};
+}
+
+Result<Lookup> RedisStore::ReadLookup(const Reply& r,
+                                      const fingerprint::Fingerprint* query) {
+  Lookup lookup;
+  if (r.type() != Reply::Type::kArray || r.size() == 0) {
+    return Fail(Error::Unavailable("redis: malformed Find reply"));
+  }
+  const auto n = static_cast<std::size_t>(r.at(0).integer());
+  constexpr std::size_t kCand = 6;
+  std::size_t at = 1;
+  if (r.size() < 1 + n * kCand) {
+    return Fail(Error::Unavailable("redis: malformed Find reply"));
+  }
+  for (std::size_t i = 0; i < n; ++i, at += kCand) {
+    auto fp = fingerprint::Decode(r.at(at + 5).str(), options_.fingerprint);
+    if (!fp) {
+      ++lookup.skipped_rows;
+      continue;
+    }
+    Candidate c;
+    c.id = r.at(at).integer();
+    c.arrival = r.at(at + 1).integer();
+    c.cluster = static_cast<ClusterId>(r.at(at + 2).integer());
+    c.shared_keys = static_cast<std::uint32_t>(r.at(at + 3).integer());
+    c.exact = query != nullptr && fp->body_bytes != 0 &&
+              fp->body_sha1 == query->body_sha1;
+    c.fingerprint = std::move(*fp);
+    lookup.candidates.push_back(std::move(c));
+  }
+  // The script ranked by the exact key; `exact` proper is the whole SHA-1.
+  std::stable_sort(lookup.candidates.begin(), lookup.candidates.end(),
+                   [](const Candidate& a, const Candidate& b) {
+                     if (a.exact != b.exact) return a.exact;
+                     if (a.shared_keys != b.shared_keys) {
+                       return a.shared_keys > b.shared_keys;
+                     }
+                     return a.id > b.id;
+                   });
+  constexpr std::size_t kClusterRow = kClusterFields + 2;
+  std::vector<std::pair<Cluster, std::optional<fingerprint::Fingerprint>>>
+      clusters;
+  for (; at + kClusterRow <= r.size(); at += kClusterRow) {
+    Cluster c = ReadCluster(r, at);
+    std::optional<fingerprint::Fingerprint> canonical;
+    if (r.at(at + kClusterFields).integer() != 0) {
+      auto fp = fingerprint::Decode(r.at(at + kClusterFields + 1).str(),
+                                    options_.fingerprint);
+      if (fp) {
+        canonical = std::move(*fp);
+      } else {
+        ++lookup.skipped_rows;
+      }
+    }
+    clusters.emplace_back(std::move(c), std::move(canonical));
+  }
+  // In the order of the candidates that name them, as the SQLite store
+  // gives them; a cluster whose candidates were all undecodable is left out.
+  for (const Candidate& c : lookup.candidates) {
+    for (auto& entry : clusters) {
+      if (entry.first.id == c.cluster && entry.first.id != 0) {
+        lookup.clusters.push_back(std::move(entry));
+        entry.first.id = 0;  // taken
+        break;
+      }
+    }
+  }
+  return lookup;
+}
+
+Result<Lookup> RedisStore::Find(const Message& message) {
+  const std::vector<std::uint32_t> keys =
+      IndexKeys(message.fingerprint, options_.fingerprint);
+  if (keys.empty()) return Lookup{};
+  const std::uint32_t exact_key = KeyOf(
+      KeyKind::kExact,
+      static_cast<std::uint64_t>(Sha1Prefix(message.fingerprint.body_sha1)));
+  std::vector<std::string> args = {"k", std::to_string(options_.max_per_key),
+                                   std::to_string(options_.max_candidates),
+                                   std::to_string(exact_key)};
+  for (const std::uint32_t k : keys) args.push_back(std::to_string(k));
+  auto r = Eval(kFind, args);
+  if (!r) return Fail(r.error());
+  return ReadLookup(*r, &message.fingerprint);
+}
+
+Result<Lookup> RedisStore::Fetch(std::span<const std::int64_t> ids) {
+  if (ids.empty()) return Lookup{};
+  std::vector<std::string> args = {"i", std::to_string(options_.max_per_key),
+                                   std::to_string(options_.max_candidates),
+                                   "0"};
+  for (const std::int64_t id : ids) args.push_back(std::to_string(id));
+  auto r = Eval(kFind, args);
+  if (!r) return Fail(r.error());
+  // Capped in the caller's order, then ranked as SQLite ranks them.
+  return ReadLookup(*r, nullptr);
+}
+
+Result<std::uint64_t> RedisStore::ForEach(
+    UnixMillis since,
+    const std::function<bool(std::int64_t, UnixMillis,
+                             const fingerprint::Fingerprint&)>& fn) {
+  // Pages by offset: not one snapshot as SQLite's, but a message recorded or
+  // pruned meanwhile moves the window by a message, which the comparison
+  // engine's window tolerates (it follows records anyway).
+  std::uint64_t seen = 0;
+  for (std::int64_t offset = 0;; offset += kPageSize) {
+    auto r = Eval(kPage, {std::to_string(since), std::to_string(offset),
+                          std::to_string(kPageSize)});
+    if (!r) return Fail(r.error());
+    if (r->size() == 0) break;
+    for (std::size_t i = 0; i + 3 <= r->size(); i += 3) {
+      auto fp = fingerprint::Decode(r->at(i + 2).str(), options_.fingerprint);
+      if (!fp) continue;
+      ++seen;
+      if (!fn(r->at(i).integer(), r->at(i + 1).integer(), *fp)) return seen;
+    }
+  }
+  return seen;
+}
+
+Result<Recorded> RedisStore::Record(const Message& message, const Join& join,
+                                    const WaveRule& rule) {
+  const std::vector<std::uint32_t> keys =
+      IndexKeys(message.fingerprint, options_.fingerprint);
+  std::vector<std::string> args(16);
+  args[0] = std::to_string(join.cluster.value_or(0));
+  args[2] = std::to_string(message.arrival);
+  args[3] = fingerprint::Encode(message.fingerprint, options_.fingerprint);
+  args[4] = std::to_string(secret_.Hash("sender", message.sender));
+  args[5] = std::to_string(secret_.Hash("message-id", message.message_id));
+  args[6] = message.queue_id;
+  args[7] = message.language;
+  args[8] = std::to_string(message.size);
+  args[9] = std::to_string(rule.window.count());
+  args[10] = std::to_string(rule.min_size);
+  const std::int64_t retention = options_.retention.count();
+  args[11] = std::to_string(2 * retention);
+  args[12] = std::to_string(kMaxEarlier);
+  args[13] = std::to_string(options_.max_per_key);
+  args[14] = std::to_string(retention > 0 && options_.prune_on_record
+                                ? message.arrival - retention
+                                : 0);
+  args[15] = std::to_string(kPrunePerRecord);
+  for (const std::uint32_t k : keys) args.push_back(std::to_string(k));
+
+  // A new cluster's id is drawn here (Lua's random numbers repeat across
+  // calls); the script answers "retry" when it is taken.
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    ClusterId id = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      while (id == 0) id = static_cast<ClusterId>(rng_());
+    }
+    args[1] = std::to_string(id);
+    auto r = Eval(kRecord, args);
+    if (!r) return Fail(r.error());
+    if (r->size() == 1 && r->at(0).str() == "retry") continue;
+    if (r->size() < 1 + kClusterFields + 2) {
+      return Fail(Error::Unavailable("redis: malformed Record reply"));
+    }
+    Recorded out;
+    out.id = r->at(0).integer();
+    out.cluster = ReadCluster(*r, 1);
+    out.window_size =
+        static_cast<std::uint64_t>(r->at(1 + kClusterFields).integer());
+    out.became_wave = r->at(2 + kClusterFields).integer() != 0;
+    for (std::size_t i = 3 + kClusterFields; i + kMemberFields <= r->size();
+         i += kMemberFields) {
+      out.earlier.push_back(ReadMember(*r, i));
+    }
+    return out;
+  }
+  return Fail(Error::Internal("store: no free cluster id after 64 tries"));
+}
+
+Result<std::vector<Cluster>> RedisStore::Clusters(bool waves_only,
+                                                  const WaveRule& rule,
+                                                  UnixMillis now,
+                                                  std::size_t limit) {
+  std::vector<Cluster> out;
+  if (limit == 0) return out;
+  auto r =
+      Eval(kClusters,
+           {waves_only ? "1" : "0", std::to_string(now - rule.window.count()),
+            std::to_string(rule.min_size), std::to_string(limit)});
+  if (!r) return Fail(r.error());
+  for (std::size_t i = 0; i + kClusterFields <= r->size();
+       i += kClusterFields) {
+    out.push_back(ReadCluster(*r, i));
+  }
+  return out;
+}
+
+Result<std::optional<Cluster>> RedisStore::FindCluster(ClusterId id) {
+  const std::string key = prefix_ + "c:" + std::to_string(id);
+  auto r = Run({"HMGET", key, "k", "f", "l", "n", "s", "g", "w", "t"});
+  if (!r) return Fail(r.error());
+  if (r->type() != Reply::Type::kArray || r->size() != 8) {
+    return Fail(Error::Unavailable("redis: " + std::string(r->str())));
+  }
+  if (r->at(0).type() == Reply::Type::kNil) return std::optional<Cluster>();
+  Cluster c;
+  c.id = id;
+  c.canonical = r->at(0).integer();
+  c.first_seen = r->at(1).integer();
+  c.last_seen = r->at(2).integer();
+  c.size =
+      static_cast<std::uint64_t>(std::max<std::int64_t>(0, r->at(3).integer()));
+  c.senders =
+      static_cast<std::uint64_t>(std::max<std::int64_t>(0, r->at(4).integer()));
+  c.language = std::string(r->at(5).str());
+  c.wave = r->at(6).integer() != 0;
+  c.wave_since = r->at(7).integer();
+  return std::optional<Cluster>(std::move(c));
+}
+
+Result<std::vector<Member>> RedisStore::Members(ClusterId id,
+                                                std::size_t limit) {
+  std::vector<Member> out;
+  if (limit == 0) return out;
+  auto r =
+      Eval(kMembers, {std::to_string(id),
+                      std::to_string(std::min<std::size_t>(limit, 1u << 30))});
+  if (!r) return Fail(r.error());
+  for (std::size_t i = 0; i + kMemberFields <= r->size(); i += kMemberFields) {
+    out.push_back(ReadMember(*r, i));
+  }
+  return out;
+}
+
+Result<std::uint64_t> RedisStore::Prune(UnixMillis before, std::size_t batch,
+                                        std::size_t max_batches) {
+  std::uint64_t removed = 0;
+  if (batch == 0) return removed;
+  for (std::size_t i = 0; i < max_batches; ++i) {
+    auto r = Eval(kPrune, {std::to_string(before), std::to_string(batch)});
+    if (!r) return Fail(r.error());
+    const auto n = static_cast<std::uint64_t>(r->integer());
+    removed += n;
+    if (n < batch) break;
+  }
+  return removed;
+}
+
+Result<Stats> RedisStore::GetStats() {
+  auto r = Eval(kStats, {});
+  if (!r) return Fail(r.error());
+  if (r->size() != 6) {
+    return Fail(Error::Unavailable("redis: malformed stats reply"));
+  }
+  Stats s;
+  s.messages = static_cast<std::uint64_t>(r->at(0).integer());
+  s.clusters = static_cast<std::uint64_t>(r->at(1).integer());
+  s.waves =
+      static_cast<std::uint64_t>(std::max<std::int64_t>(0, r->at(2).integer()));
+  s.index_rows =
+      static_cast<std::uint64_t>(std::max<std::int64_t>(0, r->at(3).integer()));
+  s.oldest = r->at(4).integer();
+  s.newest = r->at(5).integer();
+  // The server's whole memory (several sites may share it): the nearest
+  // thing Redis has to a file size.
+  auto info = Run({"INFO", "memory"});
+  if (info) {
+    const std::string_view text = info->str();
+    constexpr std::string_view kUsed = "used_memory:";
+    const std::size_t pos = text.find(kUsed);
+    if (pos != std::string_view::npos) {
+      s.file_bytes =
+          static_cast<std::uint64_t>(ParseInt(text.substr(pos + kUsed.size())));
+    }
+  }
+  s.writable = true;
+  s.path = options_.address + " " + prefix_;
+  return s;
+}
+
+Result<std::string> RedisStore::Check() {
+  auto r = Eval(kCheck, {"100000"});
+  if (!r) return Fail(r.error());
+  if (r->size() == 0) return std::string("ok");
+  std::string out;
+  for (std::size_t i = 0; i < r->size(); ++i) {
+    if (!out.empty()) out += '\n';
+    out += r->at(i).str();
+  }
+  return out;
+}
+
+Result<std::string> ReadPassword(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return Fail(Error::Io("redis: cannot read the password file " + path +
+                          ": " + std::strerror(errno)));
+  }
+  std::string pw((std::istreambuf_iterator<char>(in)),
+                 std::istreambuf_iterator<char>());
+  // A file written by `echo` ends with a newline that is not the password's.
+  while (!pw.empty() && (pw.back() == '\n' || pw.back() == '\r')) pw.pop_back();
+  if (pw.empty()) {
+    return Fail(Error::InvalidArgument("redis: the password file " + path +
+                                       " is empty"));
+  }
+  return pw;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenRedis(const RedisOptions& options) {
+  // hiredis writes with write(2): a server that closed the connection (killed,
+  // restarted) would raise SIGPIPE, whose default action ends the whole
+  // milter. A disposition someone chose already is left alone.
+  struct sigaction current {};
+  if (::sigaction(SIGPIPE, nullptr, &current) == 0 &&
+      current.sa_handler == SIG_DFL) {
+    ::signal(SIGPIPE, SIG_IGN);
+  }
+  auto address = ParseRedisAddress(options.address);
+  if (!address) return Fail(address.error());
+  if (options.secret_path.empty()) {
+    return Fail(Error::InvalidArgument(
+        "redis: a secret file is required (every host of a site must share "
+        "it)"));
+  }
+  auto secret = LoadOrCreateSecret(options.secret_path);
+  if (!secret) return Fail(secret.error());
+  ConnectOptions connect;
+  connect.address = *address;
+  connect.database = options.database;
+  connect.user = options.user;
+  if (!options.password_file.empty()) {
+    auto pw = ReadPassword(options.password_file);
+    if (!pw) return Fail(pw.error());
+    connect.password = std::move(*pw);
+  }
+  connect.connect_timeout = options.connect_timeout;
+  connect.command_timeout = options.command_timeout;
+  auto store =
+      std::make_unique<RedisStore>(options, std::move(connect), *secret);
+  auto probe = store->Probe();
+  if (!probe) return Fail(probe.error());
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+}  // namespace mw::store

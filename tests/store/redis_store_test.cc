@@ -1,0 +1,595 @@
+// The Redis backend against a private redis-server (Debian's), started per
+// test on a unix socket in a temporary directory, with an ACL user. Skipped
+// when redis-server is not installed.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "redis_conn.h"
+#include "store/redis.h"
+#include "store/sqlite.h"
+#include "tests/store/test_util.h"
+
+extern char** environ;
+
+namespace mw::store {
+namespace {
+
+using testing::Body;
+using testing::EditSentence;
+using testing::MessageOf;
+using testing::TempDir;
+
+constexpr char kUser[] = "mwtest";
+constexpr char kPassword[] = "s3cret-pw-not-in-logs";
+
+std::string RedisServerPath() {
+  for (const char* p : {"/usr/bin/redis-server", "/usr/sbin/redis-server",
+                        "/usr/local/bin/redis-server"}) {
+    if (::access(p, X_OK) == 0) return p;
+  }
+  return "";
+}
+
+class RedisStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = RedisServerPath();
+    if (server_.empty()) GTEST_SKIP() << "redis-server is not installed";
+    socket_ = dir_.File("redis.sock");
+    std::ofstream(dir_.File("password")) << kPassword << "\n";
+    ASSERT_TRUE(StartServer());
+  }
+  void TearDown() override { StopServer(SIGKILL); }
+
+  // Starts redis-server, waits until it answers PING, and makes the ACL
+  // user the store logs in as.
+  bool StartServer() {
+    const std::vector<std::string> args = {server_,
+                                           "--port",
+                                           "0",
+                                           "--unixsocket",
+                                           socket_,
+                                           "--unixsocketperm",
+                                           "700",
+                                           "--dir",
+                                           dir_.path(),
+                                           "--save",
+                                           "",
+                                           "--appendonly",
+                                           "no",
+                                           "--daemonize",
+                                           "no",
+                                           "--logfile",
+                                           dir_.File("redis.log")};
+    std::vector<char*> argv;
+    for (const std::string& a : args)
+      argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    std::filesystem::remove(socket_);
+    if (::posix_spawn(&pid_, server_.c_str(), nullptr, nullptr, argv.data(),
+                      environ) != 0) {
+      return false;
+    }
+    ConnectOptions admin;
+    admin.address.unix_path = socket_;
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto c = Connection::Open(admin);
+      if (c) {
+        auto pong = (*c)->Command({"PING"});
+        if (pong && pong->str() == "PONG") {
+          auto acl = (*c)->Command({"ACL", "SETUSER", kUser, "on",
+                                    std::string(">") + kPassword, "~*", "&*",
+                                    "+@all"});
+          return acl && acl->type() == Reply::Type::kStatus;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+  void StopServer(int sig) {
+    if (pid_ <= 0) return;
+    ::kill(pid_, sig);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = 0;
+  }
+
+  // A connection as the administrator (the default user, no password).
+  std::unique_ptr<Connection> Admin() {
+    ConnectOptions o;
+    o.address.unix_path = socket_;
+    o.command_timeout = std::chrono::seconds(5);
+    auto c = Connection::Open(o);
+    EXPECT_TRUE(c.has_value()) << c.error().ToString();
+    return c ? std::move(*c) : nullptr;
+  }
+
+  RedisOptions Options() {
+    RedisOptions o;
+    o.address = "unix:" + socket_;
+    o.user = kUser;
+    o.password_file = dir_.File("password");
+    o.prefix = "t1";
+    o.secret_path = dir_.File("secret");
+    o.reconnect_min = std::chrono::milliseconds(20);
+    o.reconnect_max = std::chrono::milliseconds(100);
+    o.log = [this](std::string_view line) {
+      std::lock_guard<std::mutex> lock(log_mu_);
+      log_.emplace_back(line);
+    };
+    return o;
+  }
+  std::unique_ptr<Store> Open(const RedisOptions& o) {
+    auto store = OpenRedis(o);
+    EXPECT_TRUE(store.has_value()) << store.error().ToString();
+    return store ? std::move(*store) : nullptr;
+  }
+  std::unique_ptr<Store> Open() { return Open(Options()); }
+
+  Recorded Record(Store& store, const Message& m,
+                  std::optional<ClusterId> cluster = std::nullopt,
+                  const WaveRule& rule = WaveRule{}) {
+    auto r = store.Record(m, Join{cluster}, rule);
+    EXPECT_TRUE(r.has_value()) << r.error().ToString();
+    return r ? *r : Recorded{};
+  }
+
+  int LogCount(std::string_view prefix) {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    return static_cast<int>(std::count_if(
+        log_.begin(), log_.end(),
+        [&](const std::string& l) { return l.rfind(prefix, 0) == 0; }));
+  }
+  std::vector<std::string> Log() {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    return log_;
+  }
+
+  TempDir dir_;
+  std::string server_;
+  std::string socket_;
+  pid_t pid_ = 0;
+  std::mutex log_mu_;
+  std::vector<std::string> log_;
+};
+
+// The wave decision of a test: join the best candidate's cluster when it
+// shares the body or at least `min_shared` keys, else start a cluster.
+std::optional<ClusterId> Decide(const Lookup& lookup,
+                                std::uint32_t min_shared) {
+  if (lookup.candidates.empty()) return std::nullopt;
+  const Candidate& best = lookup.candidates.front();
+  if (best.exact || best.shared_keys >= min_shared) return best.cluster;
+  return std::nullopt;
+}
+
+TEST_F(RedisStoreTest, SameSequenceSameVerdictsAsSqlite) {
+  auto redis = Open();
+  SqliteOptions so;
+  so.path = dir_.File("mailwave.db");
+  so.secret_path = dir_.File("secret");  // the same keyed hashes
+  auto sqlite = OpenSqlite(so);
+  ASSERT_TRUE(sqlite.has_value()) << sqlite.error().ToString();
+  ASSERT_NE(redis, nullptr);
+
+  const WaveRule rule{4, std::chrono::milliseconds(5000)};
+  // Three waves of edited variants, interleaved with unrelated hams, some
+  // exact copies, several senders, arrivals spread past the window.
+  std::vector<Message> sequence;
+  for (int i = 0; i < 60; ++i) {
+    const int wave = i % 4;
+    const UnixMillis t = 1'000'000 + i * 400;
+    std::string body;
+    if (wave == 3) {
+      body = Body(1000 + i, 12);  // ham: unique
+    } else {
+      body = Body(100 + wave, 20);
+      if (i % 3 != 0) body = EditSentence(body, i % 20, 7 * i);
+    }
+    sequence.push_back(
+        MessageOf(body, t, "s" + std::to_string(i % 5) + "@example.com"));
+  }
+  // Cluster ids are random per backend: compare them through the canonical
+  // message id, which both number alike.
+  std::map<ClusterId, std::int64_t> canon_redis;
+  std::map<ClusterId, std::int64_t> canon_sqlite;
+  int waves = 0;
+  for (std::size_t i = 0; i < sequence.size(); ++i) {
+    SCOPED_TRACE(i);
+    auto lr = redis->Find(sequence[i]);
+    auto ls = (*sqlite)->Find(sequence[i]);
+    ASSERT_TRUE(lr.has_value()) << lr.error().ToString();
+    ASSERT_TRUE(ls.has_value());
+    ASSERT_EQ(lr->candidates.size(), ls->candidates.size());
+    for (std::size_t j = 0; j < lr->candidates.size(); ++j) {
+      EXPECT_EQ(lr->candidates[j].id, ls->candidates[j].id);
+      EXPECT_EQ(lr->candidates[j].shared_keys, ls->candidates[j].shared_keys);
+      EXPECT_EQ(lr->candidates[j].exact, ls->candidates[j].exact);
+      EXPECT_EQ(lr->candidates[j].arrival, ls->candidates[j].arrival);
+      EXPECT_EQ(canon_redis[lr->candidates[j].cluster],
+                canon_sqlite[ls->candidates[j].cluster]);
+    }
+    ASSERT_EQ(lr->clusters.size(), ls->clusters.size());
+    for (std::size_t j = 0; j < lr->clusters.size(); ++j) {
+      EXPECT_EQ(lr->clusters[j].first.canonical,
+                ls->clusters[j].first.canonical);
+      EXPECT_EQ(lr->clusters[j].first.size, ls->clusters[j].first.size);
+      EXPECT_EQ(lr->clusters[j].second.has_value(),
+                ls->clusters[j].second.has_value());
+    }
+    const auto jr = Decide(*lr, 3);
+    const auto js = Decide(*ls, 3);
+    ASSERT_EQ(jr.has_value(), js.has_value());
+    auto rr = redis->Record(sequence[i], Join{jr}, rule);
+    auto rs = (*sqlite)->Record(sequence[i], Join{js}, rule);
+    ASSERT_TRUE(rr.has_value()) << rr.error().ToString();
+    ASSERT_TRUE(rs.has_value());
+    EXPECT_EQ(rr->id, rs->id);
+    EXPECT_EQ(rr->cluster.canonical, rs->cluster.canonical);
+    EXPECT_EQ(rr->cluster.size, rs->cluster.size);
+    EXPECT_EQ(rr->cluster.senders, rs->cluster.senders);
+    EXPECT_EQ(rr->cluster.first_seen, rs->cluster.first_seen);
+    EXPECT_EQ(rr->cluster.last_seen, rs->cluster.last_seen);
+    EXPECT_EQ(rr->cluster.wave, rs->cluster.wave);
+    EXPECT_EQ(rr->cluster.wave_since, rs->cluster.wave_since);
+    EXPECT_EQ(rr->cluster.language, rs->cluster.language);
+    EXPECT_EQ(rr->window_size, rs->window_size);
+    EXPECT_EQ(rr->became_wave, rs->became_wave);
+    ASSERT_EQ(rr->earlier.size(), rs->earlier.size());
+    for (std::size_t j = 0; j < rr->earlier.size(); ++j) {
+      EXPECT_EQ(rr->earlier[j].id, rs->earlier[j].id);
+      EXPECT_EQ(rr->earlier[j].queue_id, rs->earlier[j].queue_id);
+      EXPECT_EQ(rr->earlier[j].message_id_hash, rs->earlier[j].message_id_hash);
+    }
+    waves += rr->became_wave ? 1 : 0;
+    canon_redis[rr->cluster.id] = rr->cluster.canonical;
+    canon_sqlite[rs->cluster.id] = rs->cluster.canonical;
+  }
+  EXPECT_GE(waves, 1);  // the sequence exercises became_wave
+
+  const UnixMillis now = sequence.back().arrival;
+  auto cr = redis->Clusters(false, rule, now, 100);
+  auto cs = (*sqlite)->Clusters(false, rule, now, 100);
+  ASSERT_TRUE(cr.has_value());
+  ASSERT_TRUE(cs.has_value());
+  ASSERT_EQ(cr->size(), cs->size());
+  auto wr = redis->Clusters(true, rule, now, 100);
+  auto ws = (*sqlite)->Clusters(true, rule, now, 100);
+  ASSERT_TRUE(wr.has_value());
+  ASSERT_TRUE(ws.has_value());
+  EXPECT_EQ(wr->size(), ws->size());
+  for (std::size_t j = 0; j < cr->size(); ++j) {
+    auto mr = redis->Members((*cr)[j].id, 1000);
+    auto ms = (*sqlite)->Members((*cs)[j].id, 1000);
+    ASSERT_TRUE(mr.has_value());
+    ASSERT_TRUE(ms.has_value());
+    ASSERT_EQ(mr->size(), ms->size());
+    for (std::size_t k = 0; k < mr->size(); ++k) {
+      EXPECT_EQ((*mr)[k].id, (*ms)[k].id);
+    }
+  }
+  auto sr = redis->GetStats();
+  auto ss = (*sqlite)->GetStats();
+  ASSERT_TRUE(sr.has_value());
+  ASSERT_TRUE(ss.has_value());
+  EXPECT_EQ(sr->messages, ss->messages);
+  EXPECT_EQ(sr->clusters, ss->clusters);
+  EXPECT_EQ(sr->waves, ss->waves);
+  EXPECT_EQ(sr->oldest, ss->oldest);
+  EXPECT_EQ(sr->newest, ss->newest);
+
+  // Prune the first half: the same messages and clusters remain.
+  const UnixMillis cut = sequence[30].arrival;
+  auto pr = redis->Prune(cut, 7, 100);
+  auto ps = (*sqlite)->Prune(cut, 7, 100);
+  ASSERT_TRUE(pr.has_value()) << pr.error().ToString();
+  ASSERT_TRUE(ps.has_value());
+  EXPECT_EQ(*pr, 30u);
+  EXPECT_EQ(*pr, *ps);
+  sr = redis->GetStats();
+  ss = (*sqlite)->GetStats();
+  EXPECT_EQ(sr->messages, ss->messages);
+  EXPECT_EQ(sr->clusters, ss->clusters);
+  EXPECT_EQ(sr->waves, ss->waves);
+  EXPECT_EQ(sr->index_rows, ss->index_rows);
+  for (std::size_t i = 30; i < sequence.size(); ++i) {
+    auto lr = redis->Find(sequence[i]);
+    auto ls = (*sqlite)->Find(sequence[i]);
+    ASSERT_TRUE(lr.has_value());
+    ASSERT_TRUE(ls.has_value());
+    ASSERT_EQ(lr->candidates.size(), ls->candidates.size()) << i;
+    for (std::size_t j = 0; j < lr->candidates.size(); ++j) {
+      EXPECT_EQ(lr->candidates[j].id, ls->candidates[j].id);
+    }
+  }
+  auto check = redis->Check();
+  ASSERT_TRUE(check.has_value());
+  EXPECT_EQ(*check, "ok");
+}
+
+TEST_F(RedisStoreTest, FetchAndForEach) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  std::vector<Recorded> r;
+  for (int i = 0; i < 5; ++i) {
+    r.push_back(Record(*store, MessageOf(Body(40 + i, 10), 1000 + i * 100)));
+  }
+  const std::int64_t ids[] = {r[3].id, 999999, r[1].id};
+  auto fetched = store->Fetch(ids);
+  ASSERT_TRUE(fetched.has_value()) << fetched.error().ToString();
+  ASSERT_EQ(fetched->candidates.size(), 2u);  // 999999 is not stored
+  EXPECT_EQ(fetched->candidates[0].id, r[3].id);
+  EXPECT_EQ(fetched->candidates[1].id, r[1].id);
+  EXPECT_EQ(fetched->candidates[0].shared_keys, 0u);
+  EXPECT_EQ(fetched->candidates[0].fingerprint.body_sha1,
+            MessageOf(Body(43, 10), 0).fingerprint.body_sha1);
+  ASSERT_EQ(fetched->clusters.size(), 2u);
+  ASSERT_TRUE(fetched->clusters[0].second.has_value());
+
+  std::vector<std::pair<std::int64_t, UnixMillis>> seen;
+  auto n = store->ForEach(1200, [&](std::int64_t id, UnixMillis a,
+                                    const fingerprint::Fingerprint&) {
+    seen.emplace_back(id, a);
+    return true;
+  });
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(*n, 3u);
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0], std::make_pair(r[2].id, UnixMillis{1200}));
+  EXPECT_EQ(seen[2], std::make_pair(r[4].id, UnixMillis{1400}));
+  // fn returning false stops the walk.
+  n = store->ForEach(0, [](std::int64_t, UnixMillis,
+                           const fingerprint::Fingerprint&) { return false; });
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(*n, 1u);
+}
+
+TEST_F(RedisStoreTest, JoinNewAndVanishedClusters) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  const std::string body = Body(5, 20);
+  const Recorded a = Record(*store, MessageOf(body, 1000, "x@a"));
+  EXPECT_NE(a.cluster.id, 0u);
+  EXPECT_EQ(a.cluster.canonical, a.id);
+  EXPECT_EQ(a.cluster.size, 1u);
+  const Recorded b = Record(*store, MessageOf(body, 2000, "y@a"), a.cluster.id);
+  EXPECT_EQ(b.cluster.id, a.cluster.id);
+  EXPECT_EQ(b.cluster.size, 2u);
+  EXPECT_EQ(b.cluster.senders, 2u);
+  ClusterId gone = a.cluster.id + 1;
+  while (gone == 0 || gone == a.cluster.id) ++gone;
+  const Recorded c = Record(*store, MessageOf(body, 3000), gone);
+  EXPECT_NE(c.cluster.id, a.cluster.id);
+  EXPECT_EQ(c.cluster.canonical, c.id);
+  EXPECT_EQ(c.cluster.size, 1u);
+  auto found = store->FindCluster(a.cluster.id);
+  ASSERT_TRUE(found.has_value());
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ((*found)->size, 2u);
+  EXPECT_EQ((*found)->first_seen, 1000);
+  EXPECT_EQ((*found)->last_seen, 2000);
+  auto none = store->FindCluster(
+      c.cluster.id + 1 == a.cluster.id ? c.cluster.id + 2 : c.cluster.id + 1);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_FALSE(none->has_value());
+}
+
+TEST_F(RedisStoreTest, EveryKeyCarriesTheSiteHashTagAndTtls) {
+  RedisOptions o = Options();
+  o.retention = std::chrono::hours(1);
+  auto store = Open(o);
+  ASSERT_NE(store, nullptr);
+  const UnixMillis now = NowMillis();
+  const std::string body = Body(77, 15);
+  const Recorded a = Record(*store, MessageOf(body, now));
+  Record(*store, MessageOf(EditSentence(body, 3, 9), now + 1), a.cluster.id);
+  // A second site on the same server sees nothing of the first.
+  RedisOptions other = Options();
+  other.prefix = "t2";
+  auto store2 = Open(other);
+  ASSERT_NE(store2, nullptr);
+  auto l2 = store2->Find(MessageOf(body, now + 2));
+  ASSERT_TRUE(l2.has_value());
+  EXPECT_TRUE(l2->candidates.empty());
+
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  auto keys = admin->Command({"KEYS", "*"});
+  ASSERT_TRUE(keys.has_value());
+  ASSERT_GT(keys->size(), 5u);
+  const std::int64_t two_hours = 2 * 3600 * 1000;
+  int with_ttl = 0;
+  for (std::size_t i = 0; i < keys->size(); ++i) {
+    const std::string key(keys->at(i).str());
+    EXPECT_EQ(key.rfind("{mw:t1}:", 0), 0u) << key;
+    auto ttl = admin->Command({"PTTL", key});
+    ASSERT_TRUE(ttl.has_value());
+    const std::int64_t ms = ttl->integer();
+    // The per-message keys expire at twice the retention; the counters and
+    // the global arrival and cluster lists are kept (pruned, never expired).
+    const bool global = key == "{mw:t1}:n" || key == "{mw:t1}:a" ||
+                        key == "{mw:t1}:cl" || key == "{mw:t1}:x";
+    if (global) {
+      EXPECT_EQ(ms, -1) << key;
+    } else {
+      EXPECT_GT(ms, two_hours - 60'000) << key;
+      EXPECT_LE(ms, two_hours) << key;
+      ++with_ttl;
+    }
+  }
+  EXPECT_GE(with_ttl, 5);  // 2 messages, cluster, members, senders, buckets
+  auto check = admin->Command({"TYPE", "{mw:t1}:m:" + std::to_string(a.id)});
+  ASSERT_TRUE(check.has_value());
+  EXPECT_EQ(check->str(), "hash");
+}
+
+TEST_F(RedisStoreTest, ConcurrentWritersJoinOneCluster) {
+  RedisOptions o = Options();
+  auto store = Open(o);
+  ASSERT_NE(store, nullptr);
+  const std::string body = Body(88, 25);
+  const WaveRule rule{5, std::chrono::hours(1)};
+  // The wave's first copy; then kThreads hosts (each its own store, so its
+  // own connections) record variants at once, each joining what Find gave.
+  const Recorded first =
+      Record(*store, MessageOf(body, 5000), std::nullopt, rule);
+  constexpr int kThreads = 8;
+  constexpr int kEach = 10;
+  std::vector<std::unique_ptr<Store>> hosts;
+  for (int t = 0; t < kThreads; ++t) hosts.push_back(Open(o));
+  std::atomic<int> became{0};
+  std::atomic<int> failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        const Message m =
+            MessageOf(EditSentence(body, (t + i) % 25, t * 100 + i),
+                      6000 + t * 10 + i, "h" + std::to_string(t) + "@x");
+        auto l = hosts[t]->Find(m);
+        if (!l) {
+          ++failed;
+          continue;
+        }
+        auto r = hosts[t]->Record(m, Join{Decide(*l, 2)}, rule);
+        if (!r) {
+          ++failed;
+          continue;
+        }
+        became += r->became_wave ? 1 : 0;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failed.load(), 0);
+  auto c = store->FindCluster(first.cluster.id);
+  ASSERT_TRUE(c.has_value());
+  ASSERT_TRUE(c->has_value());
+  EXPECT_EQ((*c)->size, 1u + kThreads * kEach);
+  EXPECT_EQ((*c)->senders, 1u + kThreads);
+  EXPECT_EQ(became.load(), 1);  // exactly once, whoever crossed min_size
+  auto all = store->Clusters(false, rule, 10000, 100);
+  ASSERT_TRUE(all.has_value());
+  EXPECT_EQ(all->size(), 1u);
+  auto members = store->Members(first.cluster.id, 1000);
+  ASSERT_TRUE(members.has_value());
+  EXPECT_EQ(members->size(), 1u + kThreads * kEach);
+}
+
+TEST_F(RedisStoreTest, KilledServerIsUnavailableOnceThenBack) {
+  RedisOptions o = Options();
+  o.connect_timeout = std::chrono::milliseconds(200);
+  o.command_timeout = std::chrono::milliseconds(200);
+  auto store = Open(o);
+  ASSERT_NE(store, nullptr);
+  const Message m = MessageOf(Body(99, 12), 1000);
+  const Recorded a = Record(*store, m);
+  StopServer(SIGKILL);
+  for (int i = 0; i < 20; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    auto l = store->Find(m);
+    const auto took = std::chrono::steady_clock::now() - start;
+    ASSERT_FALSE(l.has_value());
+    EXPECT_EQ(l.error().code(), Error::Code::kUnavailable);
+    EXPECT_LT(took, o.connect_timeout + o.command_timeout +
+                        std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(LogCount("redis: down: "), 1);
+  EXPECT_EQ(LogCount("redis: back"), 0);
+
+  // A restarted server (empty: no persistence here) serves again.
+  ASSERT_TRUE(StartServer());
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  bool ok = false;
+  while (!ok && std::chrono::steady_clock::now() < deadline) {
+    ok = store->Record(m, Join{}, WaveRule{}).has_value();
+    if (!ok) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(ok);
+  auto l = store->Find(m);
+  ASSERT_TRUE(l.has_value()) << l.error().ToString();
+  EXPECT_EQ(l->candidates.size(), 1u);
+  EXPECT_EQ(LogCount("redis: down: "), 1);
+  EXPECT_EQ(LogCount("redis: back"), 1);
+  (void)a;
+}
+
+TEST_F(RedisStoreTest, StalledServerTimesOut) {
+  RedisOptions o = Options();
+  o.command_timeout = std::chrono::milliseconds(150);
+  auto store = Open(o);
+  ASSERT_NE(store, nullptr);
+  const Message m = MessageOf(Body(98, 12), 1000);
+  ::kill(pid_, SIGSTOP);
+  const auto start = std::chrono::steady_clock::now();
+  auto l = store->Find(m);
+  const auto took = std::chrono::steady_clock::now() - start;
+  ::kill(pid_, SIGCONT);
+  ASSERT_FALSE(l.has_value());
+  EXPECT_EQ(l.error().code(), Error::Code::kUnavailable);
+  EXPECT_LT(took, std::chrono::milliseconds(400));
+  EXPECT_EQ(LogCount("redis: down: "), 1);
+}
+
+TEST_F(RedisStoreTest, WrongPasswordIsAClearErrorWithoutThePassword) {
+  RedisOptions o = Options();
+  std::ofstream(dir_.File("wrong")) << "not-the-password\n";
+  o.password_file = dir_.File("wrong");
+  auto store = OpenRedis(o);
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().code(), Error::Code::kUnavailable);
+  EXPECT_NE(store.error().message().find("authentication as mwtest refused"),
+            std::string::npos)
+      << store.error().message();
+  EXPECT_EQ(store.error().message().find("not-the-password"),
+            std::string::npos);
+  for (const std::string& line : Log()) {
+    EXPECT_EQ(line.find("not-the-password"), std::string::npos) << line;
+  }
+  o.password_file = dir_.File("absent");
+  store = OpenRedis(o);
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().code(), Error::Code::kIo);
+  o = Options();
+  o.address = "redis://localhost";
+  store = OpenRedis(o);
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().code(), Error::Code::kInvalidArgument);
+}
+
+TEST(RedisAddressTest, Parses) {
+  auto u = ParseRedisAddress("unix:/run/redis/redis.sock");
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->unix_path, "/run/redis/redis.sock");
+  auto t = ParseRedisAddress("tcp://10.0.0.5:6380");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->host, "10.0.0.5");
+  EXPECT_EQ(t->port, 6380);
+  auto v6 = ParseRedisAddress("tcp://[::1]:6379");
+  ASSERT_TRUE(v6.has_value());
+  EXPECT_EQ(v6->host, "::1");
+  EXPECT_FALSE(ParseRedisAddress("tcp://host").has_value());
+  EXPECT_FALSE(ParseRedisAddress("tcp://host:0").has_value());
+  EXPECT_FALSE(ParseRedisAddress("unix:relative").has_value());
+  EXPECT_FALSE(ParseRedisAddress("localhost:6379").has_value());
+}
+
+}  // namespace
+}  // namespace mw::store
