@@ -186,7 +186,7 @@ mw::Result<std::shared_ptr<const mw::milter::Snapshot>> BuildSnapshot(
       auto window = mw::pipeline::Window::Open(
           *snapshot->store, s, mw::store::NowMillis(),
           [](std::string_view line) {
-            mw::milter::Log(LOG_NOTICE, "gpu: " + std::string(line));
+            mw::milter::Log(LOG_NOTICE, std::string(line));
           });
       if (window) {
         snapshot->window = std::move(*window);
