@@ -5,9 +5,9 @@ namespace mw::config {
 std::span<const Table> Tables() {
   // Function-local so that the tables in the other files are built first.
   static const Table kTables[] = {
-      MimeTable(),  FingerprintTable(), LangidTable(), PipelineTable(),
-      StoreTable(), WaveTable(),        MilterTable(), MetricsTable(),
-      GpuTable(),
+      MimeTable(),     FingerprintTable(), LangidTable(),
+      PipelineTable(), StoreTable(),       WaveTable(),
+      MilterTable(),   MetricsTable(),     GpuTable(),
   };
   return kTables;
 }

@@ -35,10 +35,9 @@ std::optional<std::string> FoldLineBusters(std::string_view text) {
     std::size_t candidates = 0;
     for (std::size_t i = 0; i <= text.size();) {
       const void* nl = std::memchr(text.data() + i, '\n', text.size() - i);
-      const std::size_t e =
-          nl ? static_cast<std::size_t>(static_cast<const char*>(nl) -
-                                        text.data())
-             : text.size();
+      const std::size_t e = nl ? static_cast<std::size_t>(
+                                     static_cast<const char*>(nl) - text.data())
+                               : text.size();
       std::size_t end = e;
       while (end > i && IsSpace(text[end - 1])) --end;
       std::size_t begin = end;
