@@ -44,16 +44,36 @@ std::string RedisKeyPrefix(const std::string& prefix) {
   "    end\n"                                                                  \
   "  end\n"                                                                    \
   "end\n"                                                                      \
+  "local MH = '>ddI2I2I2I2I2I2I4'\n"                                           \
+  "local MF = {'s','i','q','l','z','k','f'}\n"                                 \
+  "local function putmsg(id, m)\n"                                             \
+  "  local parts = {struct.pack(MH, m.a, m.c, #m.s, #m.i, #m.q, #m.l, #m.z,\n" \
+  "                             #m.k, #m.f)}\n"                                \
+  "  for _, n in ipairs(MF) do parts[#parts + 1] = m[n] end\n"                 \
+  "  redis.call('SET', P..'m:'..id, table.concat(parts))\n"                    \
+  "end\n"                                                                      \
+  "local function getmsg(id)\n"                                                \
+  "  local v = redis.call('GET', P..'m:'..id)\n"                               \
+  "  if not v then return nil end\n"                                           \
+  "  local h = {struct.unpack(MH, v)}\n"                                       \
+  "  local m = {a = h[1], c = h[2], cs = string.format('%.0f', h[2])}\n"       \
+  "  local pos = h[10]\n"                                                      \
+  "  for j, n in ipairs(MF) do\n"                                              \
+  "    m[n] = string.sub(v, pos, pos + h[j + 2] - 1)\n"                        \
+  "    pos = pos + h[j + 2]\n"                                                 \
+  "  end\n"                                                                    \
+  "  return m\n"                                                               \
+  "end\n"                                                                      \
   "local function remove(id)\n"                                                \
-  "  local m = redis.call('HMGET', P..'m:'..id, 'c', 'k')\n"                   \
+  "  local m = getmsg(id)\n"                                                   \
   "  redis.call('ZREM', P..'a', id)\n"                                         \
-  "  if not m[1] then return end\n"                                            \
-  "  local ks = m[2] or ''\n"                                                  \
+  "  if not m then return end\n"                                               \
+  "  local ks = m.k\n"                                                         \
   "  for i = 1, #ks - 3, 4 do\n"                                               \
   "    unindex(struct.unpack('>I4', string.sub(ks, i, i + 3)), id % W32)\n"    \
   "  end\n"                                                                    \
   "  redis.call('DEL', P..'m:'..id)\n"                                         \
-  "  local cid = m[1]\n"                                                       \
+  "  local cid = m.cs\n"                                                       \
   "  redis.call('ZREM', P..'cm:'..cid, id)\n"                                  \
   "  if redis.call('EXISTS', P..'c:'..cid) == 0 then return end\n"             \
   "  local n = redis.call('HINCRBY', P..'c:'..cid, 'n', -1)\n"                 \
@@ -115,14 +135,14 @@ local cids = {}
 local order = {}
 for _, h in ipairs(ranked) do
   if out[1] >= max_cand then break end
-  local m = redis.call('HMGET', P..'m:'..h[1], 'a', 'c', 'f')
-  if m[1] then
+  local m = getmsg(h[1])
+  if m then
     out[1] = out[1] + 1
-    local cid = tonumber(m[2])
-    out[#out + 1] = h[1]; out[#out + 1] = tonumber(m[1])
+    local cid = m.c
+    out[#out + 1] = h[1]; out[#out + 1] = m.a
     out[#out + 1] = cid; out[#out + 1] = h[2]; out[#out + 1] = h[3]
-    out[#out + 1] = m[3]
-    fps[h[1]] = m[3]
+    out[#out + 1] = m.f
+    fps[h[1]] = m.f
     if not cids[cid] then cids[cid] = true; order[#order + 1] = cid end
   end
 end
@@ -130,7 +150,11 @@ for _, cid in ipairs(order) do
   local c = cluster(cid)
   if c then
     for _, x in ipairs(c) do out[#out + 1] = x end
-    local fp = fps[c[2]] or redis.call('HGET', P..'m:'..c[2], 'f')
+    local fp = fps[c[2]]
+    if not fp then
+      local m = getmsg(c[2])
+      if m then fp = m.f end
+    end
     if fp then out[#out + 1] = 1; out[#out + 1] = fp
     else out[#out + 1] = 0; out[#out + 1] = '' end
   end
@@ -171,9 +195,8 @@ for j = 17, #ARGV do
   if ttl > 0 then redis.call('PEXPIRE', b, ttl) end
 end
 local mk = P..'m:'..id
-redis.call('HSET', mk, 'f', ARGV[4], 'a', arrival, 'c', cid, 's', ARGV[5],
-           'i', ARGV[6], 'q', ARGV[7], 'l', ARGV[8], 'z', ARGV[9],
-           'k', table.concat(packed))
+putmsg(id, {a = arrival, c = cid, s = ARGV[5], i = ARGV[6], q = ARGV[7],
+            l = ARGV[8], z = ARGV[9], k = table.concat(packed), f = ARGV[4]})
 redis.call('ZADD', P..'a', arrival, id)
 local ck = P..'c:'..cid
 if is_new then
@@ -201,8 +224,8 @@ if redis.call('HGET', ck, 'w') ~= '1' and window >= tonumber(ARGV[11]) then
   for _, m in ipairs(redis.call('ZRANGE', cm, 0, tonumber(ARGV[13]))) do
     local mid = tonumber(m)
     if mid < id then
-      local v = redis.call('HMGET', P..'m:'..mid, 'a', 'q', 'i')
-      if v[1] then rows[#rows + 1] = {mid, tonumber(v[1]), v[2], v[3]} end
+      local v = getmsg(mid)
+      if v then rows[#rows + 1] = {mid, v.a, v.q, v.i} end
     end
   end
   table.sort(rows, function(a, b)
@@ -239,10 +262,10 @@ local ids = redis.call('ZRANGEBYSCORE', P..'a', ARGV[1], '+inf', 'WITHSCORES',
                        'LIMIT', tonumber(ARGV[2]), tonumber(ARGV[3]))
 local out = {}
 for j = 1, #ids, 2 do
-  local f = redis.call('HGET', P..'m:'..ids[j], 'f')
-  if f then
+  local m = getmsg(ids[j])
+  if m then
     out[#out + 1] = tonumber(ids[j]); out[#out + 1] = tonumber(ids[j + 1])
-    out[#out + 1] = f
+    out[#out + 1] = m.f
   end
 end
 return out
@@ -287,8 +310,8 @@ const char kRedisMembersScript[] = MW_LUA_COMMON R"lua(
 local ids = redis.call('ZRANGE', P..'cm:'..ARGV[1], 0, tonumber(ARGV[2]) - 1)
 local rows = {}
 for _, m in ipairs(ids) do
-  local v = redis.call('HMGET', P..'m:'..m, 'a', 'q', 'i')
-  if v[1] then rows[#rows + 1] = {tonumber(m), tonumber(v[1]), v[2], v[3]} end
+  local v = getmsg(m)
+  if v then rows[#rows + 1] = {tonumber(m), v.a, v.q, v.i} end
 end
 table.sort(rows, function(a, b)
   if a[2] ~= b[2] then return a[2] < b[2] end
@@ -314,11 +337,11 @@ const char kRedisCheckScript[] = MW_LUA_COMMON R"lua(
 local problems = {}
 local ids = redis.call('ZRANGE', P..'a', 0, tonumber(ARGV[1]) - 1)
 for _, id in ipairs(ids) do
-  local m = redis.call('HMGET', P..'m:'..id, 'c', 'f')
-  if not m[1] then
+  local m = getmsg(id)
+  if not m then
     problems[#problems + 1] = 'message ' .. id .. ': listed, not stored'
-  elseif redis.call('EXISTS', P..'c:'..m[1]) == 0 then
-    problems[#problems + 1] = 'message ' .. id .. ': cluster ' .. m[1] ..
+  elseif redis.call('EXISTS', P..'c:'..m.cs) == 0 then
+    problems[#problems + 1] = 'message ' .. id .. ': cluster ' .. m.cs ..
                               ' missing'
   end
   if #problems >= 100 then break end
