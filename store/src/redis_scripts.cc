@@ -28,18 +28,36 @@ std::string RedisKeyPrefix(const std::string& prefix) {
   "          tonumber(v[4]), tonumber(v[5]), v[6] or '', tonumber(v[7]),\n"    \
   "          tonumber(v[8])}\n"                                                \
   "end\n"                                                                      \
+  "local ES = 7\n"                                                             \
+  "local function kloc(key)\n"                                                 \
+  "  return P..'k:'..math.floor(key / 262144), struct.pack('>I3', key % "      \
+  "262144)\n"                                                                  \
+  "end\n"                                                                      \
+  "local function kfind(v, f)\n"                                               \
+  "  local out = {}\n"                                                         \
+  "  local init = 1\n"                                                         \
+  "  while true do\n"                                                          \
+  "    local s = string.find(v, f, init, true)\n"                              \
+  "    if not s then return out end\n"                                         \
+  "    if (s - 1) % ES == 0 then\n"                                            \
+  "      out[#out + 1] = s\n"                                                  \
+  "      init = s + ES\n"                                                      \
+  "    else\n"                                                                 \
+  "      init = s + 1\n"                                                       \
+  "    end\n"                                                                  \
+  "  end\n"                                                                    \
+  "end\n"                                                                      \
   "local function unindex(key, low)\n"                                         \
-  "  local b = P..'k:'..math.floor(key / 65536)\n"                             \
-  "  local f = struct.pack('>I2', key % 65536)\n"                              \
-  "  local v = redis.call('HGET', b, f)\n"                                     \
+  "  local b, f = kloc(key)\n"                                                 \
+  "  local v = redis.call('GET', b)\n"                                         \
   "  if not v then return end\n"                                               \
-  "  local me = struct.pack('>I4', low)\n"                                     \
-  "  for i = 1, #v - 3, 4 do\n"                                                \
-  "    if string.sub(v, i, i + 3) == me then\n"                                \
-  "      v = string.sub(v, 1, i - 1) .. string.sub(v, i + 4)\n"                \
+  "  local me = f .. struct.pack('>I4', low)\n"                                \
+  "  for _, s in ipairs(kfind(v, f)) do\n"                                     \
+  "    if string.sub(v, s, s + ES - 1) == me then\n"                           \
+  "      v = string.sub(v, 1, s - 1) .. string.sub(v, s + ES)\n"               \
   "      redis.call('DECR', P..'x')\n"                                         \
-  "      if #v == 0 then redis.call('HDEL', b, f) else "                       \
-  "redis.call('HSET', b, f, v) end\n"                                          \
+  "      if #v == 0 then redis.call('DEL', b)\n"                               \
+  "      else redis.call('SET', b, v, 'KEEPTTL') end\n"                        \
   "      return\n"                                                             \
   "    end\n"                                                                  \
   "  end\n"                                                                    \
@@ -103,13 +121,14 @@ if ARGV[1] == 'k' then
   local hits = {}
   for j = 5, #ARGV do
     local key = tonumber(ARGV[j])
-    local v = redis.call('HGET', P..'k:'..math.floor(key / 65536),
-                         struct.pack('>I2', key % 65536))
+    local b, f = kloc(key)
+    local v = redis.call('GET', b)
     if v then
-      local n = math.floor(#v / 4)
+      local pos = kfind(v, f)
+      local n = #pos
       local from = math.max(1, n - per_key + 1)
       for e = n, from, -1 do
-        local low = struct.unpack('>I4', string.sub(v, 4 * e - 3, 4 * e))
+        local low = struct.unpack('>I4', v, pos[e] + 3)
         local id = resolve(low, max)
         if id then
           local h = hits[id]
@@ -181,17 +200,24 @@ local per_key = tonumber(ARGV[14])
 for j = 17, #ARGV do
   local key = tonumber(ARGV[j])
   packed[#packed + 1] = struct.pack('>I4', key)
-  local b = P..'k:'..math.floor(key / 65536)
-  local f = struct.pack('>I2', key % 65536)
-  local v = (redis.call('HGET', b, f) or '') .. struct.pack('>I4', low)
+  local b, f = kloc(key)
+  local v = redis.call('GET', b) or ''
+  local pos = kfind(v, f)
   redis.call('INCR', P..'x')
-  if #v > 4 * per_key then
+  local drop = #pos + 1 - per_key
+  if drop > 0 then
     -- The oldest entries go: Find reads the newest max_per_key anyway.
-    local drop = math.floor(#v / 4) - per_key
-    v = string.sub(v, 4 * drop + 1)
+    local parts = {}
+    local at = 1
+    for e = 1, drop do
+      parts[#parts + 1] = string.sub(v, at, pos[e] - 1)
+      at = pos[e] + ES
+    end
+    parts[#parts + 1] = string.sub(v, at)
+    v = table.concat(parts)
     redis.call('DECRBY', P..'x', drop)
   end
-  redis.call('HSET', b, f, v)
+  redis.call('SET', b, v .. f .. struct.pack('>I4', low), 'KEEPTTL')
   if ttl > 0 then redis.call('PEXPIRE', b, ttl) end
 end
 local mk = P..'m:'..id
