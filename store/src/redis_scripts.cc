@@ -206,10 +206,11 @@ for j = 17, #ARGV do
   redis.call('INCR', P..'x')
   local drop = #pos + 1 - per_key
   if drop > 0 then
-    -- The oldest entries go: Find reads the newest max_per_key anyway.
+    -- The oldest entries go: Find reads the newest max_per_key anyway (with
+    -- max_per_key 0, the new one too, as SQLite keeps none).
     local parts = {}
     local at = 1
-    for e = 1, drop do
+    for e = 1, math.min(drop, #pos) do
       parts[#parts + 1] = string.sub(v, at, pos[e] - 1)
       at = pos[e] + ES
     end
@@ -217,7 +218,9 @@ for j = 17, #ARGV do
     v = table.concat(parts)
     redis.call('DECRBY', P..'x', drop)
   end
-  redis.call('SET', b, v .. f .. struct.pack('>I4', low), 'KEEPTTL')
+  if drop <= #pos then v = v .. f .. struct.pack('>I4', low) end
+  if #v > 0 then redis.call('SET', b, v, 'KEEPTTL')
+  else redis.call('DEL', b) end
   if ttl > 0 then redis.call('PEXPIRE', b, ttl) end
 end
 local mk = P..'m:'..id
