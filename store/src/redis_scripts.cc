@@ -28,32 +28,70 @@ std::string RedisKeyPrefix(const std::string& prefix) {
   "          tonumber(v[4]), tonumber(v[5]), v[6] or '', tonumber(v[7]),\n"    \
   "          tonumber(v[8])}\n"                                                \
   "end\n"                                                                      \
+  "local ES = 7\n"                                                             \
+  "local function kloc(key)\n"                                                 \
+  "  return P..'k:'..math.floor(key / 262144), struct.pack('>I3', key % "      \
+  "262144)\n"                                                                  \
+  "end\n"                                                                      \
+  "local function kfind(v, f)\n"                                               \
+  "  local out = {}\n"                                                         \
+  "  local init = 1\n"                                                         \
+  "  while true do\n"                                                          \
+  "    local s = string.find(v, f, init, true)\n"                              \
+  "    if not s then return out end\n"                                         \
+  "    if (s - 1) % ES == 0 then\n"                                            \
+  "      out[#out + 1] = s\n"                                                  \
+  "      init = s + ES\n"                                                      \
+  "    else\n"                                                                 \
+  "      init = s + 1\n"                                                       \
+  "    end\n"                                                                  \
+  "  end\n"                                                                    \
+  "end\n"                                                                      \
   "local function unindex(key, low)\n"                                         \
-  "  local b = P..'k:'..math.floor(key / 65536)\n"                             \
-  "  local f = struct.pack('>I2', key % 65536)\n"                              \
-  "  local v = redis.call('HGET', b, f)\n"                                     \
+  "  local b, f = kloc(key)\n"                                                 \
+  "  local v = redis.call('GET', b)\n"                                         \
   "  if not v then return end\n"                                               \
-  "  local me = struct.pack('>I4', low)\n"                                     \
-  "  for i = 1, #v - 3, 4 do\n"                                                \
-  "    if string.sub(v, i, i + 3) == me then\n"                                \
-  "      v = string.sub(v, 1, i - 1) .. string.sub(v, i + 4)\n"                \
+  "  local me = f .. struct.pack('>I4', low)\n"                                \
+  "  for _, s in ipairs(kfind(v, f)) do\n"                                     \
+  "    if string.sub(v, s, s + ES - 1) == me then\n"                           \
+  "      v = string.sub(v, 1, s - 1) .. string.sub(v, s + ES)\n"               \
   "      redis.call('DECR', P..'x')\n"                                         \
-  "      if #v == 0 then redis.call('HDEL', b, f) else "                       \
-  "redis.call('HSET', b, f, v) end\n"                                          \
+  "      if #v == 0 then redis.call('DEL', b)\n"                               \
+  "      else redis.call('SET', b, v, 'KEEPTTL') end\n"                        \
   "      return\n"                                                             \
   "    end\n"                                                                  \
   "  end\n"                                                                    \
   "end\n"                                                                      \
+  "local MH = '>ddI2I2I2I2I2I2I4'\n"                                           \
+  "local MF = {'s','i','q','l','z','k','f'}\n"                                 \
+  "local function putmsg(id, m)\n"                                             \
+  "  local parts = {struct.pack(MH, m.a, m.c, #m.s, #m.i, #m.q, #m.l, #m.z,\n" \
+  "                             #m.k, #m.f)}\n"                                \
+  "  for _, n in ipairs(MF) do parts[#parts + 1] = m[n] end\n"                 \
+  "  redis.call('SET', P..'m:'..id, table.concat(parts))\n"                    \
+  "end\n"                                                                      \
+  "local function getmsg(id)\n"                                                \
+  "  local v = redis.call('GET', P..'m:'..id)\n"                               \
+  "  if not v then return nil end\n"                                           \
+  "  local h = {struct.unpack(MH, v)}\n"                                       \
+  "  local m = {a = h[1], c = h[2], cs = string.format('%.0f', h[2])}\n"       \
+  "  local pos = h[10]\n"                                                      \
+  "  for j, n in ipairs(MF) do\n"                                              \
+  "    m[n] = string.sub(v, pos, pos + h[j + 2] - 1)\n"                        \
+  "    pos = pos + h[j + 2]\n"                                                 \
+  "  end\n"                                                                    \
+  "  return m\n"                                                               \
+  "end\n"                                                                      \
   "local function remove(id)\n"                                                \
-  "  local m = redis.call('HMGET', P..'m:'..id, 'c', 'k')\n"                   \
+  "  local m = getmsg(id)\n"                                                   \
   "  redis.call('ZREM', P..'a', id)\n"                                         \
-  "  if not m[1] then return end\n"                                            \
-  "  local ks = m[2] or ''\n"                                                  \
+  "  if not m then return end\n"                                               \
+  "  local ks = m.k\n"                                                         \
   "  for i = 1, #ks - 3, 4 do\n"                                               \
   "    unindex(struct.unpack('>I4', string.sub(ks, i, i + 3)), id % W32)\n"    \
   "  end\n"                                                                    \
   "  redis.call('DEL', P..'m:'..id)\n"                                         \
-  "  local cid = m[1]\n"                                                       \
+  "  local cid = m.cs\n"                                                       \
   "  redis.call('ZREM', P..'cm:'..cid, id)\n"                                  \
   "  if redis.call('EXISTS', P..'c:'..cid) == 0 then return end\n"             \
   "  local n = redis.call('HINCRBY', P..'c:'..cid, 'n', -1)\n"                 \
@@ -83,13 +121,14 @@ if ARGV[1] == 'k' then
   local hits = {}
   for j = 5, #ARGV do
     local key = tonumber(ARGV[j])
-    local v = redis.call('HGET', P..'k:'..math.floor(key / 65536),
-                         struct.pack('>I2', key % 65536))
+    local b, f = kloc(key)
+    local v = redis.call('GET', b)
     if v then
-      local n = math.floor(#v / 4)
+      local pos = kfind(v, f)
+      local n = #pos
       local from = math.max(1, n - per_key + 1)
       for e = n, from, -1 do
-        local low = struct.unpack('>I4', string.sub(v, 4 * e - 3, 4 * e))
+        local low = struct.unpack('>I4', v, pos[e] + 3)
         local id = resolve(low, max)
         if id then
           local h = hits[id]
@@ -115,14 +154,14 @@ local cids = {}
 local order = {}
 for _, h in ipairs(ranked) do
   if out[1] >= max_cand then break end
-  local m = redis.call('HMGET', P..'m:'..h[1], 'a', 'c', 'f')
-  if m[1] then
+  local m = getmsg(h[1])
+  if m then
     out[1] = out[1] + 1
-    local cid = tonumber(m[2])
-    out[#out + 1] = h[1]; out[#out + 1] = tonumber(m[1])
+    local cid = m.c
+    out[#out + 1] = h[1]; out[#out + 1] = m.a
     out[#out + 1] = cid; out[#out + 1] = h[2]; out[#out + 1] = h[3]
-    out[#out + 1] = m[3]
-    fps[h[1]] = m[3]
+    out[#out + 1] = m.f
+    fps[h[1]] = m.f
     if not cids[cid] then cids[cid] = true; order[#order + 1] = cid end
   end
 end
@@ -130,7 +169,11 @@ for _, cid in ipairs(order) do
   local c = cluster(cid)
   if c then
     for _, x in ipairs(c) do out[#out + 1] = x end
-    local fp = fps[c[2]] or redis.call('HGET', P..'m:'..c[2], 'f')
+    local fp = fps[c[2]]
+    if not fp then
+      local m = getmsg(c[2])
+      if m then fp = m.f end
+    end
     if fp then out[#out + 1] = 1; out[#out + 1] = fp
     else out[#out + 1] = 0; out[#out + 1] = '' end
   end
@@ -157,23 +200,32 @@ local per_key = tonumber(ARGV[14])
 for j = 17, #ARGV do
   local key = tonumber(ARGV[j])
   packed[#packed + 1] = struct.pack('>I4', key)
-  local b = P..'k:'..math.floor(key / 65536)
-  local f = struct.pack('>I2', key % 65536)
-  local v = (redis.call('HGET', b, f) or '') .. struct.pack('>I4', low)
+  local b, f = kloc(key)
+  local v = redis.call('GET', b) or ''
+  local pos = kfind(v, f)
   redis.call('INCR', P..'x')
-  if #v > 4 * per_key then
-    -- The oldest entries go: Find reads the newest max_per_key anyway.
-    local drop = math.floor(#v / 4) - per_key
-    v = string.sub(v, 4 * drop + 1)
+  local drop = #pos + 1 - per_key
+  if drop > 0 then
+    -- The oldest entries go: Find reads the newest max_per_key anyway (with
+    -- max_per_key 0, the new one too, as SQLite keeps none).
+    local parts = {}
+    local at = 1
+    for e = 1, math.min(drop, #pos) do
+      parts[#parts + 1] = string.sub(v, at, pos[e] - 1)
+      at = pos[e] + ES
+    end
+    parts[#parts + 1] = string.sub(v, at)
+    v = table.concat(parts)
     redis.call('DECRBY', P..'x', drop)
   end
-  redis.call('HSET', b, f, v)
+  if drop <= #pos then v = v .. f .. struct.pack('>I4', low) end
+  if #v > 0 then redis.call('SET', b, v, 'KEEPTTL')
+  else redis.call('DEL', b) end
   if ttl > 0 then redis.call('PEXPIRE', b, ttl) end
 end
 local mk = P..'m:'..id
-redis.call('HSET', mk, 'f', ARGV[4], 'a', arrival, 'c', cid, 's', ARGV[5],
-           'i', ARGV[6], 'q', ARGV[7], 'l', ARGV[8], 'z', ARGV[9],
-           'k', table.concat(packed))
+putmsg(id, {a = arrival, c = cid, s = ARGV[5], i = ARGV[6], q = ARGV[7],
+            l = ARGV[8], z = ARGV[9], k = table.concat(packed), f = ARGV[4]})
 redis.call('ZADD', P..'a', arrival, id)
 local ck = P..'c:'..cid
 if is_new then
@@ -201,8 +253,8 @@ if redis.call('HGET', ck, 'w') ~= '1' and window >= tonumber(ARGV[11]) then
   for _, m in ipairs(redis.call('ZRANGE', cm, 0, tonumber(ARGV[13]))) do
     local mid = tonumber(m)
     if mid < id then
-      local v = redis.call('HMGET', P..'m:'..mid, 'a', 'q', 'i')
-      if v[1] then rows[#rows + 1] = {mid, tonumber(v[1]), v[2], v[3]} end
+      local v = getmsg(mid)
+      if v then rows[#rows + 1] = {mid, v.a, v.q, v.i} end
     end
   end
   table.sort(rows, function(a, b)
@@ -239,10 +291,10 @@ local ids = redis.call('ZRANGEBYSCORE', P..'a', ARGV[1], '+inf', 'WITHSCORES',
                        'LIMIT', tonumber(ARGV[2]), tonumber(ARGV[3]))
 local out = {}
 for j = 1, #ids, 2 do
-  local f = redis.call('HGET', P..'m:'..ids[j], 'f')
-  if f then
+  local m = getmsg(ids[j])
+  if m then
     out[#out + 1] = tonumber(ids[j]); out[#out + 1] = tonumber(ids[j + 1])
-    out[#out + 1] = f
+    out[#out + 1] = m.f
   end
 end
 return out
@@ -287,8 +339,8 @@ const char kRedisMembersScript[] = MW_LUA_COMMON R"lua(
 local ids = redis.call('ZRANGE', P..'cm:'..ARGV[1], 0, tonumber(ARGV[2]) - 1)
 local rows = {}
 for _, m in ipairs(ids) do
-  local v = redis.call('HMGET', P..'m:'..m, 'a', 'q', 'i')
-  if v[1] then rows[#rows + 1] = {tonumber(m), tonumber(v[1]), v[2], v[3]} end
+  local v = getmsg(m)
+  if v then rows[#rows + 1] = {tonumber(m), v.a, v.q, v.i} end
 end
 table.sort(rows, function(a, b)
   if a[2] ~= b[2] then return a[2] < b[2] end
@@ -314,11 +366,11 @@ const char kRedisCheckScript[] = MW_LUA_COMMON R"lua(
 local problems = {}
 local ids = redis.call('ZRANGE', P..'a', 0, tonumber(ARGV[1]) - 1)
 for _, id in ipairs(ids) do
-  local m = redis.call('HMGET', P..'m:'..id, 'c', 'f')
-  if not m[1] then
+  local m = getmsg(id)
+  if not m then
     problems[#problems + 1] = 'message ' .. id .. ': listed, not stored'
-  elseif redis.call('EXISTS', P..'c:'..m[1]) == 0 then
-    problems[#problems + 1] = 'message ' .. id .. ': cluster ' .. m[1] ..
+  elseif redis.call('EXISTS', P..'c:'..m.cs) == 0 then
+    problems[#problems + 1] = 'message ' .. id .. ': cluster ' .. m.cs ..
                               ' missing'
   end
   if #problems >= 100 then break end

@@ -4,15 +4,24 @@
 // key a script touches lies in one Redis Cluster slot; every script gets
 // P.."n" as KEYS[1], which routes it, and derives the others from it):
 //   P.."n"          string  the last message id (INCR)
-//   P.."m:"<id>     hash    one message: f fingerprint (fingerprint::Encode),
-//                           a arrival, c cluster, s sender hash, i Message-ID
-//                           hash, q queue id, l language, z size, k its index
-//                           keys (4 bytes each, big-endian; Prune needs them
-//                           without decoding f)
-//   P.."k:"<b>      hash    index bucket b = key >> 16; field = the key's low
-//                           16 bits (2 bytes), value = the low 32 bits of the
-//                           message ids filed under the key (4 bytes each,
-//                           oldest first, at most max_per_key: the newest)
+//   P.."m:"<id>     string  one message, packed: arrival and cluster id
+//                           (big-endian doubles), the byte lengths of the
+//                           fields (2 bytes each, the fingerprint's 4), then
+//                           sender hash, Message-ID hash, queue id, language,
+//                           size, its index keys (4 bytes each, big-endian;
+//                           Prune needs them without decoding the
+//                           fingerprint) and the fingerprint
+//                           (fingerprint::Encode). A string, not a hash: the
+//                           fingerprint would push a hash out of the listpack
+//                           encoding into a hashtable at twice the bytes.
+//   P.."k:"<b>      string  index bucket b = key >> 18: 7-byte entries, the
+//                           key's low 18 bits (3 bytes) then the low 32 bits
+//                           of a message id filed under it (4 bytes), in
+//                           arrival order; at most max_per_key per key (the
+//                           newest). Packed entries cost 7 bytes where a
+//                           hash field and value cost about 11, and 16,384
+//                           buckets carry a quarter of the per-key overhead
+//                           of 65,536.
 //   P.."c:"<cid>    hash    a cluster: k canonical, f first_seen, l last_seen,
 //                           n size, s senders, g language, w wave, t since
 //   P.."cm:"<cid>   zset    its members, scored by arrival
