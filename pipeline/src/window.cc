@@ -1,20 +1,24 @@
 #include "pipeline/window.h"
 
-#include <algorithm>
 #include <future>
+#include <iterator>
 #include <utility>
 
 namespace mw::pipeline {
 
-gpu::Thresholds Window::ThresholdsFor(const fingerprint::Options& options) {
+namespace {
+
+// The engine's sketch thresholds for Near: the words path's own, so that the
+// engine names every stored message that path could call a duplicate.
+gpu::Thresholds SketchThresholds(const fingerprint::Options& options) {
   gpu::Thresholds t;
-  t.ctph_edit_rate = 3 * options.ctph_edit_rate;
-  t.simhash_distance = options.simhash_max_distance;
   t.sketch_jaccard = options.words_jaccard;
   t.sketch_length_ratio = options.words_length_ratio;
   t.sketch_min_words = options.words_min_words;
   return t;
 }
+
+}  // namespace
 
 Result<std::unique_ptr<Window>> Window::Open(
     store::Store& store, const config::Settings& settings,
@@ -80,37 +84,31 @@ Window::Answer Window::Near(const fingerprint::Fingerprint& fp,
                             const fingerprint::Options& options) {
   Answer answer;
   if (fp.degraded || fp.body_bytes == 0) return answer;
-  const gpu::Signature sig = gpu::ToSignature(fp);
-  const gpu::Thresholds t = ThresholdsFor(options);
   const auto deadline = std::chrono::steady_clock::now() + budget_;
   // The sketch alone: what no index key finds is the words path's (the index
   // already holds CTPH grams and SimHash bands), and a second kind would
   // double the engine's work per message.
-  auto sketch = worker_->Submit(sig, gpu::Kind::kSketch, t);
-  for (auto* f : {&sketch}) {
-    if (f->wait_until(deadline) != std::future_status::ready) {
-      // The abandoned future is completed by the worker later; nothing waits
-      // on it.
-      answer.ids.clear();
-      answer.missed = true;
-      answer.reason =
-          "no answer within " + std::to_string(budget_.count()) + " ms";
-      return answer;
-    }
-    auto matches = f->get();
-    if (!matches) {
-      answer.ids.clear();
-      answer.missed = true;
-      answer.reason = matches.error().message();
-      return answer;
-    }
-    for (const auto& m : *matches) {
-      answer.ids.push_back(static_cast<std::int64_t>(m.id));
-    }
+  auto sketch = worker_->Submit(gpu::ToSignature(fp), gpu::Kind::kSketch,
+                                SketchThresholds(options));
+  if (sketch.wait_until(deadline) != std::future_status::ready) {
+    // The abandoned future is completed by the worker later; nothing waits
+    // on it.
+    answer.missed = true;
+    answer.reason =
+        "no answer within " + std::to_string(budget_.count()) + " ms";
+    return answer;
   }
-  std::sort(answer.ids.begin(), answer.ids.end());
-  answer.ids.erase(std::unique(answer.ids.begin(), answer.ids.end()),
-                   answer.ids.end());
+  auto matches = sketch.get();
+  if (!matches) {
+    answer.missed = true;
+    answer.reason = matches.error().message();
+    return answer;
+  }
+  // One query's matches come in id order, each id once (Worker::Submit).
+  answer.ids.reserve(matches->size());
+  for (const auto& m : *matches) {
+    answer.ids.push_back(static_cast<std::int64_t>(m.id));
+  }
   return answer;
 }
 

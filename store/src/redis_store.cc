@@ -29,6 +29,7 @@
 
 #include "fingerprint/encoding.h"
 #include "keys.h"
+#include "rank.h"
 #include "redis_conn.h"
 #include "redis_scripts.h"
 #include "secret.h"
@@ -320,14 +321,7 @@ Result<Lookup> RedisStore::ReadLookup(const Reply& r,
     lookup.candidates.push_back(std::move(c));
   }
   // The script ranked by the exact key; `exact` proper is the whole SHA-1.
-  std::stable_sort(lookup.candidates.begin(), lookup.candidates.end(),
-                   [](const Candidate& a, const Candidate& b) {
-                     if (a.exact != b.exact) return a.exact;
-                     if (a.shared_keys != b.shared_keys) {
-                       return a.shared_keys > b.shared_keys;
-                     }
-                     return a.id > b.id;
-                   });
+  SortCandidates(lookup.candidates);
   constexpr std::size_t kClusterRow = kClusterFields + 2;
   std::vector<std::pair<Cluster, std::optional<fingerprint::Fingerprint>>>
       clusters;

@@ -32,6 +32,7 @@
 #include "db.h"
 #include "fingerprint/encoding.h"
 #include "keys.h"
+#include "rank.h"
 #include "schema.h"
 #include "secret.h"
 #include "store/sqlite.h"
@@ -482,14 +483,7 @@ Result<void> SqliteStore::ReadLookup(Db& db,
     c.fingerprint = std::move(*fp);
     lookup.candidates.push_back(std::move(c));
   }
-  std::stable_sort(lookup.candidates.begin(), lookup.candidates.end(),
-                   [](const Candidate& a, const Candidate& b) {
-                     if (a.exact != b.exact) return a.exact;
-                     if (a.shared_keys != b.shared_keys) {
-                       return a.shared_keys > b.shared_keys;
-                     }
-                     return a.id > b.id;
-                   });
+  SortCandidates(lookup.candidates);
 
   for (const Candidate& c : lookup.candidates) {
     const bool seen = std::any_of(

@@ -81,10 +81,6 @@ class Window {
   std::size_t size() const;
   std::string backend() const;  // "cpu" or "cuda"
 
-  // The engine's thresholds for Near (sketch from the words path, CTPH at
-  // three times ctph_edit_rate).
-  static gpu::Thresholds ThresholdsFor(const fingerprint::Options& options);
-
  private:
   Window(std::unique_ptr<gpu::Worker> worker, const config::Settings& settings);
   void EvictLocked(store::UnixMillis arrival);
