@@ -73,10 +73,12 @@ bool SameLeadDifferentTail(const BlockList& a, const BlockList& b,
          tail_b <= shared;
 }
 
-// The words path (Options::words_jaccard).
-bool WordsAgree(const Fingerprint& a, const Fingerprint& b, const Comparison& c,
+// The words path (Options::words_jaccard). The word sequences are aligned
+// (c.words, a 65 x 65 DP) only for a pair that passes the cheap tests first
+// and that no other path decided.
+bool WordsAgree(const Fingerprint& a, const Fingerprint& b, Comparison& c,
                 const Options& options) {
-  if (options.words_jaccard > 1 || !c.words || c.words->length == 0) {
+  if (options.words_jaccard > 1 || c.sketch < options.words_jaccard) {
     return false;
   }
   const double wa = a.sketch.words;
@@ -85,7 +87,8 @@ bool WordsAgree(const Fingerprint& a, const Fingerprint& b, const Comparison& c,
       std::max(wa, wb) > options.words_length_ratio * std::min(wa, wb)) {
     return false;
   }
-  if (c.sketch < options.words_jaccard) return false;
+  c.words = DiffWordSequences(a.word_sequence, b.word_sequence);
+  if (!c.words || c.words->length == 0) return false;
   const SequenceDiff& d = *c.words;
   if (static_cast<double>(d.distance) >
       options.words_edit_rate * static_cast<double>(d.length)) {
@@ -188,9 +191,6 @@ Comparison Compare(const Fingerprint& a, const Fingerprint& b,
   c.edit_rate = CtphEditRate(a.ctph, b.ctph);
   c.hamming = Hamming(a.simhash, b.simhash);
   c.sketch = SketchJaccard(a.sketch, b.sketch);
-  if (c.sketch >= options.words_jaccard) {
-    c.words = DiffWordSequences(a.word_sequence, b.word_sequence);
-  }
   // A degraded fingerprint's zero SHA-1s would match those of any other
   // failure: exact or block matches there mean nothing.
   if (a.body_bytes == 0 || b.body_bytes == 0 || a.degraded || b.degraded) {

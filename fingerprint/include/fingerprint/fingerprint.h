@@ -165,7 +165,9 @@ struct Comparison {
   std::uint32_t hamming = 64;  // SimHash Hamming distance
   double sketch = 0;           // word sketch Jaccard estimate (sketch.h)
   // Sampled word sequences (sketch.h): distance, edit runs and lengths;
-  // nullopt when not comparable.
+  // measured only when the decision reaches the words path and the sketches
+  // and word counts pass its first tests (an alignment costs ~20 µs); nullopt
+  // otherwise or when not comparable (DiffWordSequences gives it on demand).
   std::optional<SequenceDiff> words;
   bool duplicate = false;
   Method method = Method::kNone;  // the first method, in the order below, that
