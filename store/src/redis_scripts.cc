@@ -148,7 +148,7 @@ if ARGV[1] == 'k' then
 else
   for j = 5, #ARGV do ranked[#ranked + 1] = {tonumber(ARGV[j]), 0, 0} end
 end
-local out = {0}
+local out = {0, max}
 local fps = {}
 local cids = {}
 local order = {}
@@ -189,6 +189,23 @@ if prune_before > 0 then prune(prune_before, tonumber(ARGV[16])) end
 local cid = tonumber(ARGV[1])
 if cid ~= 0 and redis.call('EXISTS', P..'c:'..cid) == 0 then cid = 0 end
 local is_new = cid == 0
+local seen = tonumber(ARGV[17])
+if is_new and seen >= 0 and maxid() > seen then
+  -- Join::seen: a message recorded since the caller's Find that shares a
+  -- key may be of this one's wave; the caller decides again.
+  local max = maxid()
+  for j = 18, #ARGV do
+    local b, f = kloc(tonumber(ARGV[j]))
+    local v = redis.call('GET', b)
+    if v then
+      local pos = kfind(v, f)
+      if #pos > 0 then
+        local id = resolve(struct.unpack('>I4', v, pos[#pos] + 3), max)
+        if id and id > seen then return {'conflict'} end
+      end
+    end
+  end
+end
 if is_new then
   cid = tonumber(ARGV[2])
   if redis.call('EXISTS', P..'c:'..cid) == 1 then return {'retry'} end
@@ -197,7 +214,7 @@ local id = redis.call('INCR', P..'n')
 local low = id % W32
 local packed = {}
 local per_key = tonumber(ARGV[14])
-for j = 17, #ARGV do
+for j = 18, #ARGV do
   local key = tonumber(ARGV[j])
   packed[#packed + 1] = struct.pack('>I4', key)
   local b, f = kloc(key)

@@ -52,14 +52,17 @@ std::string RedisKeyPrefix(const std::string& prefix);
 //
 // Find: ARGV = "k", max_per_key, max_candidates, exact key, key... or
 //       "i", max_per_key, max_candidates, 0, id...
-//   returns {ncand, [id, arrival, cluster, shared, via_exact, fp]*ncand,
+//   returns {ncand, seen (the last message id), [id, arrival, cluster,
+//            shared, via_exact, fp]*ncand,
 //            [cid, canonical, first, last, size, senders, lang, wave, since,
 //             has_fp, fp]*}
 extern const char kRedisFindScript[];
 // Record: ARGV = join cid (0: new), new cid, arrival, fp, sender hash,
 //   msgid hash, queue id, language, size, window ms, min_size, ttl ms,
-//   max_earlier, max_per_key, prune_before (0: none), prune_max, key...
-//   returns {"retry"} when the new cid is taken, else
+//   max_earlier, max_per_key, prune_before (0: none), prune_max, seen (-1:
+//   no check; see Join::seen), key...
+//   returns {"retry"} when the new cid is taken, {"conflict"} when the join
+//   was a new cluster and a message newer than seen shares a key, else
 //   {id, cid, canonical, first, last, size, senders, lang, wave, since,
 //    window_size, became_wave, [id, arrival, queue, msgid]*}
 extern const char kRedisRecordScript[];

@@ -295,13 +295,14 @@ Result<void> RedisStore::Probe() {
 Result<Lookup> RedisStore::ReadLookup(const Reply& r,
                                       const fingerprint::Fingerprint* query) {
   Lookup lookup;
-  if (r.type() != Reply::Type::kArray || r.size() == 0) {
+  if (r.type() != Reply::Type::kArray || r.size() < 2) {
     return Fail(Error::Unavailable("redis: malformed Find reply"));
   }
+  lookup.seen = r.at(1).integer();
   const auto n = static_cast<std::size_t>(r.at(0).integer());
   constexpr std::size_t kCand = 6;
-  std::size_t at = 1;
-  if (r.size() < 1 + n * kCand) {
+  std::size_t at = 2;
+  if (r.size() < 2 + n * kCand) {
     return Fail(Error::Unavailable("redis: malformed Find reply"));
   }
   for (std::size_t i = 0; i < n; ++i, at += kCand) {
@@ -408,7 +409,7 @@ Result<Recorded> RedisStore::Record(const Message& message, const Join& join,
                                     const WaveRule& rule) {
   const std::vector<std::uint32_t> keys =
       IndexKeys(message.fingerprint, options_.fingerprint);
-  std::vector<std::string> args(16);
+  std::vector<std::string> args(17);
   args[0] = std::to_string(join.cluster.value_or(0));
   args[2] = std::to_string(message.arrival);
   args[3] = fingerprint::Encode(message.fingerprint, options_.fingerprint);
@@ -427,6 +428,7 @@ Result<Recorded> RedisStore::Record(const Message& message, const Join& join,
                                 ? message.arrival - retention
                                 : 0);
   args[15] = std::to_string(kPrunePerRecord);
+  args[16] = std::to_string(!join.cluster && join.seen ? *join.seen : -1);
   for (const std::uint32_t k : keys) args.push_back(std::to_string(k));
 
   // A new cluster's id is drawn here (Lua's random numbers repeat across
@@ -441,6 +443,10 @@ Result<Recorded> RedisStore::Record(const Message& message, const Join& join,
     auto r = Eval(kRecord, args);
     if (!r) return Fail(r.error());
     if (r->size() == 1 && r->at(0).str() == "retry") continue;
+    if (r->size() == 1 && r->at(0).str() == "conflict") {
+      return Fail(Error::Conflict(
+          "redis: a message recorded meanwhile shares an index key"));
+    }
     if (r->size() < 1 + kClusterFields + 2) {
       return Fail(Error::Unavailable("redis: malformed Record reply"));
     }
