@@ -43,12 +43,12 @@ constexpr int kMaxEarlier = 1000;
 // Old messages removed per Record when retention is set: more than one, so
 // that removal keeps up with arrival, and few, so Record stays short.
 constexpr int kPrunePerRecord = 4;
-// ForEach reads the arrival index in pages of this many messages.
+// ForEach reads the messages in pages of this many.
 constexpr int kPageSize = 500;
 
 struct Script {
-  const char* source;
-  std::string sha;  // hex SHA-1, as EVALSHA names the script
+  std::string source;  // kRedisLuaCommon and the script's own text
+  std::string sha;     // hex SHA-1, as EVALSHA names the script
 };
 
 std::string Sha1Hex(std::string_view text) {
@@ -86,12 +86,27 @@ Cluster ReadCluster(const Reply& r, std::size_t at) {
 }
 constexpr std::size_t kClusterFields = 9;
 
+// A keyed hash as the message strings keep it: 8 bytes, big-endian.
+std::string PackHash(std::int64_t hash) {
+  std::string out(8, '\0');
+  auto v = static_cast<std::uint64_t>(hash);
+  for (int i = 7; i >= 0; --i, v >>= 8) out[i] = static_cast<char>(v & 0xff);
+  return out;
+}
+std::int64_t UnpackHash(std::string_view bytes) {
+  std::uint64_t v = 0;
+  for (const char c : bytes.substr(0, 8)) {
+    v = (v << 8) | static_cast<unsigned char>(c);
+  }
+  return static_cast<std::int64_t>(v);
+}
+
 Member ReadMember(const Reply& r, std::size_t at) {
   Member m;
   m.id = r.at(at).integer();
   m.arrival = r.at(at + 1).integer();
   m.queue_id = std::string(r.at(at + 2).str());
-  m.message_id_hash = HashHex(ParseInt(r.at(at + 3).str()));
+  m.message_id_hash = HashHex(UnpackHash(r.at(at + 3).str()));
   return m;
 }
 constexpr std::size_t kMemberFields = 4;
@@ -104,12 +119,16 @@ class RedisStore final : public Store {
         secret_(secret),
         prefix_(RedisKeyPrefix(options_.prefix)),
         anchor_(prefix_ + "n"),
+        permutation_key_(PackHash(secret_.Hash("cluster-id", "1")) +
+                         PackHash(secret_.Hash("cluster-id", "2"))),
         rng_(std::random_device{}()) {
     for (const char* s :
          {kRedisFindScript, kRedisRecordScript, kRedisPruneScript,
-          kRedisPageScript, kRedisClustersScript, kRedisMembersScript,
-          kRedisStatsScript, kRedisCheckScript}) {
-      scripts_.push_back({s, Sha1Hex(s)});
+          kRedisPageScript, kRedisClustersScript, kRedisClusterScript,
+          kRedisMembersScript, kRedisStatsScript, kRedisCheckScript}) {
+      std::string source = std::string(kRedisLuaCommon) + s;
+      std::string sha = Sha1Hex(source);
+      scripts_.push_back({std::move(source), std::move(sha)});
     }
   }
 
@@ -141,6 +160,7 @@ class RedisStore final : public Store {
     kPrune,
     kPage,
     kClusters,
+    kCluster,
     kMembers,
     kStats,
     kCheck
@@ -165,6 +185,10 @@ class RedisStore final : public Store {
   const Secret secret_;
   const std::string prefix_;
   const std::string anchor_;
+  // Keys the permutation that gives a single message its cluster id
+  // (redis_scripts.h); from the site's secret, so every host agrees and the
+  // ids reveal nothing of the message count.
+  const std::string permutation_key_;
   std::vector<Script> scripts_;
 
   std::mutex mu_;
@@ -267,7 +291,8 @@ Result<Reply> RedisStore::Run(const std::vector<std::string_view>& argv) {
 Result<Reply> RedisStore::Eval(ScriptId id,
                                const std::vector<std::string>& args) {
   const Script& s = scripts_[id];
-  std::vector<std::string_view> argv = {"EVALSHA", s.sha, "1", anchor_};
+  std::vector<std::string_view> argv = {"EVALSHA", s.sha, "1", anchor_,
+                                        permutation_key_};
   for (const std::string& a : args) argv.push_back(a);
   auto r = Run(argv);
   if (!r) return r;
@@ -386,16 +411,21 @@ Result<std::uint64_t> RedisStore::ForEach(
     UnixMillis since,
     const std::function<bool(std::int64_t, UnixMillis,
                              const fingerprint::Fingerprint&)>& fn) {
-  // Pages by offset: not one snapshot as SQLite's, but a message recorded or
-  // pruned meanwhile moves the window by a message, which the comparison
-  // engine's window tolerates (it follows records anyway).
+  // In id order (the order messages were recorded), a page per round trip,
+  // each page resuming at the id the last one stopped at: not one snapshot
+  // as SQLite's, but a message recorded or pruned meanwhile is one more or
+  // one fewer, which the comparison engine's window tolerates (it follows
+  // records anyway).
   std::uint64_t seen = 0;
-  for (std::int64_t offset = 0;; offset += kPageSize) {
-    auto r = Eval(kPage, {std::to_string(since), std::to_string(offset),
+  for (std::int64_t cursor = 1; cursor != 0;) {
+    auto r = Eval(kPage, {std::to_string(since), std::to_string(cursor),
                           std::to_string(kPageSize)});
     if (!r) return Fail(r.error());
-    if (r->size() == 0) break;
-    for (std::size_t i = 0; i + 3 <= r->size(); i += 3) {
+    if (r->type() != Reply::Type::kArray || r->size() == 0) {
+      return Fail(Error::Unavailable("redis: malformed page reply"));
+    }
+    cursor = r->at(0).integer();
+    for (std::size_t i = 1; i + 3 <= r->size(); i += 3) {
       auto fp = fingerprint::Decode(r->at(i + 2).str(), options_.fingerprint);
       if (!fp) continue;
       ++seen;
@@ -414,10 +444,13 @@ Result<Recorded> RedisStore::Record(const Message& message, const Join& join,
   args[2] = std::to_string(message.arrival);
   args[3] = fingerprint::Encode(message.fingerprint, options_.fingerprint);
   args[4] = std::to_string(secret_.Hash("sender", message.sender));
-  args[5] = std::to_string(secret_.Hash("message-id", message.message_id));
-  args[6] = message.queue_id;
-  args[7] = message.language;
-  args[8] = std::to_string(message.size);
+  args[5] = PackHash(secret_.Hash("message-id", message.message_id));
+  // The message string keeps these lengths in one byte each (a queue id is
+  // a dozen characters, a language code a few) and the size in four.
+  args[6] = message.queue_id.substr(0, 255);
+  args[7] = message.language.substr(0, 255);
+  args[8] = std::to_string(
+      std::min<std::uint64_t>(message.size, std::uint64_t{0xffffffff}));
   args[9] = std::to_string(rule.window.count());
   args[10] = std::to_string(rule.min_size);
   const std::int64_t retention = options_.retention.count();
@@ -484,26 +517,13 @@ Result<std::vector<Cluster>> RedisStore::Clusters(bool waves_only,
 }
 
 Result<std::optional<Cluster>> RedisStore::FindCluster(ClusterId id) {
-  const std::string key = prefix_ + "c:" + std::to_string(id);
-  auto r = Run({"HMGET", key, "k", "f", "l", "n", "s", "g", "w", "t"});
+  auto r = Eval(kCluster, {std::to_string(id)});
   if (!r) return Fail(r.error());
-  if (r->type() != Reply::Type::kArray || r->size() != 8) {
-    return Fail(Error::Unavailable("redis: " + std::string(r->str())));
+  if (r->size() == 0) return std::optional<Cluster>();
+  if (r->size() != kClusterFields) {
+    return Fail(Error::Unavailable("redis: malformed cluster reply"));
   }
-  if (r->at(0).type() == Reply::Type::kNil) return std::optional<Cluster>();
-  Cluster c;
-  c.id = id;
-  c.canonical = r->at(0).integer();
-  c.first_seen = r->at(1).integer();
-  c.last_seen = r->at(2).integer();
-  c.size =
-      static_cast<std::uint64_t>(std::max<std::int64_t>(0, r->at(3).integer()));
-  c.senders =
-      static_cast<std::uint64_t>(std::max<std::int64_t>(0, r->at(4).integer()));
-  c.language = std::string(r->at(5).str());
-  c.wave = r->at(6).integer() != 0;
-  c.wave_since = r->at(7).integer();
-  return std::optional<Cluster>(std::move(c));
+  return std::optional<Cluster>(ReadCluster(*r, 0));
 }
 
 Result<std::vector<Member>> RedisStore::Members(ClusterId id,

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "redis_conn.h"
@@ -413,9 +414,10 @@ TEST_F(RedisStoreTest, EveryKeyCarriesTheSiteHashTagAndTtls) {
     ASSERT_TRUE(ttl.has_value());
     const std::int64_t ms = ttl->integer();
     // The per-message keys expire at twice the retention; the counters and
-    // the global arrival and cluster lists are kept (pruned, never expired).
-    const bool global = key == "{mw:t1}:n" || key == "{mw:t1}:a" ||
-                        key == "{mw:t1}:cl" || key == "{mw:t1}:x";
+    // the global cluster list are kept (pruned, never expired).
+    const bool global = key == "{mw:t1}:n" || key == "{mw:t1}:mc" ||
+                        key == "{mw:t1}:lo" || key == "{mw:t1}:cl" ||
+                        key == "{mw:t1}:x" || key == "{mw:t1}:w";
     if (global) {
       EXPECT_EQ(ms, -1) << key;
     } else {
@@ -430,6 +432,70 @@ TEST_F(RedisStoreTest, EveryKeyCarriesTheSiteHashTagAndTtls) {
   // One packed string per message: a hash would leave the compact listpack
   // encoding for its fingerprint field and cost several times as much.
   EXPECT_EQ(check->str(), "string");
+}
+
+// A message that starts a cluster costs no cluster keys; its cluster still
+// reads as one of one (Find, FindCluster, Members), gets its keys when a
+// second message joins, keeping its id, and single clusters' ids are
+// distinct and not the message ids.
+TEST_F(RedisStoreTest, SingleMessageClustersHaveNoKeysUntilJoined) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  std::set<ClusterId> ids;
+  Recorded first;
+  for (int i = 0; i < 200; ++i) {
+    const Recorded r = Record(*store, MessageOf(Body(5000 + i, 8), 100 + i));
+    EXPECT_EQ(r.cluster.size, 1u);
+    EXPECT_EQ(r.cluster.canonical, r.id);
+    EXPECT_NE(static_cast<std::int64_t>(r.cluster.id), r.id);
+    ids.insert(r.cluster.id);
+    if (i == 0) first = r;
+  }
+  EXPECT_EQ(ids.size(), 200u);
+  auto keys = admin->Command({"KEYS", "{mw:t1}:c*"});
+  ASSERT_TRUE(keys.has_value());
+  EXPECT_EQ(keys->size(), 0u);  // no c:, cm:, cs: nor cl
+
+  auto one = store->FindCluster(first.cluster.id);
+  ASSERT_TRUE(one.has_value() && one->has_value());
+  EXPECT_EQ((*one)->canonical, first.id);
+  EXPECT_EQ((*one)->size, 1u);
+  EXPECT_EQ((*one)->senders, 1u);
+  EXPECT_EQ((*one)->first_seen, 100);
+  auto members = store->Members(first.cluster.id, 10);
+  ASSERT_TRUE(members.has_value());
+  ASSERT_EQ(members->size(), 1u);
+  EXPECT_EQ((*members)[0].id, first.id);
+  auto none = store->FindCluster(first.cluster.id ^ 0x5a5a5a5au);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_FALSE(none->has_value());
+
+  const Message twin = MessageOf(Body(5000, 8), 400, "b@example.com");
+  auto l = store->Find(twin);
+  ASSERT_TRUE(l.has_value());
+  ASSERT_FALSE(l->clusters.empty());
+  EXPECT_EQ(l->clusters[0].first.id, first.cluster.id);
+  EXPECT_EQ(l->clusters[0].first.size, 1u);
+  EXPECT_TRUE(l->clusters[0].second.has_value());  // the canonical's fp
+  const Recorded joined = Record(*store, twin, first.cluster.id);
+  EXPECT_EQ(joined.cluster.id, first.cluster.id);
+  EXPECT_EQ(joined.cluster.size, 2u);
+  EXPECT_EQ(joined.cluster.senders, 2u);
+  EXPECT_EQ(joined.cluster.canonical, first.id);
+  keys = admin->Command({"KEYS", "{mw:t1}:c*"});
+  ASSERT_TRUE(keys.has_value());
+  EXPECT_EQ(keys->size(), 4u);  // c:, cm:, cs: and cl
+  auto stats = store->GetStats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->messages, 201u);
+  EXPECT_EQ(stats->clusters, 1u);
+  EXPECT_EQ(stats->oldest, 100);
+  EXPECT_EQ(stats->newest, 400);
+  auto check = store->Check();
+  ASSERT_TRUE(check.has_value());
+  EXPECT_EQ(*check, "ok");
 }
 
 TEST_F(RedisStoreTest, ConcurrentWritersJoinOneCluster) {
