@@ -3,6 +3,7 @@
 // Key layout (P = "{mw:<prefix>}:", the one hash tag of a site, so that every
 // key a script touches lies in one Redis Cluster slot; every script gets
 // P.."n" as KEYS[1], which routes it, and derives the others from it):
+//   P.."v"          string  the layout (kRedisLayout)
 //   P.."n"          string  the last message id (INCR); ids number messages
 //                           in the order they were recorded
 //   P.."lo"         string  no message below this id is stored (pruning
@@ -51,6 +52,10 @@
 #include <string>
 
 namespace mw::store {
+
+// The key layout this code reads and writes, kept at P.."v" (a string):
+// OpenRedis refuses a site whose keys were written in another.
+inline constexpr char kRedisLayout[] = "2";
 
 // The hash tag and separator every key of a site starts with.
 std::string RedisKeyPrefix(const std::string& prefix);

@@ -314,6 +314,23 @@ Result<void> RedisStore::Probe() {
   if (r->type() == Reply::Type::kError) {
     return Fail(Error::Unavailable("redis: PING: " + std::string(r->str())));
   }
+  // The key layout a site's keys were written in (redis_scripts.h): scripts
+  // of another layout would misread every message.
+  const std::string key = prefix_ + "v";
+  auto set = Run({"SET", key, kRedisLayout, "NX"});
+  if (!set) return Fail(set.error());
+  auto got = Run({"GET", key});
+  if (!got) return Fail(got.error());
+  if (got->type() == Reply::Type::kError) {
+    return Fail(Error::Unavailable("redis: GET: " + std::string(got->str())));
+  }
+  if (got->str() != kRedisLayout) {
+    return Fail(Error::Corrupt(
+        "redis: the keys under " + prefix_ + " are of store layout " +
+        std::string(got->str()) + "; this mailwave reads layout " +
+        kRedisLayout + " (choose another [store] redis_prefix, or delete " +
+        prefix_ + "* after the retention)"));
+  }
   return {};
 }
 

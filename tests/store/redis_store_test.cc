@@ -409,15 +409,17 @@ TEST_F(RedisStoreTest, EveryKeyCarriesTheSiteHashTagAndTtls) {
   int with_ttl = 0;
   for (std::size_t i = 0; i < keys->size(); ++i) {
     const std::string key(keys->at(i).str());
+    if (key == "{mw:t2}:v") continue;  // the second site's layout mark
     EXPECT_EQ(key.rfind("{mw:t1}:", 0), 0u) << key;
     auto ttl = admin->Command({"PTTL", key});
     ASSERT_TRUE(ttl.has_value());
     const std::int64_t ms = ttl->integer();
     // The per-message keys expire at twice the retention; the counters and
     // the global cluster list are kept (pruned, never expired).
-    const bool global = key == "{mw:t1}:n" || key == "{mw:t1}:mc" ||
-                        key == "{mw:t1}:lo" || key == "{mw:t1}:cl" ||
-                        key == "{mw:t1}:x" || key == "{mw:t1}:w";
+    const bool global = key == "{mw:t1}:v" || key == "{mw:t1}:n" ||
+                        key == "{mw:t1}:mc" || key == "{mw:t1}:lo" ||
+                        key == "{mw:t1}:cl" || key == "{mw:t1}:x" ||
+                        key == "{mw:t1}:w";
     if (global) {
       EXPECT_EQ(ms, -1) << key;
     } else {
@@ -496,6 +498,25 @@ TEST_F(RedisStoreTest, SingleMessageClustersHaveNoKeysUntilJoined) {
   auto check = store->Check();
   ASSERT_TRUE(check.has_value());
   EXPECT_EQ(*check, "ok");
+}
+
+// Keys of another layout are refused at open, naming the prefix, not read
+// as messages.
+TEST_F(RedisStoreTest, OtherLayoutIsRefusedAtOpen) {
+  { auto store = Open(); }  // writes the layout
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  auto set = admin->Command({"SET", "{mw:t1}:v", "1"});
+  ASSERT_TRUE(set.has_value());
+  auto store = OpenRedis(Options());
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().code(), Error::Code::kCorrupt);
+  EXPECT_NE(store.error().message().find("{mw:t1}:"), std::string::npos)
+      << store.error().message();
+  EXPECT_NE(store.error().message().find("layout 1"), std::string::npos);
+  RedisOptions other = Options();
+  other.prefix = "t3";
+  EXPECT_NE(Open(other), nullptr);
 }
 
 TEST_F(RedisStoreTest, ConcurrentWritersJoinOneCluster) {
