@@ -26,6 +26,9 @@ Each output list wordlists/<code>.txt is a "word count" frequency list that
   - a word of the language's stopwords-iso list (frequent function words) that the
     declaration lacks counts STOPWORD_WEIGHT, one the declaration has is raised to at least
     that;
+  - for Yoruba, every such word also counts, with the same count, written without its
+    under-dots (ẹ ọ ṣ as e o s) and without any diacritic: text typed on keyboards without
+    them (much of what is on the web) spells words so;
   - a stem of a spelling dictionary (hunspell, no frequencies; affix flags dropped) that
     neither has counts SPELLING_WEIGHT.
 Why these weights: the builder turns a count into the word's relative frequency within its
@@ -80,6 +83,9 @@ UDHR = {
 # mis-encoded (letters of another Arabic-script code page), not Urdu words.
 STOPWORDS = {"ga", "la", "mr", "so", "st", "sw", "yo", "zu"}
 
+# Languages commonly written without their diacritics (see the module comment).
+UNDOTTED = {"yo"}
+
 # Spelling dictionaries whose licence lets the dictionary stay CC BY-SA 4.0.
 SPELLING = {"be": "be_BY.dic"}
 
@@ -97,6 +103,14 @@ def words(text):
     if cur:
         out.append("".join(cur))
     return out
+
+
+def undotted(word):
+    """The word without under-dots, and without any combining mark (NFKC again)."""
+    nfd = unicodedata.normalize("NFD", word)
+    no_dots = nfd.replace("\u0323", "")
+    bare = "".join(ch for ch in nfd if unicodedata.category(ch)[0] != "M")
+    return [unicodedata.normalize("NFKC", w) for w in (no_dots, bare)]
 
 
 def declaration_text(path):
@@ -132,6 +146,10 @@ def main():
             for entry in stopwords[code]:
                 for w in words(entry):
                     counts[w] = max(counts.get(w, 0), STOPWORD_WEIGHT)
+        if code in UNDOTTED:
+            for w, c in sorted(counts.items()):
+                for v in undotted(w):
+                    counts[v] = max(counts.get(v, 0), c)
         if code in SPELLING:
             for w in spelling_stems(os.path.join(source, SPELLING[code])):
                 counts.setdefault(w, SPELLING_WEIGHT)
