@@ -63,7 +63,7 @@ UDHR = {
     "gu": ["guj"],
     "la": ["lat", "lat_1"],
     "lg": ["lug"],
-    "mi": ["mri"],
+    "mi": ["mri", "069"],
     "mn": ["khk"],
     "mr": ["mar"],
     "pa": ["pan"],
