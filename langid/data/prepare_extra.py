@@ -26,11 +26,12 @@ Each output list wordlists/<code>.txt is a "word count" frequency list that
   - a word of the language's stopwords-iso list (frequent function words) that the
     declaration lacks counts STOPWORD_WEIGHT, one the declaration has is raised to at least
     that;
-  - for Yoruba, Irish and Azerbaijani, every such word also counts, with the same count,
-    written without its under-dots (Yoruba ẹ ọ ṣ as e o s) and without any diacritic (fadas,
-    tone marks, ş ç ğ ö ü as s c g o u): text typed on keyboards without them (much of
-    what is on the web) spells words so. Checked on the tune half of the evaluation: yo, ga
-    and az gain, cy and la do not change, so they are left as written;
+  - for Yoruba, Irish, Maori and Azerbaijani, every such word also counts, with the same
+    count, written without its under-dots (Yoruba ẹ ọ ṣ as e o s) and without any diacritic
+    (fadas, tone marks, macrons, ş ç ğ ö ü as s c g o u): text typed on keyboards without
+    them (much of what is on the web) spells words so. Checked on the tune half of the
+    evaluation: yo, ga, az and mi gain; cy, la, lg, st, tn and ts barely change, so they are
+    left as written;
   - a stem of a spelling dictionary (hunspell, no frequencies; affix flags dropped) that
     neither has counts SPELLING_WEIGHT.
 Why these weights: the builder turns a count into the word's relative frequency within its
@@ -86,7 +87,7 @@ UDHR = {
 STOPWORDS = {"ga", "la", "mr", "so", "st", "sw", "yo", "zu"}
 
 # Languages often typed without their diacritics (see the module comment).
-UNDOTTED = {"az", "ga", "yo"}
+UNDOTTED = {"az", "ga", "mi", "yo"}
 
 # Spelling dictionaries whose licence lets the dictionary stay CC BY-SA 4.0.
 SPELLING = {"be": "be_BY.dic"}
