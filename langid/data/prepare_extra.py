@@ -36,11 +36,12 @@ Each output list wordlists/<code>.txt is a "word count" frequency list that
     neither has counts SPELLING_WEIGHT.
 Why these weights: the builder turns a count into the word's relative frequency within its
 list, and a word shared by several lists goes to the language whose relative frequency is
-highest (tier 1 at a share of 0.9 or more). A declaration has about 1,800 words, so a word
-seen once there has a relative frequency near 5e-4, that of a word of rank ~200 in the
-subtitle lists; the spelling stems (82,000 for be), counted 30, land near 3e-6, below the
-subtitle lists' words of rank 20,000, so that they name the language of words no other list
-has without taking the words the other lists have away from them (uk and ru for be).
+highest (tier 1 at a share of 0.9 or more). A declaration has 1,000-2,700 words, so a word
+seen once there has a relative frequency of 4e-4 to 1e-3, that of a word of rank ~200 in
+the subtitle lists (6e-4); the Belarusian stems (82,000), counted 30, land at 7.5e-6, that of
+the uk and ru subtitle lists' words of rank 10,000-15,000 (their rank-20,000 words are near
+4e-6), so that they name the language of words no other list has without taking the
+frequent words the other lists have away from them.
 The output is deterministic (sorted names and words, fixed mtime, no owner).
 """
 import html
