@@ -152,6 +152,7 @@ class RedisStore final : public Store {
 
   // Connects once (OpenRedis reports a wrong address or password at once).
   Result<void> Probe();
+  Result<void> CheckLayout(Connection& c);
 
  private:
   enum ScriptId {
@@ -236,6 +237,11 @@ Result<std::unique_ptr<Connection>> RedisStore::Borrow() {
           Error::Unavailable("redis: SCRIPT LOAD: " + std::string(r->str())));
     }
   }
+  auto layout = CheckLayout(**c);
+  if (!layout) {
+    WentDown(layout.error());
+    return Fail(layout.error());
+  }
   return c;
 }
 
@@ -247,6 +253,9 @@ void RedisStore::GiveBack(std::unique_ptr<Connection> c) {
 void RedisStore::WentDown(const Error& e) {
   std::vector<std::unique_ptr<Connection>> stale;
   bool say = false;
+  // "redis: down: Broken pipe", not "redis: down: redis: Broken pipe".
+  std::string reason = e.message();
+  if (reason.rfind("redis: ", 0) == 0) reason.erase(0, 7);
   {
     std::lock_guard<std::mutex> lock(mu_);
     // The other idle connections lead to the same server: after a restart
@@ -259,10 +268,10 @@ void RedisStore::WentDown(const Error& e) {
     } else {
       backoff_ = std::min(backoff_ * 2, options_.reconnect_max);
     }
-    down_reason_ = e.message();
+    down_reason_ = reason;
     retry_at_ = std::chrono::steady_clock::now() + backoff_;
   }
-  if (say && options_.log) options_.log("redis: down: " + e.message());
+  if (say && options_.log) options_.log("redis: down: " + reason);
 }
 
 void RedisStore::CameBack() {
@@ -314,12 +323,17 @@ Result<void> RedisStore::Probe() {
   if (r->type() == Reply::Type::kError) {
     return Fail(Error::Unavailable("redis: PING: " + std::string(r->str())));
   }
+  return {};
+}
+
+Result<void> RedisStore::CheckLayout(Connection& c) {
   // The key layout a site's keys were written in (redis_scripts.h): scripts
-  // of another layout would misread every message.
+  // of another layout would misread every message. Checked on every new
+  // connection, so a server reached only after start is checked too.
   const std::string key = prefix_ + "v";
-  auto set = Run({"SET", key, kRedisLayout, "NX"});
+  auto set = c.Command({"SET", key, kRedisLayout, "NX"});
   if (!set) return Fail(set.error());
-  auto got = Run({"GET", key});
+  auto got = c.Command({"GET", key});
   if (!got) return Fail(got.error());
   if (got->type() == Reply::Type::kError) {
     return Fail(Error::Unavailable("redis: GET: " + std::string(got->str())));
@@ -665,8 +679,15 @@ Result<std::unique_ptr<Store>> OpenRedis(const RedisOptions& options) {
   connect.command_timeout = options.command_timeout;
   auto store =
       std::make_unique<RedisStore>(options, std::move(connect), *secret);
+  // A server that cannot be reached now (down, restarting, not yet up at
+  // boot) leaves the store down, said once in the log, and reconnected by
+  // the backoff on a later call: the milter starts and passes mail untagged
+  // until it is back. What a later call cannot cure fails here: refused
+  // credentials, a wrong database, another layout.
   auto probe = store->Probe();
-  if (!probe) return Fail(probe.error());
+  if (!probe && probe.error().code() != Error::Code::kUnavailable) {
+    return Fail(probe.error());
+  }
   return std::unique_ptr<Store>(std::move(store));
 }
 

@@ -646,6 +646,35 @@ TEST_F(RedisStoreTest, KilledServerIsUnavailableOnceThenBack) {
   (void)a;
 }
 
+// A milter started before its Redis (boot order, an outage) starts with the
+// store down and picks it up once the server answers, without a reload.
+TEST_F(RedisStoreTest, OpenedWhileServerIsDownComesUpWithIt) {
+  StopServer(SIGKILL);
+  RedisOptions o = Options();
+  o.connect_timeout = std::chrono::milliseconds(200);
+  auto store = OpenRedis(o);
+  ASSERT_TRUE(store.has_value()) << store.error().ToString();
+  const Message m = MessageOf(Body(97, 12), 1000);
+  auto l = (*store)->Find(m);
+  ASSERT_FALSE(l.has_value());
+  EXPECT_EQ(l.error().code(), Error::Code::kUnavailable);
+  EXPECT_EQ(LogCount("redis: down: "), 1);
+  for (const std::string& line : Log()) {
+    EXPECT_EQ(line.find("redis: down: redis:"), std::string::npos) << line;
+  }
+  ASSERT_TRUE(StartServer());
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  bool ok = false;
+  while (!ok && std::chrono::steady_clock::now() < deadline) {
+    ok = (*store)->Record(m, Join{}, WaveRule{}).has_value();
+    if (!ok) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(LogCount("redis: back"), 1);
+  EXPECT_EQ(LogCount("redis: down: "), 1);
+}
+
 TEST_F(RedisStoreTest, StalledServerTimesOut) {
   RedisOptions o = Options();
   o.command_timeout = std::chrono::milliseconds(150);
@@ -669,7 +698,8 @@ TEST_F(RedisStoreTest, WrongPasswordIsAClearErrorWithoutThePassword) {
   o.password_file = dir_.File("wrong");
   auto store = OpenRedis(o);
   ASSERT_FALSE(store.has_value());
-  EXPECT_EQ(store.error().code(), Error::Code::kUnavailable);
+  // A configuration error, refused at start: no later call would cure it.
+  EXPECT_EQ(store.error().code(), Error::Code::kInvalidArgument);
   EXPECT_NE(store.error().message().find("authentication as mwtest refused"),
             std::string::npos)
       << store.error().message();
