@@ -106,6 +106,7 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
           // recent message, scored by the engine; the ones it names are read
           // and decided as the index's candidates are.
           const auto started = std::chrono::steady_clock::now();
+          options.window->Follow(*store);
           out.window_asked = true;
           Window::Answer near = options.window->Near(
               a.fingerprint, analyzer.fingerprint_options());

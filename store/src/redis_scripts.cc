@@ -399,7 +399,7 @@ local since = tonumber(ARGV[1])
 local cursor = math.max(tonumber(ARGV[2]), lowest())
 local count = tonumber(ARGV[3])
 local top = maxid()
-local out = {0}
+local out = {0, 0}
 local found, steps = 0, 0
 while cursor <= top and found < count and steps < 4 * count do
   local m = getmsg(cursor)
@@ -410,7 +410,8 @@ while cursor <= top and found < count and steps < 4 * count do
   cursor = cursor + 1
   steps = steps + 1
 end
-if cursor <= top then out[1] = cursor end
+out[1] = cursor
+if cursor <= top then out[2] = 1 end
 return out
 )lua";
 

@@ -86,8 +86,8 @@ extern const char kRedisFindScript[];
 extern const char kRedisRecordScript[];
 // Prune: ARGV = before, max; returns the number removed.
 extern const char kRedisPruneScript[];
-// Page: ARGV = since, first id, count; returns {next id (0: no more),
-//   [id, arrival, fp]*}.
+// Page: ARGV = since, first id, count; returns {next id, more (0/1: ids
+//   past it may hold messages), [id, arrival, fp]*}.
 extern const char kRedisPageScript[];
 // Clusters: ARGV = waves_only (0/1), since, min_size, limit;
 //   returns [cid, canonical, first, last, size, senders, lang, wave, since]*.

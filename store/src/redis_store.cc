@@ -138,6 +138,10 @@ class RedisStore final : public Store {
       UnixMillis since,
       const std::function<bool(std::int64_t, UnixMillis,
                                const fingerprint::Fingerprint&)>& fn) override;
+  Result<std::int64_t> ForEachNewer(
+      std::int64_t after, std::size_t limit,
+      const std::function<bool(std::int64_t, UnixMillis,
+                               const fingerprint::Fingerprint&)>& fn) override;
   Result<Recorded> Record(const Message& message, const Join& join,
                           const WaveRule& rule) override;
   Result<std::vector<Cluster>> Clusters(bool waves_only, const WaveRule& rule,
@@ -180,6 +184,19 @@ class RedisStore final : public Store {
 
   Result<Lookup> ReadLookup(const Reply& r,
                             const fingerprint::Fingerprint* query);
+  // One Page script call: the messages with ids from `from` (arrived at or
+  // after `since`), passed to fn and counted in *seen.
+  struct Page {
+    std::int64_t next = 0;  // the id to read from next
+    bool more = false;      // ids past `next` may hold messages
+    bool stopped = false;   // fn returned false
+    std::int64_t last = 0;  // the last id passed to fn
+  };
+  Result<Page> ReadPage(
+      UnixMillis since, std::int64_t from, std::size_t count,
+      const std::function<bool(std::int64_t, UnixMillis,
+                               const fingerprint::Fingerprint&)>& fn,
+      std::uint64_t* seen);
 
   const RedisOptions options_;
   const ConnectOptions connect_;
@@ -448,22 +465,60 @@ Result<std::uint64_t> RedisStore::ForEach(
   // one fewer, which the comparison engine's window tolerates (it follows
   // records anyway).
   std::uint64_t seen = 0;
-  for (std::int64_t cursor = 1; cursor != 0;) {
-    auto r = Eval(kPage, {std::to_string(since), std::to_string(cursor),
-                          std::to_string(kPageSize)});
-    if (!r) return Fail(r.error());
-    if (r->type() != Reply::Type::kArray || r->size() == 0) {
-      return Fail(Error::Unavailable("redis: malformed page reply"));
-    }
-    cursor = r->at(0).integer();
-    for (std::size_t i = 1; i + 3 <= r->size(); i += 3) {
-      auto fp = fingerprint::Decode(r->at(i + 2).str(), options_.fingerprint);
-      if (!fp) continue;
-      ++seen;
-      if (!fn(r->at(i).integer(), r->at(i + 1).integer(), *fp)) return seen;
-    }
+  bool more = true;
+  for (std::int64_t cursor = 1; more;) {
+    auto page = ReadPage(since, cursor, kPageSize, fn, &seen);
+    if (!page) return Fail(page.error());
+    if (page->stopped) break;
+    cursor = page->next;
+    more = page->more;
   }
   return seen;
+}
+
+Result<std::int64_t> RedisStore::ForEachNewer(
+    std::int64_t after, std::size_t limit,
+    const std::function<bool(std::int64_t, UnixMillis,
+                             const fingerprint::Fingerprint&)>& fn) {
+  std::uint64_t seen = 0;
+  std::int64_t cursor = after + 1;
+  while (seen < limit) {
+    auto page = ReadPage(
+        0, cursor, std::min<std::size_t>(limit - seen, kPageSize), fn, &seen);
+    if (!page) return Fail(page.error());
+    if (page->stopped) return page->last;
+    cursor = page->next;
+    if (!page->more) break;
+  }
+  return cursor - 1;
+}
+
+Result<RedisStore::Page> RedisStore::ReadPage(
+    UnixMillis since, std::int64_t from, std::size_t count,
+    const std::function<bool(std::int64_t, UnixMillis,
+                             const fingerprint::Fingerprint&)>& fn,
+    std::uint64_t* seen) {
+  auto r = Eval(kPage, {std::to_string(since), std::to_string(from),
+                        std::to_string(count)});
+  if (!r) return Fail(r.error());
+  if (r->type() != Reply::Type::kArray || r->size() < 2) {
+    return Fail(Error::Unavailable("redis: malformed page reply"));
+  }
+  Page page;
+  page.next = r->at(0).integer();
+  page.more = r->at(1).integer() != 0;
+  page.last = from - 1;
+  for (std::size_t i = 2; i + 3 <= r->size(); i += 3) {
+    page.last = r->at(i).integer();
+    auto fp = fingerprint::Decode(r->at(i + 2).str(), options_.fingerprint);
+    if (!fp) continue;
+    ++*seen;
+    if (!fn(page.last, r->at(i + 1).integer(), *fp)) {
+      page.stopped = true;
+      break;
+    }
+  }
+  return page;
 }
 
 Result<Recorded> RedisStore::Record(const Message& message, const Join& join,

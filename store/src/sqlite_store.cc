@@ -54,6 +54,9 @@ constexpr char kMessageRow[] =
 constexpr char kSince[] =
     "SELECT id, arrival, fingerprint FROM messages WHERE arrival >= ?1 "
     "ORDER BY arrival, id";
+constexpr char kNewer[] =
+    "SELECT id, arrival, fingerprint FROM messages WHERE id > ?1 "
+    "ORDER BY id LIMIT ?2";
 constexpr char kFingerprintOf[] =
     "SELECT fingerprint FROM messages WHERE id = ?1";
 constexpr char kClusterRow[] =
@@ -201,6 +204,10 @@ class SqliteStore final : public Store {
   Result<Lookup> Fetch(std::span<const std::int64_t> ids) override;
   Result<std::uint64_t> ForEach(
       UnixMillis since,
+      const std::function<bool(std::int64_t, UnixMillis,
+                               const fingerprint::Fingerprint&)>& fn) override;
+  Result<std::int64_t> ForEachNewer(
+      std::int64_t after, std::size_t limit,
       const std::function<bool(std::int64_t, UnixMillis,
                                const fingerprint::Fingerprint&)>& fn) override;
   Result<Recorded> Record(const Message& message, const Join& join,
@@ -452,6 +459,31 @@ Result<std::uint64_t> SqliteStore::ForEach(
     if (!fn(q->Int(0), q->Int(1), *fp)) break;
   }
   return seen;
+}
+
+Result<std::int64_t> SqliteStore::ForEachNewer(
+    std::int64_t after, std::size_t limit,
+    const std::function<bool(std::int64_t, UnixMillis,
+                             const fingerprint::Fingerprint&)>& fn) {
+  auto lease = AcquireReader();
+  if (!lease) return Fail(lease.error());
+  Db& db = lease->db();
+  auto q = db.Prepare(kNewer);
+  if (!q) return Fail(q.error());
+  MW_TRY(q->Bind(1, after));
+  MW_TRY(q->Bind(
+      2, static_cast<std::int64_t>(std::min<std::size_t>(limit, INT64_MAX))));
+  std::int64_t last = after;
+  for (;;) {
+    auto row = q->Step();
+    if (!row) return Fail(row.error());
+    if (!*row) break;
+    last = q->Int(0);
+    auto fp = fingerprint::Decode(q->Blob(2), options_.fingerprint);
+    if (!fp) continue;
+    if (!fn(last, q->Int(1), *fp)) break;
+  }
+  return last;
 }
 
 Result<void> SqliteStore::ReadLookup(Db& db,

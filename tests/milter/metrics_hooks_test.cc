@@ -59,6 +59,12 @@ class FakeStore : public store::Store {
                                const fingerprint::Fingerprint&)>&) override {
     return Fail(Error::Internal("unused"));
   }
+  Result<std::int64_t> ForEachNewer(
+      std::int64_t, std::size_t,
+      const std::function<bool(std::int64_t, store::UnixMillis,
+                               const fingerprint::Fingerprint&)>&) override {
+    return Fail(Error::Internal("unused"));
+  }
   Result<std::optional<store::Cluster>> FindCluster(store::ClusterId) override {
     return Fail(Error::Internal("unused"));
   }

@@ -304,6 +304,12 @@ class FailingStore final : public store::Store {
                                const fingerprint::Fingerprint&)>&) override {
     return Fail(Error::Unavailable("down"));
   }
+  Result<std::int64_t> ForEachNewer(
+      std::int64_t, std::size_t,
+      const std::function<bool(std::int64_t, store::UnixMillis,
+                               const fingerprint::Fingerprint&)>&) override {
+    return Fail(Error::Unavailable("down"));
+  }
   Result<std::optional<store::Cluster>> FindCluster(store::ClusterId) override {
     return Fail(Error::Unavailable("down"));
   }

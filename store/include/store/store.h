@@ -191,6 +191,17 @@ class Store {
       const std::function<bool(std::int64_t, UnixMillis,
                                const fingerprint::Fingerprint&)>& fn) = 0;
 
+  // Calls fn(id, arrival, fingerprint) for the stored messages with an id
+  // above `after`, in id order (the order they were recorded), at most
+  // `limit` of them, until fn returns false (rows that do not decode are
+  // skipped); returns the id to pass as `after` next time (`after` itself when
+  // nothing newer was stored). The comparison engine's window follows what
+  // other hosts record into a shared store with it.
+  virtual Result<std::int64_t> ForEachNewer(
+      std::int64_t after, std::size_t limit,
+      const std::function<bool(std::int64_t, UnixMillis,
+                               const fingerprint::Fingerprint&)>& fn) = 0;
+
   // Stores `message` in the cluster `join` names (which must exist; when it
   // was pruned meanwhile a new cluster is started) and returns the cluster
   // afterwards. `rule` decides window_size and became_wave. kConflict: see
