@@ -442,6 +442,8 @@ struct Tally {
   std::vector<double> affinity;              // Evidence::affinity
   std::vector<double> ngram_affinity;        // Evidence::ngram_affinity
   std::uint32_t n_ngram = 0;
+  std::vector<double> common_ngram;  // Evidence::common_ngram
+  std::uint32_t n_common_ngram = 0;
   std::vector<double> delta;  // scratch of NgramShares
   std::vector<std::size_t> touched;
   // What each distinct word of the text gave (words repeat heavily in long
@@ -614,17 +616,28 @@ void ScoreWord(Tally* t, std::string_view word, int script,
   MemoSlot scratch;
   MemoSlot* slot = &scratch;
   if (t->memo) slot = FindWord(t->memo, word, hash, &fresh);
+  // Common words count for no language unless no other word has given
+  // evidence yet (Evidence::common_ngram): then their trigrams are scored.
+  const bool no_evidence_yet = t->n_pure + t->n_shared + t->n_unknown == 0;
   if (fresh) {
     slot->postings =
         t->memo ? t->model->LookupHashed(hash) : t->model->Lookup(word);
     const PostingList& p = slot->postings;
-    if (p.empty() && !p.common()) {
+    if (p.empty() && (!p.common() || no_evidence_yet)) {
       NgramShares(t, word, slot);
     }
   }
   const PostingList& postings = slot->postings;
   if (postings.common()) {
     ++t->n_common;
+    if (no_evidence_yet && slot->ngram_scored) {
+      for (std::uint32_t k = 0; k < slot->ngram_count; ++k) {
+        const NgramShare& s = (t->memo ? t->memo->ngram_shares
+                                       : t->own_shares)[slot->ngram_begin + k];
+        t->common_ngram[s.language] += s.share;
+      }
+      ++t->n_common_ngram;
+    }
     return;
   }
   if (postings.empty()) {
@@ -770,6 +783,7 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   t.ngram.assign(t.pure.size(), 0.0);
   t.affinity.assign(t.pure.size(), 0.0);
   t.ngram_affinity.assign(t.pure.size(), 0.0);
+  t.common_ngram.assign(t.pure.size(), 0.0);
   t.delta.assign(t.pure.size(), 0.0);
   if (t.memo) {
     internal::SegmentWords(text, BufferWord, &t);
@@ -801,6 +815,8 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   e.affinity = std::move(t.affinity);
   e.ngram_affinity = std::move(t.ngram_affinity);
   e.n_ngram = t.n_ngram;
+  e.common_ngram = std::move(t.common_ngram);
+  e.n_common_ngram = t.n_common_ngram;
   e.n_pure = t.n_pure;
   e.n_shared = t.n_shared;
   e.n_unknown = t.n_unknown;
@@ -836,13 +852,51 @@ Evidence TEST_CollectEveryWord(std::string_view text, const Model& model) {
 // lines (of kMinSegmentWords or more words).
 constexpr std::uint32_t kLineShare = 3;
 
+namespace {
+
+// The best guess of a text whose words are all common cross-language words
+// (Evidence::common_ngram): the mean n-gram share of each language. Leaves
+// `result` without a best when the trigrams gave nothing.
+void GuessFromCommonWords(const Evidence& e, const Model& model,
+                          const Options& options, Language* result) {
+  if (e.n_common_ngram == 0) return;
+  std::size_t best = e.common_ngram.size(), second = best;
+  for (std::size_t i = 0; i < e.common_ngram.size(); ++i) {
+    if (e.common_ngram[i] <= 0) continue;
+    if (best == e.common_ngram.size() ||
+        e.common_ngram[i] > e.common_ngram[best]) {
+      second = best;
+      best = i;
+    } else if (second == e.common_ngram.size() ||
+               e.common_ngram[i] > e.common_ngram[second]) {
+      second = i;
+    }
+  }
+  if (best == e.common_ngram.size()) return;
+  result->best = std::string(CandidateCode(model, best));
+  result->score = 100.0 * e.common_ngram[best] / e.n_common_ngram;
+  if (second != e.common_ngram.size()) {
+    result->second = std::string(CandidateCode(model, second));
+    result->second_score = 100.0 * e.common_ngram[second] / e.n_common_ngram;
+  }
+  if (result->words >= options.min_words &&
+      result->score >= options.min_score) {
+    result->code = result->best;
+  }
+}
+
+}  // namespace
+
 Language Decide(const Evidence& e, const Model& model, const Options& options) {
   Language result;
   result.words = e.n_pure + e.n_shared + e.n_unknown + e.n_common;
   result.scripts = e.scripts;
   const double n_words =
       e.n_pure + e.n_shared + e.n_unknown;  // N_w: common words excluded
-  if (n_words == 0) return result;
+  if (n_words == 0) {
+    GuessFromCommonWords(e, model, options, &result);
+    return result;
+  }
 
   // The decision formula of langid.h. The n-gram tier turns a share
   // ngram_weight of each unknown word it could score into tier-2 evidence.
@@ -864,19 +918,21 @@ Language Decide(const Evidence& e, const Model& model, const Options& options) {
   const double denominator =
       e.n_pure + total_shared + options.k_unknown * n_unknown;
   if (denominator <= 0) return result;
-  std::size_t best = n, second = n;
-  double best_raw = 0, second_raw = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double r = raw(i);
-    if (r <= 0) continue;
-    if (best == n || r > best_raw) {
-      second = best, second_raw = best_raw;
-      best = i, best_raw = r;
-    } else if (second == n || r > second_raw) {
-      second = i, second_raw = r;
+  // The strongest candidate other than `a` and `b` (n: none).
+  auto strongest_except = [&](std::size_t a, std::size_t b) {
+    std::size_t pick = n;
+    double pick_raw = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i == a || i == b) continue;
+      const double r = raw(i);
+      if (r > 0 && (pick == n || r > pick_raw)) pick = i, pick_raw = r;
     }
-  }
+    return pick;
+  };
+  std::size_t best = strongest_except(n, n);
   if (best == n) return result;
+  std::size_t second = strongest_except(best, n);
+  double best_raw = raw(best);
   if (options.close_ratio < 1.0 && e.affinity.size() >= n) {
     // Tie-break among the close candidates: the word-level evidence the sums
     // of the formula flatten (a word 60/40 between two relatives counts
@@ -893,74 +949,83 @@ Language Decide(const Evidence& e, const Model& model, const Options& options) {
       if (raw(i) >= options.close_ratio * best_raw) pick = i;
     }
     if (pick != best) {
-      second = best, second_raw = best_raw;
+      second = best;
       best = pick, best_raw = raw(pick);
     }
   }
+  auto score_of = [&](std::size_t i) { return 100.0 * raw(i) / denominator; };
+  auto set_second = [&](std::size_t i) {
+    if (i == n) return;
+    result.second = std::string(CandidateCode(model, i));
+    result.second_score = score_of(i);
+  };
   result.best = std::string(CandidateCode(model, best));
-  result.score = 100.0 * best_raw / denominator;
-  if (second != n) {
-    result.second = std::string(CandidateCode(model, second));
-    result.second_score = 100.0 * second_raw / denominator;
+  result.score = score_of(best);
+  if (result.words < options.min_words) {
+    set_second(second);
+    return result;
   }
-  if (result.words < options.min_words) return result;
   // Bilingual: the two best languages together reach min_score, the second has
   // at least bilingual_min_score, and either each falls short of min_score (the
   // rule of issue 4, for a text that is one block) or each wins whole lines
   // holding at least bilingual_min_lines of the words of the text's lines (a
   // message in two languages, a quoted reply).
-  bool bilingual = false;
-  if (second != n && result.score + result.second_score >= options.min_score &&
-      result.second_score >= options.bilingual_min_score) {
-    std::uint32_t segmented = 0;
-    for (std::uint32_t w : e.segment_words) segmented += w;
-    const double need = options.bilingual_min_lines * segmented;
-    const bool by_lines =
-        segmented > 0 && best < e.segment_words.size() &&
-        second < e.segment_words.size() && e.segment_words[best] > 0 &&
-        e.segment_words[second] > 0 && e.segment_words[best] >= need &&
-        e.segment_words[second] >= need;
-    // Or by line count: scripts segment into words of very different sizes
-    // (a Japanese or Vietnamese sentence has several times the words of an
-    // Indonesian one), so each language winning a third of the lines is
-    // enough.
-    std::uint32_t lines = 0;
-    for (std::uint32_t l : e.segment_lines) lines += l;
-    const bool by_line_count = lines > 0 && best < e.segment_lines.size() &&
-                               second < e.segment_lines.size() &&
-                               kLineShare * e.segment_lines[best] >= lines &&
-                               kLineShare * e.segment_lines[second] >= lines;
-    bilingual = by_lines || by_line_count || result.score < options.min_score;
+  std::size_t partner = n;
+  std::uint32_t segmented = 0;
+  for (std::uint32_t w : e.segment_words) segmented += w;
+  const double need = options.bilingual_min_lines * segmented;
+  if (second != n) {
+    const double second_score = score_of(second);
+    if (result.score + second_score >= options.min_score &&
+        second_score >= options.bilingual_min_score) {
+      const bool by_lines =
+          segmented > 0 && best < e.segment_words.size() &&
+          second < e.segment_words.size() && e.segment_words[best] > 0 &&
+          e.segment_words[second] > 0 && e.segment_words[best] >= need &&
+          e.segment_words[second] >= need;
+      // Or by line count: scripts segment into words of very different sizes
+      // (a Japanese or Vietnamese sentence has several times the words of an
+      // Indonesian one), so each language winning a third of the lines is
+      // enough.
+      std::uint32_t lines = 0;
+      for (std::uint32_t l : e.segment_lines) lines += l;
+      const bool by_line_count = lines > 0 && best < e.segment_lines.size() &&
+                                 second < e.segment_lines.size() &&
+                                 kLineShare * e.segment_lines[best] >= lines &&
+                                 kLineShare * e.segment_lines[second] >= lines;
+      if (by_lines || by_line_count || result.score < options.min_score) {
+        partner = second;
+      }
+    }
   }
-  if (!bilingual && best < e.segment_words.size()) {
+  if (partner == n && best < e.segment_words.size() && segmented > 0) {
     // The second language by lines: when the overall second is a relative of
     // the best (es and gl), the other half's language can be third overall
     // and still win its lines.
-    std::uint32_t segmented = 0;
-    for (std::uint32_t w : e.segment_words) segmented += w;
-    const double need = options.bilingual_min_lines * segmented;
     std::size_t other = n;
     for (std::size_t i = 0; i < std::min(n, e.segment_words.size()); ++i) {
       if (i == best || e.segment_words[i] == 0) continue;
       if (other == n || e.segment_words[i] > e.segment_words[other]) other = i;
     }
-    if (other != n && other != second && segmented > 0 &&
-        e.segment_words[best] >= need && e.segment_words[other] >= need) {
-      const double other_score = 100.0 * raw(other) / denominator;
+    if (other != n && other != second && e.segment_words[best] >= need &&
+        e.segment_words[other] >= need) {
+      const double other_score = score_of(other);
       if (other_score >= options.bilingual_min_score &&
           result.score + other_score >= options.min_score) {
-        result.second = std::string(CandidateCode(model, other));
-        result.second_score = other_score;
-        bilingual = true;
+        partner = other;
       }
     }
   }
-  if (bilingual) {
-    result.code = result.best + "+" + result.second;
+  if (partner != n) {
+    result.partner = std::string(CandidateCode(model, partner));
+    result.partner_score = score_of(partner);
+    result.code = result.best + "+" + result.partner;
     result.bilingual = true;
-  } else if (result.score >= options.min_score) {
-    result.code = result.best;
+    set_second(strongest_except(best, partner));
+    return result;
   }
+  set_second(second);
+  if (result.score >= options.min_score) result.code = result.best;
   return result;
 }
 

@@ -24,14 +24,19 @@
 // clang-format on
 // The candidates whose L is within close_ratio of the best's then compete on
 // Evidence::affinity, a naive-Bayes ranking of the same word shares; the
-// winner becomes the best. With fewer than min_words words the verdict is
-// "und". The two best languages
-// make a bilingual verdict ("en+es") when together they reach min_score, the
-// second has at least bilingual_min_score, and either each falls short of
-// min_score (a text in one block) or, in a text of several lines, each is the
-// best language of lines holding at least bilingual_min_lines of the words.
-// Otherwise the best language wins when it reaches min_score; else "und".
-//
+// winner becomes the best. The verdict:
+//  - "und" when the text has fewer than min_words words ("und" means too
+//    little text; the best guess and its score are still reported);
+//  - bilingual ("en+es") when the two best languages together reach
+//    min_score, the second has at least bilingual_min_score, and either each
+//    falls short of min_score (a text in one block) or, in a text of several
+//    lines, each is the best language of lines holding at least
+//    bilingual_min_lines of the words;
+//  - otherwise the best language when it reaches min_score; else "und".
+// With min_words <= 1 and min_score 0 (forced) every text with a word that
+// any tier can score names a language: a text of common cross-language words
+// only ("hello") is then decided by their character trigrams
+// (Evidence::common_ngram).
 // Thread-safety: Detect is reentrant; the Model is shared read-only.
 #ifndef MW_LANGID_LANGID_H_
 #define MW_LANGID_LANGID_H_
@@ -77,12 +82,20 @@ struct Options {
 
 // The verdict on one text.
 struct Language {
-  std::string code =
-      "und";         // ISO 639-1/639-3 code, "und", or "xx+yy" when bilingual
-  double score = 0;  // L of the best language (also when code is "und")
-  std::string
-      best;  // best candidate even when the verdict is "und"; empty if none
-  std::string second;  // second candidate; empty if none
+  // ISO 639-1/639-3 code, "und", or "xx+yy" when bilingual.
+  std::string code = "und";
+  // The best candidate, also when the verdict is "und" (the best guess);
+  // empty only when no word gave any evidence. In a bilingual verdict, its
+  // first language.
+  std::string best;
+  double score = 0;  // L of `best`; 0 when there is none
+  // The other language of a bilingual verdict and its L; empty otherwise.
+  std::string partner;
+  double partner_score = 0;
+  // The strongest candidate the verdict does not name (for "und": the one
+  // after `best`; for a bilingual verdict: the one after both partners) and
+  // its L; empty when there is none.
+  std::string second;
   double second_score = 0;
   bool bilingual = false;
   std::uint32_t words =
@@ -127,6 +140,12 @@ struct Evidence {
   // The same over the n-gram shares of unknown words (weighted by
   // ngram_weight in Decide).
   std::vector<double> ngram_affinity;
+  // Per candidate: summed n-gram shares of the common words met before any
+  // word gave other evidence (tier-1, tier-2 or unknown), and their number.
+  // Decide uses them only when no other word gave evidence, so that a forced
+  // verdict on "hello" names a language.
+  std::vector<double> common_ngram;
+  std::uint32_t n_common_ngram = 0;
 };
 
 Evidence Collect(std::string_view normalised_text, const Model& model);
