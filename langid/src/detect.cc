@@ -435,12 +435,18 @@ struct Tally {
   std::string_view text;
   const char* last_end = nullptr;
   std::vector<double> line;
+  std::vector<double> line_affinity;  // Evidence::affinity of the line
   std::uint32_t line_words = 0;
   std::vector<std::uint32_t> segment_words;  // Evidence::segment_words
   std::vector<std::uint32_t> segment_lines;  // Evidence::segment_lines
-  std::vector<double> ngram;                 // Evidence::ngram
-  std::vector<double> affinity;              // Evidence::affinity
-  std::vector<double> ngram_affinity;        // Evidence::ngram_affinity
+  // The current paragraph (lines up to a blank line), as `line`.
+  std::vector<double> paragraph;
+  std::vector<double> paragraph_affinity;
+  std::uint32_t paragraph_words = 0;
+  std::vector<std::uint32_t> won_paragraph_words;  // Evidence
+  std::vector<double> ngram;                       // Evidence::ngram
+  std::vector<double> affinity;                    // Evidence::affinity
+  std::vector<double> ngram_affinity;              // Evidence::ngram_affinity
   std::uint32_t n_ngram = 0;
   std::vector<double> common_ngram;  // Evidence::common_ngram
   std::uint32_t n_common_ngram = 0;
@@ -571,27 +577,78 @@ void NgramShares(Tally* t, std::string_view word, MemoSlot* slot) {
 // Lines of fewer words are too short to say which language they are in.
 constexpr std::uint32_t kMinSegmentWords = 3;
 
-void FlushLine(Tally* t) {
-  if (t->line_words >= kMinSegmentWords) {
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < t->line.size(); ++i) {
-      if (t->line[i] > t->line[best]) best = i;
-    }
-    if (t->line[best] > 0) {
-      t->segment_words[best] += t->line_words;
-      ++t->segment_lines[best];
+// Paragraphs of fewer words (a greeting, a signature) win nothing.
+constexpr std::uint32_t kMinParagraphWords = 5;
+
+// The line's winner is chosen as Decide chooses the best language, on the
+// line's sums: the candidates within kLineCloseRatio (Options::close_ratio's
+// default) of the highest sum compete on the line's affinity, so that a line
+// of Danish is not won by Norwegian for a few shared words.
+constexpr double kLineCloseRatio = 0.3;
+
+// The candidate that wins a line or paragraph with these sums (0 when none
+// has any evidence).
+std::size_t SegmentWinner(const std::vector<double>& sums,
+                          const std::vector<double>& affinity) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < sums.size(); ++i) {
+    if (sums[i] > sums[best]) best = i;
+  }
+  std::size_t pick = best;
+  for (std::size_t i = 0; i < sums.size(); ++i) {
+    if (affinity[i] > affinity[pick] &&
+        sums[i] >= kLineCloseRatio * sums[best]) {
+      pick = i;
     }
   }
+  return pick;
+}
+
+void FlushLine(Tally* t) {
+  if (t->line_words >= kMinSegmentWords) {
+    const std::size_t pick = SegmentWinner(t->line, t->line_affinity);
+    if (t->line[pick] > 0) {
+      t->segment_words[pick] += t->line_words;
+      ++t->segment_lines[pick];
+    }
+  }
+  for (std::size_t i = 0; i < t->line.size(); ++i) {
+    t->paragraph[i] += t->line[i];
+    t->paragraph_affinity[i] += t->line_affinity[i];
+  }
+  t->paragraph_words += t->line_words;
   std::fill(t->line.begin(), t->line.end(), 0.0);
+  std::fill(t->line_affinity.begin(), t->line_affinity.end(), 0.0);
   t->line_words = 0;
+}
+
+void FlushParagraph(Tally* t) {
+  FlushLine(t);
+  if (t->paragraph_words >= kMinParagraphWords) {
+    const std::size_t pick = SegmentWinner(t->paragraph, t->paragraph_affinity);
+    if (t->paragraph[pick] > 0) {
+      t->won_paragraph_words[pick] += t->paragraph_words;
+    }
+  }
+  std::fill(t->paragraph.begin(), t->paragraph.end(), 0.0);
+  std::fill(t->paragraph_affinity.begin(), t->paragraph_affinity.end(), 0.0);
+  t->paragraph_words = 0;
 }
 
 // Scores one word: `hash` is Model::KeyHash(word) when there is a memo.
 void ScoreWord(Tally* t, std::string_view word, int script,
                std::uint64_t hash) {
-  if (t->last_end != nullptr && word.data() > t->last_end &&
-      std::memchr(t->last_end, '\n', word.data() - t->last_end) != nullptr) {
-    FlushLine(t);
+  if (t->last_end != nullptr && word.data() > t->last_end) {
+    // Between two words: a line break ends a line, two end a paragraph.
+    const char* nl = static_cast<const char*>(
+        std::memchr(t->last_end, '\n', word.data() - t->last_end));
+    if (nl != nullptr) {
+      if (std::memchr(nl + 1, '\n', word.data() - nl - 1) != nullptr) {
+        FlushParagraph(t);
+      } else {
+        FlushLine(t);
+      }
+    }
   }
   t->last_end = word.data() + word.size();
   ++t->line_words;
@@ -601,6 +658,7 @@ void ScoreWord(Tally* t, std::string_view word, int script,
   if (script == USCRIPT_HAN) {
     ++t->han;  // zh or ja: decided once the whole text is seen
     t->line[t->languages + DirectSlot("zh")] += 1;
+    t->line_affinity[t->languages + DirectSlot("zh")] += kPureAffinity;
     return;
   }
   if (script == USCRIPT_HIRAGANA || script == USCRIPT_KATAKANA) ++t->kana;
@@ -609,6 +667,7 @@ void ScoreWord(Tally* t, std::string_view word, int script,
     t->pure[t->languages + DirectSlot(direct)] += 1;
     t->line[t->languages + DirectSlot(direct)] += 1;
     t->affinity[t->languages + DirectSlot(direct)] += kPureAffinity;
+    t->line_affinity[t->languages + DirectSlot(direct)] += kPureAffinity;
     ++t->n_pure;
     return;
   }
@@ -657,6 +716,7 @@ void ScoreWord(Tally* t, std::string_view word, int script,
     t->pure[postings[0].language] += 1;
     t->line[postings[0].language] += 1;
     t->affinity[postings[0].language] += kPureAffinity;
+    t->line_affinity[postings[0].language] += kPureAffinity;
     ++t->n_pure;
     return;
   }
@@ -664,7 +724,9 @@ void ScoreWord(Tally* t, std::string_view word, int script,
     const Posting p = postings[i];
     t->shared[p.language] += p.weight;
     t->line[p.language] += p.weight;
-    t->affinity[p.language] += AffinityGain(p.weight);
+    const double gain = AffinityGain(p.weight);
+    t->affinity[p.language] += gain;
+    t->line_affinity[p.language] += gain;
   }
   ++t->n_shared;
 }
@@ -778,6 +840,10 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   t.shared.assign(t.languages + kDirect.size(), 0.0);
   t.by_script.assign(USCRIPT_CODE_LIMIT, 0);
   t.line.assign(t.pure.size(), 0.0);
+  t.line_affinity.assign(t.pure.size(), 0.0);
+  t.paragraph.assign(t.pure.size(), 0.0);
+  t.paragraph_affinity.assign(t.pure.size(), 0.0);
+  t.won_paragraph_words.assign(t.pure.size(), 0);
   t.segment_words.assign(t.pure.size(), 0);
   t.segment_lines.assign(t.pure.size(), 0);
   t.ngram.assign(t.pure.size(), 0.0);
@@ -791,7 +857,7 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   } else {
     internal::SegmentWords(text, CountWord, &t);
   }
-  FlushLine(&t);
+  FlushParagraph(&t);
   if (t.han > 0) {
     // Japanese writes Han with kana; Han alone is Chinese.
     t.pure[t.languages + DirectSlot(t.kana > 0 ? "ja" : "zh")] += t.han;
@@ -804,6 +870,9 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
       t.segment_words[zh] = 0;
       t.segment_lines[t.languages + DirectSlot("ja")] += t.segment_lines[zh];
       t.segment_lines[zh] = 0;
+      t.won_paragraph_words[t.languages + DirectSlot("ja")] +=
+          t.won_paragraph_words[zh];
+      t.won_paragraph_words[zh] = 0;
     }
   }
   Evidence e;
@@ -811,6 +880,7 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   e.shared = std::move(t.shared);
   e.segment_words = std::move(t.segment_words);
   e.segment_lines = std::move(t.segment_lines);
+  e.paragraph_words = std::move(t.won_paragraph_words);
   e.ngram = std::move(t.ngram);
   e.affinity = std::move(t.affinity);
   e.ngram_affinity = std::move(t.ngram_affinity);
@@ -1014,6 +1084,27 @@ Language Decide(const Evidence& e, const Model& model, const Options& options) {
           result.score + other_score >= options.min_score) {
         partner = other;
       }
+    }
+  }
+  if (partner == n && best < e.paragraph_words.size()) {
+    // Two paragraphs in two languages (how bilingual mail is written): the
+    // best and another language each win paragraphs holding at least
+    // bilingual_min_paragraphs of the words of the text's paragraphs. A short
+    // paragraph in a script of long words (Tamil, Arabic) holds few words
+    // and wins few lines of 3 or more words, so this needs no score.
+    std::uint32_t in_paragraphs = 0;
+    for (std::uint32_t w : e.paragraph_words) in_paragraphs += w;
+    const double need_p = options.bilingual_min_paragraphs * in_paragraphs;
+    std::size_t other = n;
+    for (std::size_t i = 0; i < std::min(n, e.paragraph_words.size()); ++i) {
+      if (i == best || e.paragraph_words[i] == 0) continue;
+      if (other == n || e.paragraph_words[i] > e.paragraph_words[other]) {
+        other = i;
+      }
+    }
+    if (other != n && e.paragraph_words[best] >= need_p &&
+        e.paragraph_words[other] >= need_p) {
+      partner = other;
     }
   }
   if (partner != n) {

@@ -27,7 +27,11 @@
 // winner becomes the best. The verdict:
 //  - "und" when the text has fewer than min_words words ("und" means too
 //    little text; the best guess and its score are still reported);
-//  - bilingual ("en+es") when the two best languages together reach
+//  - bilingual ("en+es") when the best and another language each win
+//    paragraphs (blocks between blank lines, of 5 or more words) holding at
+//    least bilingual_min_paragraphs of those paragraphs' words (two
+//    paragraphs in two languages, the way bilingual mail is written), or
+//    when the two best languages together reach
 //    min_score, the second has at least bilingual_min_score, and either each
 //    falls short of min_score (a text in one block) or, in a text of several
 //    lines, each is the best language of lines holding at least
@@ -60,15 +64,22 @@ struct Options {
   double k2 = 0.5;
   // Weight of unknown words in the denominator N.
   double k_unknown = 2.0;
-  // Fewer words: "und".
-  std::uint32_t min_words = 5;
-  // Best score below this: bilingual or "und".
-  double min_score = 40.0;
-  // The second language of a bilingual verdict needs at least this score.
-  double bilingual_min_score = 5.0;
+  // Fewer words: "und" ("too little text").
+  std::uint32_t min_words = 3;
+  // Best score below this: bilingual or "und". Low, so that "und" stays rare
+  // on text with enough words (tuned: docs/langid.md).
+  double min_score = 15.0;
+  // The second language of a bilingual verdict needs at least this score (the
+  // rules by score and by lines; not the rule by paragraphs).
+  double bilingual_min_score = 10.0;
   // In a text of several lines, the share of the words (in lines of 3 or more
   // words) that each language of a bilingual verdict must win line by line.
-  double bilingual_min_lines = 0.2;
+  double bilingual_min_lines = 0.3;
+  // In a text of several paragraphs (blocks between blank lines), the share of
+  // the words (in paragraphs of 5 or more words) that each language of a
+  // bilingual verdict must win paragraph by paragraph; no score is needed.
+  // Above 1: off.
+  double bilingual_min_paragraphs = 0.1;
   // Optional character-trigram tier: the share (0-1) of each unknown word that
   // its trigram language shares contribute as tier-2 evidence (Xovp_i += w *
   // share_i, N_unknown -= w). 0 = the two-tier method alone.
@@ -125,6 +136,11 @@ struct Evidence {
   std::vector<std::uint32_t> segment_words;
   // Per candidate: the number of those lines.
   std::vector<std::uint32_t> segment_lines;
+  // Per candidate: the words of the paragraphs (blocks between blank lines,
+  // of 5 or more words) it wins. Lines and paragraphs are won as Decide picks
+  // the best: the highest sum of tier-1 and tier-2 weights, or a candidate
+  // within 0.3 of it with a higher affinity.
+  std::vector<std::uint32_t> paragraph_words;
   // Per candidate: summed n-gram shares of the unknown words the n-gram tier
   // could score.
   std::vector<double> ngram;
