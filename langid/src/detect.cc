@@ -579,6 +579,13 @@ constexpr std::uint32_t kMinSegmentWords = 3;
 
 // Paragraphs of fewer words (a greeting, a signature) win nothing.
 constexpr std::uint32_t kMinParagraphWords = 5;
+// A paragraph is won only when its winner's sum of tier-1 and tier-2 weights
+// is at least this share of its words: a block of names, a signature or a
+// mailing-list footer (a few words of many lists, unknown words) wins
+// nothing. Chosen with langid_mail and langid_eval --split tune: 0 names 94%
+// of the bilingual paragraph samples but 97.9% of English mail "en" (the rest
+// bilingual); 0.2: 90% and 99.1%; 0.3: 87% and 99.5%.
+constexpr double kParagraphEvidence = 0.2;
 
 // The line's winner is chosen as Decide chooses the best language, on the
 // line's sums: the candidates within kLineCloseRatio (Options::close_ratio's
@@ -626,7 +633,8 @@ void FlushParagraph(Tally* t) {
   FlushLine(t);
   if (t->paragraph_words >= kMinParagraphWords) {
     const std::size_t pick = SegmentWinner(t->paragraph, t->paragraph_affinity);
-    if (t->paragraph[pick] > 0) {
+    if (t->paragraph[pick] > 0 &&
+        t->paragraph[pick] >= kParagraphEvidence * t->paragraph_words) {
       t->won_paragraph_words[pick] += t->paragraph_words;
     }
   }
@@ -775,6 +783,44 @@ bool HasC1(std::string_view s) {
   return false;
 }
 
+// True for a whitespace-delimited token that is an address, not words of a
+// language: a URL ("://" or a leading "www.") or an e-mail address ("@").
+bool IsAddress(std::string_view token) {
+  return token.find("://") != std::string_view::npos ||
+         token.find('@') != std::string_view::npos ||
+         token.substr(0, 4) == "www.";
+}
+
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+         c == '\v';
+}
+
+// `text` with every address token (IsAddress) replaced by as many spaces, so
+// that line and paragraph breaks stay where they are; empty when there is
+// none (the common case costs three searches).
+std::string BlankAddresses(std::string_view text) {
+  if (text.find("://") == std::string_view::npos &&
+      text.find('@') == std::string_view::npos &&
+      text.find("www.") == std::string_view::npos) {
+    return {};
+  }
+  std::string out(text);
+  std::size_t i = 0;
+  bool any = false;
+  while (i < out.size()) {
+    while (i < out.size() && IsSpace(out[i])) ++i;
+    std::size_t j = i;
+    while (j < out.size() && !IsSpace(out[j])) ++j;
+    if (j > i && IsAddress(std::string_view(out).substr(i, j - i))) {
+      std::fill(out.begin() + i, out.begin() + j, ' ');
+      any = true;
+    }
+    i = j;
+  }
+  return any ? out : std::string();
+}
+
 }  // namespace
 
 std::string MapC1Controls(std::string_view utf8) {
@@ -823,6 +869,10 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
     mapped = MapC1Controls(text);
     text = mapped;
   }
+  // URLs and e-mail addresses are no language's words (a link in an English
+  // mail would otherwise read as a paragraph of Portuguese).
+  std::string blanked = BlankAddresses(text);
+  if (!blanked.empty()) text = blanked;
   Tally t;
   t.model = &model;
   // The memo comes from a bounded pool, not one per thread: the milter runs

@@ -67,6 +67,23 @@ TEST(AccuracyTest, EverydaySentences) {
   }
 }
 
+// "und" means too little text: a 4-word French line names French with the
+// default thresholds (it was "und" with score 95), two words do not.
+TEST(AccuracyTest, ShortLinesAreNamed) {
+  const Model* model = DefaultModel();
+  ASSERT_NE(model, nullptr);
+  const Language l = Detect("je suis très content", *model, Options{});
+  EXPECT_EQ(l.code, "fr") << l.score;
+  const Language two = Detect("très content", *model, Options{});
+  EXPECT_EQ(two.code, "und");
+  EXPECT_FALSE(two.best.empty());
+  // Forced mode forces, even on a word every list shares.
+  Options forced;
+  forced.min_words = 1;
+  forced.min_score = 0;
+  EXPECT_NE(Detect("hello", *model, forced).code, "und");
+}
+
 // A message with an English and a German paragraph, as normalised text.
 TEST(AccuracyTest, BilingualSample) {
   const Model* model = DefaultModel();
@@ -85,6 +102,10 @@ void ExpectSameEvidence(const Evidence& a, const Evidence& b) {
   EXPECT_EQ(a.shared, b.shared);
   EXPECT_EQ(a.ngram, b.ngram);
   EXPECT_EQ(a.segment_words, b.segment_words);
+  EXPECT_EQ(a.segment_lines, b.segment_lines);
+  EXPECT_EQ(a.paragraph_words, b.paragraph_words);
+  EXPECT_EQ(a.common_ngram, b.common_ngram);
+  EXPECT_EQ(a.n_common_ngram, b.n_common_ngram);
   EXPECT_EQ(a.scripts, b.scripts);
   EXPECT_EQ(a.n_pure, b.n_pure);
   EXPECT_EQ(a.n_shared, b.n_shared);
