@@ -5,9 +5,11 @@
 // (a message, whatever its name) and as plain text (`--text`: headers and
 // MIME structure included), and what it says on the others.
 //
-//   langid_mail [--dict FILE] [--show N]
+//   langid_mail [--dict FILE] [--show N] [--list FILE]
 //
-// --show N prints the first N messages not named "en" when read as messages.
+// --show N prints the first N messages not named "en" when read as messages;
+// --list FILE writes the paths of the messages counted, one a line (to run
+// another build of `mailwave langid` on the same messages).
 // Exits 0 with a notice when the corpus is absent.
 #include <algorithm>
 #include <cstdio>
@@ -52,14 +54,19 @@ std::string ReliableCld2(const std::string& text) {
 int main(int argc, char** argv) {
   std::string dict = MW_BINARY_DIR "/share/mailwave/langid.dict";
   int show = 0;
+  std::string list_path;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--dict" && i + 1 < argc) {
       dict = argv[++i];
     } else if (a == "--show" && i + 1 < argc) {
       show = std::stoi(argv[++i]);
+    } else if (a == "--list" && i + 1 < argc) {
+      list_path = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: langid_mail [--dict FILE] [--show N]\n");
+      std::fprintf(
+          stderr,
+          "usage: langid_mail [--dict FILE] [--show N] [--list FILE]\n");
       return 2;
     }
   }
@@ -94,6 +101,8 @@ int main(int argc, char** argv) {
   std::sort(files.begin(), files.end());
   std::size_t english = 0, as_message = 0, as_text = 0;
   std::map<std::string, int> message_other, text_other;
+  std::ofstream list;
+  if (!list_path.empty()) list.open(list_path);
   for (const fs::path& f : files) {
     std::ifstream in(f, std::ios::binary);
     std::ostringstream ss;
@@ -105,6 +114,7 @@ int main(int argc, char** argv) {
     const mw::langid::Language m = mw::langid::Detect(text, *model, options);
     if (m.words < 30 || ReliableCld2(text) != "en") continue;
     ++english;
+    if (list.is_open()) list << f.string() << '\n';
     auto plain = mw::pipeline::ToText(bytes, true, limits);
     const mw::langid::Language t =
         plain ? mw::langid::Detect(plain->body, *model, options)

@@ -256,6 +256,20 @@ TEST(DetectTest, BilingualByParagraphs) {
   EXPECT_EQ(Detect(en + "\nhaus haus haus haus", model, Options{}).code, "en");
 }
 
+// URLs and e-mail addresses are no language's words: their pieces are not
+// counted, and lines and paragraphs stay where they were.
+TEST(DetectTest, AddressesAreNotWords) {
+  const Model model = TinyModel();
+  const Language l = Detect(
+      "house house house http://haus.haus/haus\nhaus@haus.de www.haus.de",
+      model, Options{});
+  EXPECT_EQ(l.words, 3u);
+  EXPECT_EQ(l.code, "en");
+  EXPECT_TRUE(l.second.empty()) << l.second;
+  // Without an address the same words count.
+  EXPECT_EQ(Detect("house house house haus.haus", model, Options{}).words, 5u);
+}
+
 TEST(DetectTest, EmptyAndSymbolOnlyText) {
   const Model model = TinyModel();
   const Language l = Detect("", model, Formula());
