@@ -443,6 +443,7 @@ struct Tally {
   std::vector<double> paragraph;
   std::vector<double> paragraph_affinity;
   std::uint32_t paragraph_words = 0;
+  bool broken = false;  // a line break was seen between two words
   std::vector<std::uint32_t> won_paragraph_words;  // Evidence
   std::vector<double> ngram;                       // Evidence::ngram
   std::vector<double> affinity;                    // Evidence::affinity
@@ -619,6 +620,11 @@ void FlushLine(Tally* t) {
       ++t->segment_lines[pick];
     }
   }
+  if (t->paragraph.empty()) {
+    // Allocated at the first line break: most texts are one line.
+    t->paragraph.assign(t->line.size(), 0.0);
+    t->paragraph_affinity.assign(t->line.size(), 0.0);
+  }
   for (std::size_t i = 0; i < t->line.size(); ++i) {
     t->paragraph[i] += t->line[i];
     t->paragraph_affinity[i] += t->line_affinity[i];
@@ -635,12 +641,21 @@ void FlushParagraph(Tally* t) {
     const std::size_t pick = SegmentWinner(t->paragraph, t->paragraph_affinity);
     if (t->paragraph[pick] > 0 &&
         t->paragraph[pick] >= kParagraphEvidence * t->paragraph_words) {
+      if (t->won_paragraph_words.empty()) {
+        t->won_paragraph_words.assign(t->line.size(), 0);
+      }
       t->won_paragraph_words[pick] += t->paragraph_words;
     }
   }
   std::fill(t->paragraph.begin(), t->paragraph.end(), 0.0);
   std::fill(t->paragraph_affinity.begin(), t->paragraph_affinity.end(), 0.0);
   t->paragraph_words = 0;
+}
+
+// The end of a text. A text of one line records no line or paragraph: one
+// line or paragraph cannot make a bilingual verdict, which needs two.
+void FlushText(Tally* t) {
+  if (t->broken) FlushParagraph(t);
 }
 
 // Scores one word: `hash` is Model::KeyHash(word) when there is a memo.
@@ -651,6 +666,7 @@ void ScoreWord(Tally* t, std::string_view word, int script,
     const char* nl = static_cast<const char*>(
         std::memchr(t->last_end, '\n', word.data() - t->last_end));
     if (nl != nullptr) {
+      t->broken = true;
       if (std::memchr(nl + 1, '\n', word.data() - nl - 1) != nullptr) {
         FlushParagraph(t);
       } else {
@@ -698,6 +714,7 @@ void ScoreWord(Tally* t, std::string_view word, int script,
   if (postings.common()) {
     ++t->n_common;
     if (no_evidence_yet && slot->ngram_scored) {
+      if (t->common_ngram.empty()) t->common_ngram.assign(t->pure.size(), 0.0);
       for (std::uint32_t k = 0; k < slot->ngram_count; ++k) {
         const NgramShare& s = (t->memo ? t->memo->ngram_shares
                                        : t->own_shares)[slot->ngram_begin + k];
@@ -891,15 +908,11 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   t.by_script.assign(USCRIPT_CODE_LIMIT, 0);
   t.line.assign(t.pure.size(), 0.0);
   t.line_affinity.assign(t.pure.size(), 0.0);
-  t.paragraph.assign(t.pure.size(), 0.0);
-  t.paragraph_affinity.assign(t.pure.size(), 0.0);
-  t.won_paragraph_words.assign(t.pure.size(), 0);
   t.segment_words.assign(t.pure.size(), 0);
   t.segment_lines.assign(t.pure.size(), 0);
   t.ngram.assign(t.pure.size(), 0.0);
   t.affinity.assign(t.pure.size(), 0.0);
   t.ngram_affinity.assign(t.pure.size(), 0.0);
-  t.common_ngram.assign(t.pure.size(), 0.0);
   t.delta.assign(t.pure.size(), 0.0);
   if (t.memo) {
     internal::SegmentWords(text, BufferWord, &t);
@@ -907,7 +920,7 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   } else {
     internal::SegmentWords(text, CountWord, &t);
   }
-  FlushParagraph(&t);
+  FlushText(&t);
   if (t.han > 0) {
     // Japanese writes Han with kana; Han alone is Chinese.
     t.pure[t.languages + DirectSlot(t.kana > 0 ? "ja" : "zh")] += t.han;
@@ -920,9 +933,11 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
       t.segment_words[zh] = 0;
       t.segment_lines[t.languages + DirectSlot("ja")] += t.segment_lines[zh];
       t.segment_lines[zh] = 0;
-      t.won_paragraph_words[t.languages + DirectSlot("ja")] +=
-          t.won_paragraph_words[zh];
-      t.won_paragraph_words[zh] = 0;
+      if (!t.won_paragraph_words.empty()) {
+        t.won_paragraph_words[t.languages + DirectSlot("ja")] +=
+            t.won_paragraph_words[zh];
+        t.won_paragraph_words[zh] = 0;
+      }
     }
   }
   Evidence e;
@@ -1049,10 +1064,20 @@ Language Decide(const Evidence& e, const Model& model, const Options& options) {
     }
     return pick;
   };
-  std::size_t best = strongest_except(n, n);
+  // The two strongest in one pass (strongest_except costs a pass each).
+  std::size_t best = n, second = n;
+  double best_raw = 0, second_raw = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = raw(i);
+    if (r <= 0) continue;
+    if (best == n || r > best_raw) {
+      second = best, second_raw = best_raw;
+      best = i, best_raw = r;
+    } else if (second == n || r > second_raw) {
+      second = i, second_raw = r;
+    }
+  }
   if (best == n) return result;
-  std::size_t second = strongest_except(best, n);
-  double best_raw = raw(best);
   if (options.close_ratio < 1.0 && e.affinity.size() >= n) {
     // Tie-break among the close candidates: the word-level evidence the sums
     // of the formula flatten (a word 60/40 between two relatives counts

@@ -132,12 +132,14 @@ struct Evidence {
   std::vector<std::pair<std::string, std::uint32_t>>
       scripts;  // as Language::scripts
   // Per candidate: the words of the lines (of 3 or more words) on which it is
-  // the best.
+  // the best; all 0 in a text of one line (which cannot make a bilingual
+  // verdict by lines).
   std::vector<std::uint32_t> segment_words;
   // Per candidate: the number of those lines.
   std::vector<std::uint32_t> segment_lines;
   // Per candidate: the words of the paragraphs (blocks between blank lines,
-  // of 5 or more words) it wins. Lines and paragraphs are won as Decide picks
+  // of 5 or more words) it wins; empty when no paragraph was won or the text
+  // is one line. Lines and paragraphs are won as Decide picks
   // the best: the highest sum of tier-1 and tier-2 weights, or a candidate
   // within 0.3 of it with a higher affinity.
   std::vector<std::uint32_t> paragraph_words;
@@ -159,7 +161,7 @@ struct Evidence {
   // Per candidate: summed n-gram shares of the common words met before any
   // word gave other evidence (tier-1, tier-2 or unknown), and their number.
   // Decide uses them only when no other word gave evidence, so that a forced
-  // verdict on "hello" names a language.
+  // verdict on "hello" names a language. Empty when there were none.
   std::vector<double> common_ngram;
   std::uint32_t n_common_ngram = 0;
 };
