@@ -122,13 +122,18 @@ TEST(AccuracyTest, MemoisedCollectIsExact) {
   const Model* model = DefaultModel();
   ASSERT_NE(model, nullptr);
   std::string lines, block;
+  // Paragraphs, addresses, and common words before any other evidence.
+  std::string paragraphs = "hello hello a in\n";
   for (int round = 0; round < 5; ++round) {
     for (const Sample& s : kSamples) {
       lines += std::string(s.text) + " zorblat quixmo'ven\n";
       block += std::string(s.text) + " " + std::to_string(round) + " ";
+      paragraphs += std::string(s.text) + "\nhttp://example.org/" + s.lang +
+                    " mail@" + s.lang + ".example\n\n";
     }
   }
-  for (const std::string& text : {lines, block, std::string("a a a a")}) {
+  for (const std::string& text :
+       {lines, block, paragraphs, std::string("a a a a")}) {
     ExpectSameEvidence(Collect(text, *model),
                        TEST_CollectEveryWord(text, *model));
     const Language memo = Detect(text, *model, Options{});
