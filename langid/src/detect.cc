@@ -444,7 +444,7 @@ struct Tally {
   std::vector<double> paragraph_affinity;
   std::uint32_t paragraph_words = 0;
   bool broken = false;  // a line break was seen between two words
-  std::vector<std::uint32_t> won_paragraph_words;  // Evidence
+  std::vector<std::uint32_t> won_paragraph_words;  // Evidence::paragraph_words
   std::vector<double> ngram;                       // Evidence::ngram
   std::vector<double> affinity;                    // Evidence::affinity
   std::vector<double> ngram_affinity;              // Evidence::ngram_affinity
