@@ -37,14 +37,19 @@ Words in the other scripts are looked up in the two-tier dictionary (words in
 no dictionary are scored by their character trigrams, langid.ngram_weight) and
 scored with the formula of docs/langid.md. Scores are 0-100. Languages scoring
 at least langid.close_ratio (default 0.3) of the best's are close, and among
-them the one whose words lean to it most strongly becomes the best. A text
-with fewer than langid.min_words words (default 5) is "und". The two best
-languages make a bilingual verdict ("en+es") when together they reach
-langid.min_score (default 40), the second reaches langid.bilingual_min_score
-(default 5) and either each falls short of min_score or, in a text of several
-lines, each is the best language of lines holding langid.bilingual_min_lines
-(default 0.2) of the words. Otherwise the best language wins when its score
-reaches min_score, else the verdict is "und".
+them the one whose words lean to it most strongly becomes the best. "und"
+means too little text: a text with fewer than langid.min_words words
+(default 3) is "und", and so is one whose best score stays under
+langid.min_score (default 15); the JSON still names the best guess. A text is
+bilingual ("en+es") when two languages each win paragraphs (blocks between
+blank lines, of 5 or more words) holding langid.bilingual_min_paragraphs
+(default 0.1) of the words; or when the two best languages together reach
+min_score, the second reaches langid.bilingual_min_score (default 10), and
+either each falls short of min_score or, in a text of several lines, each is
+the best language of lines holding langid.bilingual_min_lines (default 0.3)
+of the words. Otherwise the best language is the verdict. --min-words 1
+--min-score 0 forces a verdict on any text with a letter the dictionary or its
+trigrams know.
 
 The dictionary is [langid] dictionary from the configuration; when that is
 empty, the first of <program dir>/../share/mailwave/langid.dict,
@@ -52,13 +57,17 @@ empty, the first of <program dir>/../share/mailwave/langid.dict,
 
 Options:
   --json         one JSON object per text:
-                   {"lang":"en","score":87.5,"second":"es",
-                    "second_score":4.1,"bilingual":false,"words":57,
-                    "scripts":{"Latin":57}}
+                   {"lang":"en","score":87.5,"best":"en","partner":null,
+                    "partner_score":null,"second":"es","second_score":4.1,
+                    "bilingual":false,"words":57,"scripts":{"Latin":57}}
                  "lang" is "und" when undetermined and "en+es" when
-                 bilingual; "second" and "second_score" are null when there
-                 is no second language; with several FILEs (and no --lines)
-                 a "file" member comes first
+                 bilingual; "best" is the best guess (also for "und"; null
+                 when no word gave evidence) and "score" its score; "partner"
+                 and "partner_score" name the other language of a bilingual
+                 verdict (else null); "second" and "second_score" the
+                 strongest language the verdict does not name (null when
+                 there is none); with several FILEs (and no --lines) a
+                 "file" member comes first
   --text         every FILE is plain text, not a message
   --lines        every input line is a separate plain text; the output has
                  one line per input line, in order (empty lines give "und")
@@ -107,6 +116,12 @@ std::string Render(const langid::Language& l, bool json,
     out += "\"lang\":";
     AppendJsonString(out, l.code);
     out += ",\"score\":" + JsonNumber(std::round(l.score * 10) / 10);
+    out += ",\"best\":" + JsonStringOrNull(l.best);
+    out += ",\"partner\":" + JsonStringOrNull(l.partner);
+    out +=
+        ",\"partner_score\":" +
+        (l.partner.empty() ? std::string("null")
+                           : JsonNumber(std::round(l.partner_score * 10) / 10));
     out += ",\"second\":" + JsonStringOrNull(l.second);
     out +=
         ",\"second_score\":" +

@@ -35,7 +35,10 @@ bool Equal(const li::Evidence& a, const li::Evidence& b) {
          a.segment_words == b.segment_words &&
          a.segment_lines == b.segment_lines && a.ngram == b.ngram &&
          a.n_ngram == b.n_ngram && a.affinity == b.affinity &&
-         a.ngram_affinity == b.ngram_affinity;
+         a.ngram_affinity == b.ngram_affinity &&
+         a.paragraph_words == b.paragraph_words &&
+         a.common_ngram == b.common_ngram &&
+         a.n_common_ngram == b.n_common_ngram;
 }
 
 void Run(std::string_view text) {
@@ -45,6 +48,17 @@ void Run(std::string_view text) {
   Check(verdict.score >= 0 && verdict.score <= 100 + 1e-9);
   Check(verdict.second_score >= 0 && verdict.second_score <= 100 + 1e-9);
   Check(!verdict.code.empty());
+  Check(verdict.partner_score >= 0 && verdict.partner_score <= 100 + 1e-9);
+  // A verdict names each language once: the partner only in a bilingual
+  // verdict, and the second is neither of the named languages.
+  Check(verdict.bilingual == !verdict.partner.empty());
+  if (verdict.bilingual) {
+    Check(verdict.code == verdict.best + "+" + verdict.partner);
+  } else if (verdict.code != "und") {
+    Check(verdict.code == verdict.best);
+  }
+  Check(verdict.second.empty() ||
+        (verdict.second != verdict.best && verdict.second != verdict.partner));
 }
 
 }  // namespace

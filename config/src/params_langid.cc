@@ -46,7 +46,7 @@ Table LangidTable() {
        .min = 0,
        .max = 10000,
        .meaning = "texts with fewer words than this are \"und\" "
-                  "(undetermined)",
+                  "(too little text to name a language)",
        .field = Member<&Settings::langid, &S::min_words>},
       {.key = "min_score",
        .kind = Kind::kReal,
@@ -69,6 +69,14 @@ Table LangidTable() {
        .meaning = "in a text of several lines, each language of a bilingual "
                   "verdict must win lines holding this share of the words",
        .field = Member<&Settings::langid, &S::bilingual_min_lines>},
+      {.key = "bilingual_min_paragraphs",
+       .kind = Kind::kReal,
+       .min = 0,
+       .max = 2,
+       .meaning = "in a text of several paragraphs, each language of a "
+                  "bilingual verdict must win paragraphs holding this share "
+                  "of the words; above 1 = off",
+       .field = Member<&Settings::langid, &S::bilingual_min_paragraphs>},
       {.key = "ngram_weight",
        .kind = Kind::kReal,
        .min = 0,

@@ -54,6 +54,7 @@ langid::Options LangidOptions(const config::LangidSettings& s) {
   o.min_score = s.min_score;
   o.bilingual_min_score = s.bilingual_min_score;
   o.bilingual_min_lines = s.bilingual_min_lines;
+  o.bilingual_min_paragraphs = s.bilingual_min_paragraphs;
   o.ngram_weight = s.ngram_weight;
   o.close_ratio = s.close_ratio;
   return o;

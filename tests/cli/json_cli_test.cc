@@ -30,10 +30,12 @@ TEST(JsonCli, LangidScoresAreFractions) {
   ASSERT_NE(at, std::string::npos) << r.out;
   const std::string score = r.out.substr(at + 8, r.out.find(',', at) - at - 8);
   EXPECT_NE(score.find('.'), std::string::npos) << r.out;
-  // An empty text: no language, scores 0.0, no second.
+  // An empty text: no language, no best guess (score 0.0), no partner, no
+  // second.
   const Outcome und = MailwaveOut("langid --json --text - < /dev/null");
   EXPECT_TRUE(Has(und.out,
-                  "\"lang\":\"und\",\"score\":0.0,\"second\":null,"
+                  "\"lang\":\"und\",\"score\":0.0,\"best\":null,"
+                  "\"partner\":null,\"partner_score\":null,\"second\":null,"
                   "\"second_score\":null"))
       << und.out;
 }

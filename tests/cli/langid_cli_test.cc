@@ -49,6 +49,43 @@ TEST(LangidCli, LinesArePlainTextOneOutputLineEach) {
   EXPECT_EQ(MailwaveOut("langid --eml --lines " + dir + "/l.txt").out, r.out);
 }
 
+// "und" means too little text, and its JSON still names the best guess;
+// forced mode (--min-words 1 --min-score 0) names a language even for a word
+// every list shares.
+TEST(LangidCli, UndNamesTheBestGuessAndForcedModeForces) {
+  const std::string dir = ScratchDir("langid-und");
+  WriteFile(dir + "/l.txt", "je suis très content\ntrès content\nhello\n");
+  const Outcome r = MailwaveOut("langid --json --lines " + dir + "/l.txt");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.rfind("{\"lang\":\"fr\",", 0), 0u) << r.out;
+  // Two words: "und", with the guess and its score.
+  const std::size_t second_line = r.out.find('\n') + 1;
+  EXPECT_EQ(r.out.compare(second_line, 20, "{\"lang\":\"und\",\"score"), 0)
+      << r.out;
+  EXPECT_EQ(r.out.find("\"best\":null", second_line), std::string::npos)
+      << r.out;
+  const Outcome forced = MailwaveOut(
+      "langid --json --lines --min-words 1 --min-score 0 " + dir + "/l.txt");
+  EXPECT_EQ(forced.out.find("\"lang\":\"und\""), std::string::npos)
+      << forced.out;
+}
+
+// A bilingual verdict names its two languages in "lang", "best" and
+// "partner", and does not repeat the partner as "second".
+TEST(LangidCli, BilingualDoesNotRepeatThePartner) {
+  const std::string dir = ScratchDir("langid-bilingual");
+  WriteFile(dir + "/b.txt",
+            "thank you for your order, we will send the parcel to your "
+            "address tomorrow morning.\n\nvielen dank für ihre bestellung, "
+            "wir schicken das paket morgen früh an ihre adresse.\n");
+  const Outcome r = MailwaveOut("langid --json --text " + dir + "/b.txt");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("\"lang\":\"en+de\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"partner\":\"de\""), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\"second\":\"de\""), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\"second\":\"en\""), std::string::npos) << r.out;
+}
+
 TEST(LangidCli, SeveralFilesAreNamed) {
   const std::string a = Fixture("encoding-7bit.eml");
   const std::string b = Fixture("encoding-8bit.eml");

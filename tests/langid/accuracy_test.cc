@@ -138,6 +138,23 @@ TEST(AccuracyTest, DeclarationLanguagesForcedGuess) {
   }
 }
 
+// "und" means too little text: a 4-word French line names French with the
+// default thresholds (it was "und" with score 95), two words do not.
+TEST(AccuracyTest, ShortLinesAreNamed) {
+  const Model* model = DefaultModel();
+  ASSERT_NE(model, nullptr);
+  const Language l = Detect("je suis très content", *model, Options{});
+  EXPECT_EQ(l.code, "fr") << l.score;
+  const Language two = Detect("très content", *model, Options{});
+  EXPECT_EQ(two.code, "und");
+  EXPECT_FALSE(two.best.empty());
+  // Forced mode forces, even on a word every list shares.
+  Options forced;
+  forced.min_words = 1;
+  forced.min_score = 0;
+  EXPECT_NE(Detect("hello", *model, forced).code, "und");
+}
+
 // A message with an English and a German paragraph, as normalised text.
 TEST(AccuracyTest, BilingualSample) {
   const Model* model = DefaultModel();
@@ -156,6 +173,10 @@ void ExpectSameEvidence(const Evidence& a, const Evidence& b) {
   EXPECT_EQ(a.shared, b.shared);
   EXPECT_EQ(a.ngram, b.ngram);
   EXPECT_EQ(a.segment_words, b.segment_words);
+  EXPECT_EQ(a.segment_lines, b.segment_lines);
+  EXPECT_EQ(a.paragraph_words, b.paragraph_words);
+  EXPECT_EQ(a.common_ngram, b.common_ngram);
+  EXPECT_EQ(a.n_common_ngram, b.n_common_ngram);
   EXPECT_EQ(a.scripts, b.scripts);
   EXPECT_EQ(a.n_pure, b.n_pure);
   EXPECT_EQ(a.n_shared, b.n_shared);
@@ -172,13 +193,18 @@ TEST(AccuracyTest, MemoisedCollectIsExact) {
   const Model* model = DefaultModel();
   ASSERT_NE(model, nullptr);
   std::string lines, block;
+  // Paragraphs, addresses, and common words before any other evidence.
+  std::string paragraphs = "hello hello a in\n";
   for (int round = 0; round < 5; ++round) {
     for (const Sample& s : kSamples) {
       lines += std::string(s.text) + " zorblat quixmo'ven\n";
       block += std::string(s.text) + " " + std::to_string(round) + " ";
+      paragraphs += std::string(s.text) + "\nhttp://example.org/" + s.lang +
+                    " mail@" + s.lang + ".example\n\n";
     }
   }
-  for (const std::string& text : {lines, block, std::string("a a a a")}) {
+  for (const std::string& text :
+       {lines, block, paragraphs, std::string("a a a a")}) {
     ExpectSameEvidence(Collect(text, *model),
                        TEST_CollectEveryWord(text, *model));
     const Language memo = Detect(text, *model, Options{});

@@ -1,9 +1,13 @@
 // The decision formula of langid.h on a tiny hand-built dictionary, with scores
-// computed by hand; the "und", forced-guess and bilingual rules.
+// computed by hand; the "und" (too little text), forced-guess and bilingual
+// rules, and what a verdict names (best guess, partner, second).
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "langid/build.h"
 #include "langid/langid.h"
 #include "tests/langid/testutil.h"
 
@@ -106,6 +110,58 @@ TEST(DetectTest, FewerThanMinWordsIsUnd) {
   EXPECT_EQ(Detect("house", model, o).code, "en");  // forced best guess
 }
 
+// "und" means too little text: with the default thresholds four words of
+// one language name it (min_words was 5, which gave "und" for a 4-word
+// French line scoring 95).
+TEST(DetectTest, DefaultsNameAShortClearText) {
+  const Model model = TinyModel();
+  const Language l = Detect("house house house house", model, Options{});
+  EXPECT_EQ(l.code, "en");
+  EXPECT_EQ(l.best, "en");
+  // Two words are too little text: "und", with the best guess and its score.
+  const Language two = Detect("house house", model, Options{});
+  EXPECT_EQ(two.code, "und");
+  EXPECT_EQ(two.best, "en");
+  EXPECT_NEAR(two.score, 100.0, 1e-9);
+  EXPECT_TRUE(two.second.empty());  // German has no evidence: none
+}
+
+// A dictionary where "hello" is in six lists alike: a common word, which
+// counts for no language in the formula.
+Model CommonWordModel() {
+  std::vector<WordList> lists = {{"en", {{"hello", 10}, {"house", 10}}},
+                                 {"de", {{"hello", 10}, {"haus", 10}}},
+                                 {"fr", {{"hello", 10}, {"maison", 10}}},
+                                 {"es", {{"hello", 10}, {"casa", 10}}},
+                                 {"it", {{"hello", 10}, {"dimora", 10}}},
+                                 {"nl", {{"hello", 10}, {"woning", 10}}}};
+  auto bytes = Build(lists, BuildParams{});
+  EXPECT_TRUE(bytes.has_value());
+  auto model = Model::FromBytes(std::move(*bytes));
+  EXPECT_TRUE(model.has_value());
+  return std::move(*model);
+}
+
+// Forced mode forces: a text of common words only is decided by their
+// trigrams (it was "und" with no best guess at all).
+TEST(DetectTest, ForcedVerdictOnCommonWordsOnly) {
+  const Model model = CommonWordModel();
+  ASSERT_EQ(model.Lookup("hello").common(), true);
+  Options forced;
+  forced.min_words = 1;
+  forced.min_score = 0;
+  const Language l = Detect("hello", model, forced);
+  EXPECT_FALSE(l.best.empty());
+  EXPECT_EQ(l.code, l.best);
+  EXPECT_GT(l.score, 0);
+  // With the defaults one word is too little text, but the guess is kept.
+  const Language d = Detect("hello", model, Options{});
+  EXPECT_EQ(d.code, "und");
+  EXPECT_EQ(d.best, l.best);
+  // A common word after other evidence adds nothing: the formula decides.
+  EXPECT_EQ(Detect("house hello", model, forced).code, "en");
+}
+
 TEST(DetectTest, LowScoreIsUnd) {
   const Model model = TinyModel();
   Options o = Formula();
@@ -125,7 +181,11 @@ TEST(DetectTest, Bilingual) {
   const Language l = Detect("house haus house haus house haus qqq", model, o);
   EXPECT_TRUE(l.bilingual);
   EXPECT_TRUE(l.code == "en+de" || l.code == "de+en") << l.code;
+  EXPECT_EQ(l.code, l.best + "+" + l.partner);
   EXPECT_NEAR(l.score, 300.0 / 7, 1e-3);
+  EXPECT_NEAR(l.partner_score, 300.0 / 7, 1e-3);
+  // The partner is not repeated as the second: no third language here.
+  EXPECT_TRUE(l.second.empty()) << l.second;
   o.bilingual_min_score =
       50;  // second language too weak for a bilingual verdict
   EXPECT_EQ(Detect("house haus house haus house haus qqq", model, o).code,
@@ -174,6 +234,40 @@ TEST(DetectTest, CloseCandidatesTieBreak) {
   // word outweighs the English shares (27.4 against 22.8).
   o.close_ratio = 0.3;
   EXPECT_EQ(Detect("haus bank bank bank bank", model, o).code, "de");
+}
+
+// A long English paragraph and a short German one (5 of 45 words, one line
+// of nine): too few words and lines for the rules by lines, too low a score
+// for the rule by score, but each language wins a paragraph holding at least
+// bilingual_min_paragraphs (0.1) of the words.
+TEST(DetectTest, BilingualByParagraphs) {
+  const Model model = TinyModel();
+  std::string en;
+  for (int line = 0; line < 8; ++line) en += "house house house house house\n";
+  const std::string text = en + "\nhaus haus haus haus haus";
+  const Language l = Detect(text, model, Options{});
+  EXPECT_EQ(l.code, "en+de");
+  EXPECT_EQ(l.partner, "de");
+  EXPECT_TRUE(l.second.empty());
+  Options off;
+  off.bilingual_min_paragraphs = 2;
+  EXPECT_EQ(Detect(text, model, off).code, "en");
+  // A paragraph of four words (a greeting, a signature) wins nothing.
+  EXPECT_EQ(Detect(en + "\nhaus haus haus haus", model, Options{}).code, "en");
+}
+
+// URLs and e-mail addresses are no language's words: their pieces are not
+// counted, and lines and paragraphs stay where they were.
+TEST(DetectTest, AddressesAreNotWords) {
+  const Model model = TinyModel();
+  const Language l = Detect(
+      "house house house http://haus.haus/haus\nhaus@haus.de www.haus.de",
+      model, Options{});
+  EXPECT_EQ(l.words, 3u);
+  EXPECT_EQ(l.code, "en");
+  EXPECT_TRUE(l.second.empty()) << l.second;
+  // Without an address the same words count.
+  EXPECT_EQ(Detect("house house house haus.haus", model, Options{}).words, 5u);
 }
 
 TEST(DetectTest, EmptyAndSymbolOnlyText) {

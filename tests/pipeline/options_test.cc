@@ -59,6 +59,7 @@ TEST(Options, LangidDefaultsAgree) {
   EXPECT_EQ(a.min_score, b.min_score);
   EXPECT_EQ(a.bilingual_min_score, b.bilingual_min_score);
   EXPECT_EQ(a.bilingual_min_lines, b.bilingual_min_lines);
+  EXPECT_EQ(a.bilingual_min_paragraphs, b.bilingual_min_paragraphs);
   EXPECT_EQ(a.ngram_weight, b.ngram_weight);
   EXPECT_EQ(a.close_ratio, b.close_ratio);
 }

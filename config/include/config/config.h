@@ -123,15 +123,18 @@ struct LangidSettings {
   double k1 = 4.0;
   double k2 = 0.5;
   double k_unknown = 2.0;
-  // Fewer words than this: "und".
-  std::uint32_t min_words = 5;
+  // Fewer words than this: "und" ("und" means too little text).
+  std::uint32_t min_words = 3;
   // Best score below this: "und" (or bilingual).
-  double min_score = 40.0;
+  double min_score = 15.0;
   // The second language of a bilingual verdict needs at least this score.
-  double bilingual_min_score = 5.0;
+  double bilingual_min_score = 10.0;
   // In a text of several lines, each language of a bilingual verdict must win
   // lines holding at least this share of the words.
-  double bilingual_min_lines = 0.2;
+  double bilingual_min_lines = 0.3;
+  // In a text of several paragraphs, each language of a bilingual verdict must
+  // win paragraphs holding at least this share of the words (above 1: off).
+  double bilingual_min_paragraphs = 0.1;
   // Share of each unknown word that the character-trigram tier turns into
   // tier-2 evidence; 0 = the two-tier dictionaries alone.
   double ngram_weight = 0.5;

@@ -24,14 +24,23 @@
 // clang-format on
 // The candidates whose L is within close_ratio of the best's then compete on
 // Evidence::affinity, a naive-Bayes ranking of the same word shares; the
-// winner becomes the best. With fewer than min_words words the verdict is
-// "und". The two best languages
-// make a bilingual verdict ("en+es") when together they reach min_score, the
-// second has at least bilingual_min_score, and either each falls short of
-// min_score (a text in one block) or, in a text of several lines, each is the
-// best language of lines holding at least bilingual_min_lines of the words.
-// Otherwise the best language wins when it reaches min_score; else "und".
-//
+// winner becomes the best. The verdict:
+//  - "und" when the text has fewer than min_words words ("und" means too
+//    little text; the best guess and its score are still reported);
+//  - bilingual ("en+es") when the best and another language each win
+//    paragraphs (blocks between blank lines, of 5 or more words) holding at
+//    least bilingual_min_paragraphs of those paragraphs' words (two
+//    paragraphs in two languages, the way bilingual mail is written), or
+//    when the two best languages together reach
+//    min_score, the second has at least bilingual_min_score, and either each
+//    falls short of min_score (a text in one block) or, in a text of several
+//    lines, each is the best language of lines holding at least
+//    bilingual_min_lines of the words;
+//  - otherwise the best language when it reaches min_score; else "und".
+// With min_words <= 1 and min_score 0 (forced) every text with a word that
+// any tier can score names a language: a text of common cross-language words
+// only ("hello") is then decided by their character trigrams
+// (Evidence::common_ngram).
 // Thread-safety: Detect is reentrant; the Model is shared read-only.
 #ifndef MW_LANGID_LANGID_H_
 #define MW_LANGID_LANGID_H_
@@ -55,15 +64,22 @@ struct Options {
   double k2 = 0.5;
   // Weight of unknown words in the denominator N.
   double k_unknown = 2.0;
-  // Fewer words: "und".
-  std::uint32_t min_words = 5;
-  // Best score below this: bilingual or "und".
-  double min_score = 40.0;
-  // The second language of a bilingual verdict needs at least this score.
-  double bilingual_min_score = 5.0;
+  // Fewer words: "und" ("too little text").
+  std::uint32_t min_words = 3;
+  // Best score below this: bilingual or "und". Low, so that "und" stays rare
+  // on text with enough words (tuned: docs/langid.md).
+  double min_score = 15.0;
+  // The second language of a bilingual verdict needs at least this score (the
+  // rules by score and by lines; not the rule by paragraphs).
+  double bilingual_min_score = 10.0;
   // In a text of several lines, the share of the words (in lines of 3 or more
   // words) that each language of a bilingual verdict must win line by line.
-  double bilingual_min_lines = 0.2;
+  double bilingual_min_lines = 0.3;
+  // In a text of several paragraphs (blocks between blank lines), the share of
+  // the words (in paragraphs of 5 or more words) that each language of a
+  // bilingual verdict must win paragraph by paragraph; no score is needed.
+  // Above 1: off.
+  double bilingual_min_paragraphs = 0.1;
   // Optional character-trigram tier: the share (0-1) of each unknown word that
   // its trigram language shares contribute as tier-2 evidence (Xovp_i += w *
   // share_i, N_unknown -= w). 0 = the two-tier method alone.
@@ -77,12 +93,20 @@ struct Options {
 
 // The verdict on one text.
 struct Language {
-  std::string code =
-      "und";         // ISO 639-1/639-3 code, "und", or "xx+yy" when bilingual
-  double score = 0;  // L of the best language (also when code is "und")
-  std::string
-      best;  // best candidate even when the verdict is "und"; empty if none
-  std::string second;  // second candidate; empty if none
+  // ISO 639-1/639-3 code, "und", or "xx+yy" when bilingual.
+  std::string code = "und";
+  // The best candidate, also when the verdict is "und" (the best guess);
+  // empty only when no word gave any evidence. In a bilingual verdict, its
+  // first language.
+  std::string best;
+  double score = 0;  // L of `best`; 0 when there is none
+  // The other language of a bilingual verdict and its L; empty otherwise.
+  std::string partner;
+  double partner_score = 0;
+  // The strongest candidate the verdict does not name (for "und": the one
+  // after `best`; for a bilingual verdict: the one after both partners) and
+  // its L; empty when there is none.
+  std::string second;
   double second_score = 0;
   bool bilingual = false;
   std::uint32_t words =
@@ -108,10 +132,17 @@ struct Evidence {
   std::vector<std::pair<std::string, std::uint32_t>>
       scripts;  // as Language::scripts
   // Per candidate: the words of the lines (of 3 or more words) on which it is
-  // the best.
+  // the best; all 0 in a text of one line (which cannot make a bilingual
+  // verdict by lines).
   std::vector<std::uint32_t> segment_words;
   // Per candidate: the number of those lines.
   std::vector<std::uint32_t> segment_lines;
+  // Per candidate: the words of the paragraphs (blocks between blank lines,
+  // of 5 or more words) it wins; empty when no paragraph was won or the text
+  // is one line. Lines and paragraphs are won as Decide picks
+  // the best: the highest sum of tier-1 and tier-2 weights, or a candidate
+  // within 0.3 of it with a higher affinity.
+  std::vector<std::uint32_t> paragraph_words;
   // Per candidate: summed n-gram shares of the unknown words the n-gram tier
   // could score.
   std::vector<double> ngram;
@@ -127,6 +158,12 @@ struct Evidence {
   // The same over the n-gram shares of unknown words (weighted by
   // ngram_weight in Decide).
   std::vector<double> ngram_affinity;
+  // Per candidate: summed n-gram shares of the common words met before any
+  // word gave other evidence (tier-1, tier-2 or unknown), and their number.
+  // Decide uses them only when no other word gave evidence, so that a forced
+  // verdict on "hello" names a language. Empty when there were none.
+  std::vector<double> common_ngram;
+  std::uint32_t n_common_ngram = 0;
 };
 
 Evidence Collect(std::string_view normalised_text, const Model& model);
