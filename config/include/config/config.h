@@ -126,7 +126,7 @@ struct LangidSettings {
   // Fewer words than this: "und" ("und" means too little text).
   std::uint32_t min_words = 3;
   // Best score below this: "und" (or bilingual).
-  double min_score = 15.0;
+  double min_score = 5.0;
   // The second language of a bilingual verdict needs at least this score.
   double bilingual_min_score = 10.0;
   // In a text of several lines, each language of a bilingual verdict must win

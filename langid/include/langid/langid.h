@@ -68,7 +68,7 @@ struct Options {
   std::uint32_t min_words = 3;
   // Best score below this: bilingual or "und". Low, so that "und" stays rare
   // on text with enough words (tuned: docs/langid.md).
-  double min_score = 15.0;
+  double min_score = 5.0;
   // The second language of a bilingual verdict needs at least this score (the
   // rules by score and by lines; not the rule by paragraphs).
   double bilingual_min_score = 10.0;
