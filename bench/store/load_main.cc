@@ -408,7 +408,8 @@ int Restart(const Flags& f, const Backend& redis,
   }
 
   // Calls over the bound, failures by code, and the messages of each phase.
-  std::uint64_t over = 0, unavailable = 0, other = 0, down_ok = 0, down = 0;
+  std::uint64_t over = 0, unavailable = 0, other = 0, down_ok = 0, down = 0,
+                failed_after = 0;
   double longest_call = 0;
   std::vector<double> up_ok, down_all, back_first5, back_rest;
   double first_ok_after = -1;
@@ -431,6 +432,8 @@ int Restart(const Flags& f, const Backend& redis,
     } else if (op.status == OpStatus::kOk) {
       (op.start_s < ready_s + 5 ? back_first5 : back_rest)
           .push_back(op.total_us);
+    } else {
+      ++failed_after;
     }
     if (op.status == OpStatus::kOk && end_s >= ready_s) {
       if (first_ok_after < 0 || end_s < first_ok_after) first_ok_after = end_s;
@@ -452,10 +455,12 @@ int Restart(const Flags& f, const Backend& redis,
   line("first 5 s after it answered, succeeded", back_first5);
   line("later, succeeded", back_rest);
   std::printf(
-      "while down: %llu messages, %llu succeeded; failures: %llu "
-      "kUnavailable, %llu other\n",
+      "while down: %llu messages, %llu succeeded (sent before the kill "
+      "landed); after it answered: %llu failed (reconnect backoff); "
+      "failures of the run: %llu kUnavailable, %llu other\n",
       static_cast<unsigned long long>(down),
       static_cast<unsigned long long>(down_ok),
+      static_cast<unsigned long long>(failed_after),
       static_cast<unsigned long long>(unavailable),
       static_cast<unsigned long long>(other));
   std::printf(
