@@ -72,9 +72,9 @@ Result<std::unique_ptr<store::Store>> Open(const Backend& backend) {
   return pipeline::OpenStore(backend.settings, so);
 }
 
-Result<double> Fill(const Backend& backend,
-                    const std::vector<fp::Fingerprint>& corpus,
-                    const FillOptions& options, std::uint64_t serial0) {
+Result<FillResult> Fill(const Backend& backend,
+                        const std::vector<fp::Fingerprint>& corpus,
+                        const FillOptions& options, std::uint64_t serial0) {
   auto handles = OpenHandles(backend, options.clients);
   if (!handles) return Fail(handles.error());
   const fp::Options fo =
@@ -84,6 +84,7 @@ Result<double> Fill(const Backend& backend,
   const auto clients = static_cast<std::size_t>(options.clients);
   FirstError error;
   std::atomic<std::uint64_t> done{0};
+  std::atomic<std::uint64_t> retries{0};
   const auto start = Clock::now();
   auto fill = [&](std::size_t t) {
     store::Store& db = *(*handles)[t];
@@ -111,12 +112,16 @@ Result<double> Fill(const Backend& backend,
       } else if (cluster[b] != 0) {
         join.cluster = cluster[b];
       }
-      // Several writers on one SQLite file can outwait its busy timeout;
-      // the fill is not what is measured, so such a write is retried.
+      // Several writers on one SQLite file can outwait its busy timeout, and
+      // a Redis call can outlast its command timeout (an append-only file
+      // rewrite); the fill is not what is measured, so such a write is
+      // retried and counted (a Redis call that timed out may have been
+      // stored: the retry then stores the message twice).
       Result<store::Recorded> rec = db.Record(m, join, rule);
       for (int retry = 0; !rec && retry < 50 &&
                           rec.error().code() == Error::Code::kUnavailable;
            ++retry) {
+        retries.fetch_add(1);
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         rec = db.Record(m, join, rule);
       }
@@ -137,7 +142,8 @@ Result<double> Fill(const Backend& backend,
   for (std::size_t t = 0; t < clients; ++t) threads.emplace_back(fill, t);
   for (std::thread& th : threads) th.join();
   if (auto e = error.Take()) return Fail(std::move(*e));
-  return Seconds(Clock::now() - start);
+  return FillResult{.seconds = Seconds(Clock::now() - start),
+                    .retries = retries.load()};
 }
 
 Result<RunResult> Run(const Backend& backend,

@@ -50,15 +50,21 @@ struct FillOptions {
   std::chrono::milliseconds spacing{500};
 };
 
+struct FillResult {
+  double seconds = 0;
+  std::uint64_t retries = 0;  // Record calls that failed kUnavailable
+};
+
 // Stores `messages` variants of `corpus`: message i is a variant of base
 // i % corpus.size(), numbered serial0 + i. Client t writes the messages whose
 // base is t modulo `clients`, so each wave is written by one client in
-// arrival order and no two clients race to start one. Returns the seconds
-// taken; fails with the first error a client met (the others stop).
+// arrival order and no two clients race to start one. A Record that fails
+// kUnavailable is retried (up to 50 times, 20 ms apart). Fails with the first
+// other error a client met (the others stop).
 // REQUIRES: corpus is not empty; clients >= 1.
-Result<double> Fill(const Backend& backend,
-                    const std::vector<fingerprint::Fingerprint>& corpus,
-                    const FillOptions& options, std::uint64_t serial0);
+Result<FillResult> Fill(const Backend& backend,
+                        const std::vector<fingerprint::Fingerprint>& corpus,
+                        const FillOptions& options, std::uint64_t serial0);
 
 enum class OpStatus : std::uint8_t { kOk, kFindFailed, kRecordFailed };
 

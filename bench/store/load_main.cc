@@ -244,13 +244,18 @@ Summary Summarise(const RunResult& run) {
   return s;
 }
 
-void PrintFill(const Backend& backend, double seconds, std::uint64_t messages,
-               const store::Stats& before, const store::Stats& after) {
+void PrintFill(const Backend& backend, const FillResult& fill,
+               std::uint64_t messages, const store::Stats& before,
+               const store::Stats& after) {
+  const double seconds = fill.seconds;
   const double added = static_cast<double>(after.messages) -
                        static_cast<double>(before.messages);
-  std::printf("%s: %llu messages filled in %.1f s (%.0f messages/s)\n",
-              backend.name.c_str(), static_cast<unsigned long long>(messages),
-              seconds, static_cast<double>(messages) / seconds);
+  std::printf(
+      "%s: %llu messages filled in %.1f s (%.0f messages/s; %llu Record "
+      "calls failed kUnavailable and were retried)\n",
+      backend.name.c_str(), static_cast<unsigned long long>(messages), seconds,
+      static_cast<double>(messages) / seconds,
+      static_cast<unsigned long long>(fill.retries));
   if (backend.settings.store.backend == "redis") {
     std::printf(
         "%s: used_memory %+.0f bytes for %.0f messages = %.0f bytes per "
