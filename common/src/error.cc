@@ -23,6 +23,9 @@ std::string Error::ToString() const {
     case Code::kUnavailable:
       name = "unavailable";
       break;
+    case Code::kConflict:
+      name = "conflict";
+      break;
     case Code::kInternal:
       name = "internal";
       break;

@@ -455,6 +455,9 @@ struct Tally {
   std::array<PendingWord, kLookAhead> pending;
   std::size_t pushed = 0;  // words reported so far
   std::size_t scored = 0;  // words scored so far
+  // Per slot of kDirect: the candidate its script's words count for, -1 until
+  // the first such word (DirectCandidate).
+  std::array<std::int32_t, kDirect.size()> direct_candidate;
 };
 
 // How sharply the n-gram tier prefers the language whose trigrams fit best:
@@ -566,6 +569,23 @@ void NgramShares(Tally* t, std::string_view word, MemoSlot* slot) {
   slot->ngram_scored = true;
 }
 
+// The candidate a word of a script that decides `code` alone counts for: the
+// model's own entry when the model has a word list for that language in
+// another script (Mongolian: a Cyrillic list, and the Mongolian script), so
+// that one language is one candidate and a text in both scripts is not
+// "mn+mn"; else the direct slot.
+std::size_t DirectCandidate(Tally* t, std::string_view code) {
+  const int slot = DirectSlot(code);
+  std::int32_t& c = t->direct_candidate[slot];
+  if (c < 0) {
+    const int i = t->model->FindLanguage(code);
+    c = i >= 0 && !t->model->languages()[i].script_decided
+            ? i
+            : static_cast<std::int32_t>(t->languages) + slot;
+  }
+  return static_cast<std::size_t>(c);
+}
+
 // Lines of fewer words are too short to say which language they are in.
 constexpr std::uint32_t kMinSegmentWords = 3;
 
@@ -604,9 +624,10 @@ void ScoreWord(Tally* t, std::string_view word, int script,
   if (script == USCRIPT_HIRAGANA || script == USCRIPT_KATAKANA) ++t->kana;
   const std::string_view direct = internal::DirectLanguage(script);
   if (!direct.empty()) {
-    t->pure[t->languages + DirectSlot(direct)] += 1;
-    t->line[t->languages + DirectSlot(direct)] += 1;
-    t->affinity[t->languages + DirectSlot(direct)] += kPureAffinity;
+    const std::size_t i = DirectCandidate(t, direct);
+    t->pure[i] += 1;
+    t->line[i] += 1;
+    t->affinity[i] += kPureAffinity;
     ++t->n_pure;
     return;
   }
@@ -750,6 +771,7 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   }
   Tally t;
   t.model = &model;
+  t.direct_candidate.fill(-1);
   // The memo comes from a bounded pool, not one per thread: the milter runs
   // a thread per busy connection (mw/pool.h).
   static Pool<Scratch> scratch_pool(DefaultPoolIdle(),

@@ -127,6 +127,11 @@ std::string LogLine(const Session& s, const pipeline::Outcome& o) {
     line += std::string(" window=") + (o.window_matched ? "matched" : "asked") +
             " window_us=" + std::to_string(Micros(t.window));
   }
+  if (o.store_conflicts > 0) {
+    // Another writer recorded a copy between this message's lookup and its
+    // record; the lookup was repeated (store::Join::seen).
+    line += " relookups=" + std::to_string(o.store_conflicts);
+  }
   for (const auto& w : o.analysis.warnings) {
     line += " warning=";
     line += pipeline::WarningName(w.kind);

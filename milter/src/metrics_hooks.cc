@@ -109,6 +109,15 @@ MilterMetrics::MilterMetrics(metrics::Registry& r) {
       "mailwave_store_writable",
       "1 when the store records messages, 0 when its writes are off (full "
       "disk, read-only file)."));
+  store_up_ = Must(r.AddGauge(
+      "mailwave_store_up",
+      "1 when the store answered its last call (a message's lookup or the "
+      "size refresh), 0 when it failed (Redis down or slow, SQLite busy): "
+      "messages then pass untagged."));
+  store_relookups_ = Must(r.AddCounter(
+      "mailwave_store_relookups_total",
+      "Lookups repeated because another writer recorded a copy between a "
+      "message's lookup and its record (docs/store.md)."));
 }
 
 void MilterMetrics::CountTrusted() noexcept { verdict_trusted_->Inc(); }
@@ -132,6 +141,16 @@ void MilterMetrics::RecordCheck(const Result<pipeline::Outcome>& outcome,
     verdict_cluster_->Inc();
   }
   if (o.recorded && o.recorded->became_wave) waves_formed_->Inc();
+  bool store_failed = false;
+  for (const auto& w : o.analysis.warnings) {
+    store_failed |= w.kind == pipeline::WarningKind::kStore;
+  }
+  if (store_failed) {
+    store_up_->Set(0);
+  } else if (o.analysis.timings.lookup.count() > 0) {
+    store_up_->Set(1);
+  }
+  if (o.store_conflicts > 0) store_relookups_->Inc(o.store_conflicts);
   if (o.window_asked) {
     window_asked_->Inc();
     if (o.window_matched) window_matched_->Inc();
@@ -168,8 +187,10 @@ void MilterMetrics::RefreshStore(store::Store* store) noexcept {
     auto stats = store->GetStats();
     if (!stats) {
       stats_errors_->Inc();
+      store_up_->Set(0);
       return;
     }
+    store_up_->Set(1);
     store_messages_->Set(static_cast<double>(stats->messages));
     store_clusters_->Set(static_cast<double>(stats->clusters));
     store_waves_->Set(static_cast<double>(stats->waves));

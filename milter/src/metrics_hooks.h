@@ -70,6 +70,8 @@ class MilterMetrics {
   metrics::Gauge* store_waves_;
   metrics::Gauge* store_bytes_;
   metrics::Gauge* store_writable_;
+  metrics::Gauge* store_up_;
+  metrics::Counter* store_relookups_;
 };
 
 // The process' registry and its MilterMetrics, made on first use.

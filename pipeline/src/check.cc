@@ -16,6 +16,13 @@
 namespace mw::pipeline {
 namespace {
 
+// Lookups repeated after a store::Join::seen conflict before the message is
+// recorded without the check: a conflict needs a message recorded between
+// this one's lookup and record that shares a key with it, so a second one in
+// a row is rare and a third means a firehose of copies, where the cluster
+// the others joined is found anyway.
+constexpr int kMaxStoreRaces = 2;
+
 void StoreFailed(Outcome& out, std::string_view what, const Error& e) {
   out.analysis.warnings.push_back(
       {WarningKind::kStore, "store: " + std::string(what) + ": " + e.message() +
@@ -74,94 +81,115 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
                      .sender = LowerAscii(a.sender),
                      .language = a.language.code,
                      .size = a.size};
-    Result<store::Lookup> lookup = [&] {
-      StageTimer t(&a.timings.lookup);
-      return store->Find(m);
-    }();
-    if (!lookup) {
-      StoreFailed(out, "lookup", lookup.error());
-    } else {
-      {
-        StageTimer t(&a.timings.decide);
-        out.match =
-            Decide(a.fingerprint, *lookup, analyzer.fingerprint_options());
-      }
-      if (!out.match && options.window != nullptr) {
-        // What no index key links (spun text, letters-only busters): every
-        // recent message, scored by the engine; the ones it names are read
-        // and decided as the index's candidates are.
-        const auto started = std::chrono::steady_clock::now();
-        out.window_asked = true;
-        Window::Answer near =
-            options.window->Near(a.fingerprint, analyzer.fingerprint_options());
-        if (near.missed) {
-          a.warnings.push_back(
-              {WarningKind::kWindow,
-               "window: " + near.reason + "; decided by the index alone"});
-        } else if (!near.ids.empty()) {
-          out.window_candidates = near.ids.size();
-          Result<store::Lookup> fetched = store->Fetch(near.ids);
-          if (!fetched) {
-            StoreFailed(out, "window fetch", fetched.error());
-          } else {
-            StageTimer t(&a.timings.decide);
-            out.match =
-                Decide(a.fingerprint, *fetched, analyzer.fingerprint_options());
-            if (out.match) {
-              out.window_matched = true;
-              lookup = std::move(fetched);
+    // A new cluster is started only when no message recorded since the
+    // lookup shares a key with this one (store::Join::seen); otherwise the
+    // message is looked up and decided again, so that two writers that see
+    // the first copies of a wave at the same moment end in one cluster. The
+    // last attempt records without the check: a busy store never costs a
+    // message its record.
+    for (int attempt = 0;; ++attempt) {
+      const bool last_attempt = attempt == kMaxStoreRaces;
+      Result<store::Lookup> lookup = [&] {
+        StageTimer t(&a.timings.lookup);
+        return store->Find(m);
+      }();
+      if (!lookup) {
+        StoreFailed(out, "lookup", lookup.error());
+      } else {
+        {
+          StageTimer t(&a.timings.decide);
+          out.match =
+              Decide(a.fingerprint, *lookup, analyzer.fingerprint_options());
+        }
+        if (!out.match && options.window != nullptr) {
+          // What no index key links (spun text, letters-only busters): every
+          // recent message, scored by the engine; the ones it names are read
+          // and decided as the index's candidates are.
+          const auto started = std::chrono::steady_clock::now();
+          options.window->Follow(*store);
+          out.window_asked = true;
+          Window::Answer near = options.window->Near(
+              a.fingerprint, analyzer.fingerprint_options());
+          if (near.missed) {
+            a.warnings.push_back(
+                {WarningKind::kWindow,
+                 "window: " + near.reason + "; decided by the index alone"});
+          } else if (!near.ids.empty()) {
+            out.window_candidates = near.ids.size();
+            Result<store::Lookup> fetched = store->Fetch(near.ids);
+            if (!fetched) {
+              StoreFailed(out, "window fetch", fetched.error());
+            } else {
+              StageTimer t(&a.timings.decide);
+              out.match = Decide(a.fingerprint, *fetched,
+                                 analyzer.fingerprint_options());
+              if (out.match) {
+                out.window_matched = true;
+                lookup = std::move(fetched);
+              }
             }
           }
+          a.timings.window += std::chrono::steady_clock::now() - started;
         }
-        a.timings.window = std::chrono::steady_clock::now() - started;
-      }
-      const store::WaveRule rule = WaveRule(analyzer.settings().wave);
-      if (options.dry_run) {
-        if (out.match) {
-          // What the header would say once this message joined: the store
-          // is not asked for the window, so "wave" is the cluster's state so
-          // far.
-          out.cluster = out.match->cluster;
-          out.wave = VerdictBeforeJoin(*out.match, *lookup);
-        }
-      } else {
-        store::Join join;
-        if (out.match) join.cluster = out.match->cluster;
-        Result<store::Recorded> rec = [&] {
-          StageTimer t(&a.timings.record);
-          return store->Record(m, join, rule);
-        }();
-        if (!rec) {
-          StoreFailed(out, "record", rec.error());
+        const store::WaveRule rule = WaveRule(analyzer.settings().wave);
+        if (options.dry_run) {
           if (out.match) {
-            // The match stands even when it could not be remembered.
+            // What the header would say once this message joined: the store
+            // is not asked for the window, so "wave" is the cluster's state so
+            // far.
             out.cluster = out.match->cluster;
             out.wave = VerdictBeforeJoin(*out.match, *lookup);
           }
         } else {
-          out.cluster = rec->cluster.id;
-          if (options.window != nullptr) {
-            options.window->Add(rec->id, options.now, a.fingerprint);
+          store::Join join;
+          if (out.match) {
+            join.cluster = out.match->cluster;
+          } else if (!last_attempt) {
+            join.seen = lookup->seen;
           }
-          if (out.match && rec->cluster.id == out.match->cluster) {
-            out.wave =
-                WaveVerdict{.method = out.match->comparison.method,
-                            .similarity = Similarity(out.match->comparison),
-                            .cluster = rec->cluster.id,
-                            .size = rec->cluster.size,
-                            .senders = rec->cluster.senders,
-                            .first_seen = rec->cluster.first_seen,
-                            .wave = rec->window_size >= rule.min_size};
+          Result<store::Recorded> rec = [&] {
+            StageTimer t(&a.timings.record);
+            return store->Record(m, join, rule);
+          }();
+          if (!rec && rec.error().code() == Error::Code::kConflict) {
+            ++out.store_conflicts;
+            out.window_asked = false;
+            out.window_candidates = 0;
+            continue;
           }
-          if (rec->became_wave) {
-            out.event = WaveEvent{.time = options.now,
-                                  .cluster = rec->cluster,
-                                  .queue_id = envelope.queue_id,
-                                  .earlier = rec->earlier};
+          if (!rec) {
+            StoreFailed(out, "record", rec.error());
+            if (out.match) {
+              // The match stands even when it could not be remembered.
+              out.cluster = out.match->cluster;
+              out.wave = VerdictBeforeJoin(*out.match, *lookup);
+            }
+          } else {
+            out.cluster = rec->cluster.id;
+            if (options.window != nullptr) {
+              options.window->Add(rec->id, options.now, a.fingerprint);
+            }
+            if (out.match && rec->cluster.id == out.match->cluster) {
+              out.wave =
+                  WaveVerdict{.method = out.match->comparison.method,
+                              .similarity = Similarity(out.match->comparison),
+                              .cluster = rec->cluster.id,
+                              .size = rec->cluster.size,
+                              .senders = rec->cluster.senders,
+                              .first_seen = rec->cluster.first_seen,
+                              .wave = rec->window_size >= rule.min_size};
+            }
+            if (rec->became_wave) {
+              out.event = WaveEvent{.time = options.now,
+                                    .cluster = rec->cluster,
+                                    .queue_id = envelope.queue_id,
+                                    .earlier = rec->earlier};
+            }
+            out.recorded = std::move(*rec);
           }
-          out.recorded = std::move(*rec);
         }
       }
+      break;
     }
   }
   if (out.wave) {

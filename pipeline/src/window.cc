@@ -1,5 +1,6 @@
 #include "pipeline/window.h"
 
+#include <algorithm>
 #include <future>
 #include <iterator>
 #include <utility>
@@ -17,6 +18,11 @@ gpu::Thresholds SketchThresholds(const fingerprint::Options& options) {
   t.sketch_min_words = options.words_min_words;
   return t;
 }
+
+// How often Follow reads the shared store at most: a query of a few rows
+// four times a second costs the store nothing, and a copy sent through
+// another host is in this host's window a quarter of a second later.
+constexpr auto kFollowEvery = std::chrono::milliseconds(250);
 
 }  // namespace
 
@@ -44,21 +50,37 @@ Result<std::unique_ptr<Window>> Window::Open(
   std::deque<Loaded> loaded;
   const store::UnixMillis since =
       now - static_cast<store::UnixMillis>(settings.store.retention.count());
+  std::int64_t newest = 0;
   auto walked =
       store.ForEach(since, [&](std::int64_t id, store::UnixMillis arrival,
                                const fingerprint::Fingerprint& fp) {
+        newest = std::max(newest, id);
         if (fp.degraded || fp.body_bytes == 0) return true;
         loaded.push_back({id, arrival, gpu::ToSignature(fp)});
         if (loaded.size() > window->max_) loaded.pop_front();
         return true;
       });
-  if (!walked) return Fail(walked.error());
+  if (!walked) {
+    // A shared store that is down now (Redis not up yet) is followed from
+    // its first message once it answers; a local one that cannot be read is
+    // a failure.
+    if (!window->follow_ ||
+        walked.error().code() != Error::Code::kUnavailable) {
+      return Fail(walked.error());
+    }
+    if (log) {
+      log("window: the store cannot be read now (" + walked.error().message() +
+          "); filled as it comes back");
+    }
+  }
+  window->followed_ = newest;
   std::vector<std::future<Result<void>>> adds;
   adds.reserve(loaded.size());
   for (const Loaded& l : loaded) {
     adds.push_back(
         window->worker_->Add(static_cast<std::uint64_t>(l.id), l.sig));
     window->order_.emplace_back(l.arrival, l.id);
+    window->ids_.insert(l.id);
   }
   for (auto& f : adds) {
     Result<void> r = f.get();
@@ -76,7 +98,8 @@ Window::Window(std::unique_ptr<gpu::Worker> worker,
     : worker_(std::move(worker)),
       budget_(settings.gpu.budget),
       retention_(settings.store.retention),
-      max_(settings.gpu.window_max) {}
+      max_(settings.gpu.window_max),
+      follow_(settings.store.backend == "redis") {}
 
 Window::~Window() = default;
 
@@ -112,10 +135,33 @@ Window::Answer Window::Near(const fingerprint::Fingerprint& fp,
   return answer;
 }
 
+void Window::Follow(store::Store& store) {
+  if (!follow_) return;
+  std::unique_lock<std::mutex> lock(follow_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_follow_) return;
+  // A bounded read per call keeps the caller's message within its budget;
+  // a full one lets the next caller go on reading (a window catching up
+  // after an outage, a busy site).
+  constexpr std::size_t kPerCall = 2000;
+  std::size_t read = 0;
+  auto next = store.ForEachNewer(followed_, kPerCall,
+                                 [&](std::int64_t id, store::UnixMillis arrival,
+                                     const fingerprint::Fingerprint& fp) {
+                                   ++read;
+                                   Add(id, arrival, fp);
+                                   return true;
+                                 });
+  if (next) followed_ = *next;
+  next_follow_ = next && read == kPerCall ? now : now + kFollowEvery;
+}
+
 void Window::Add(std::int64_t id, store::UnixMillis arrival,
                  const fingerprint::Fingerprint& fp) {
   if (fp.degraded || fp.body_bytes == 0) return;
   std::lock_guard<std::mutex> lock(mu_);
+  if (!ids_.insert(id).second) return;  // followed and recorded here both
   // The worker applies changes in submission order; the futures are not
   // waited on (an engine failure is the worker's to handle and log).
   (void)worker_->Add(static_cast<std::uint64_t>(id), gpu::ToSignature(fp));
@@ -133,6 +179,7 @@ void Window::EvictLocked(store::UnixMillis newest) {
   while (!order_.empty() &&
          (order_.size() > max_ || order_.front().first < oldest_kept)) {
     (void)worker_->Remove(static_cast<std::uint64_t>(order_.front().second));
+    ids_.erase(order_.front().second);
     order_.pop_front();
   }
 }

@@ -158,7 +158,7 @@ Result<std::unique_ptr<Connection>> Connection::Open(const ConnectOptions& o) {
     if (r->type() == Reply::Type::kError) {
       // Redis's own text ("WRONGPASS invalid username-password pair ...")
       // names no secret.
-      return Fail(Error::Unavailable(
+      return Fail(Error::InvalidArgument(
           "redis: authentication as " +
           (o.user.empty() ? std::string("the default user") : o.user) +
           " refused: " + std::string(r->str())));
@@ -169,8 +169,8 @@ Result<std::unique_ptr<Connection>> Connection::Open(const ConnectOptions& o) {
     auto r = conn->Command({"SELECT", db});
     if (!r) return Fail(r.error());
     if (r->type() == Reply::Type::kError) {
-      return Fail(Error::Unavailable("redis: SELECT " + db + ": " +
-                                     std::string(r->str())));
+      return Fail(Error::InvalidArgument("redis: SELECT " + db + ": " +
+                                         std::string(r->str())));
     }
   }
   return conn;

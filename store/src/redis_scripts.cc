@@ -10,108 +10,181 @@ std::string RedisKeyPrefix(const std::string& prefix) {
 // removing one message. Lua numbers are doubles: ids, arrivals and cluster
 // ids stay far below 2^53. Hashes of senders and Message-IDs are opaque
 // decimal strings, never arithmetic.
-#define MW_LUA_COMMON                                                          \
-  "local P = string.sub(KEYS[1], 1, -2)\n"                                     \
-  "local W32 = 4294967296\n"                                                   \
-  "local function maxid() return tonumber(redis.call('GET', P..'n') or 0) "    \
-  "end\n"                                                                      \
-  "local function resolve(low, max)\n"                                         \
-  "  local id = max - ((max % W32) - low) % W32\n"                             \
-  "  if id <= 0 then return nil end\n"                                         \
-  "  return id\n"                                                              \
-  "end\n"                                                                      \
-  "local CF = {'k','f','l','n','s','g','w','t'}\n"                             \
-  "local function cluster(cid)\n"                                              \
-  "  local v = redis.call('HMGET', P..'c:'..cid, unpack(CF))\n"                \
-  "  if not v[1] then return nil end\n"                                        \
-  "  return {cid, tonumber(v[1]), tonumber(v[2]), tonumber(v[3]),\n"           \
-  "          tonumber(v[4]), tonumber(v[5]), v[6] or '', tonumber(v[7]),\n"    \
-  "          tonumber(v[8])}\n"                                                \
-  "end\n"                                                                      \
-  "local ES = 7\n"                                                             \
-  "local function kloc(key)\n"                                                 \
-  "  return P..'k:'..math.floor(key / 262144), struct.pack('>I3', key % "      \
-  "262144)\n"                                                                  \
-  "end\n"                                                                      \
-  "local function kfind(v, f)\n"                                               \
-  "  local out = {}\n"                                                         \
-  "  local init = 1\n"                                                         \
-  "  while true do\n"                                                          \
-  "    local s = string.find(v, f, init, true)\n"                              \
-  "    if not s then return out end\n"                                         \
-  "    if (s - 1) % ES == 0 then\n"                                            \
-  "      out[#out + 1] = s\n"                                                  \
-  "      init = s + ES\n"                                                      \
-  "    else\n"                                                                 \
-  "      init = s + 1\n"                                                       \
-  "    end\n"                                                                  \
-  "  end\n"                                                                    \
-  "end\n"                                                                      \
-  "local function unindex(key, low)\n"                                         \
-  "  local b, f = kloc(key)\n"                                                 \
-  "  local v = redis.call('GET', b)\n"                                         \
-  "  if not v then return end\n"                                               \
-  "  local me = f .. struct.pack('>I4', low)\n"                                \
-  "  for _, s in ipairs(kfind(v, f)) do\n"                                     \
-  "    if string.sub(v, s, s + ES - 1) == me then\n"                           \
-  "      v = string.sub(v, 1, s - 1) .. string.sub(v, s + ES)\n"               \
-  "      redis.call('DECR', P..'x')\n"                                         \
-  "      if #v == 0 then redis.call('DEL', b)\n"                               \
-  "      else redis.call('SET', b, v, 'KEEPTTL') end\n"                        \
-  "      return\n"                                                             \
-  "    end\n"                                                                  \
-  "  end\n"                                                                    \
-  "end\n"                                                                      \
-  "local MH = '>ddI2I2I2I2I2I2I4'\n"                                           \
-  "local MF = {'s','i','q','l','z','k','f'}\n"                                 \
-  "local function putmsg(id, m)\n"                                             \
-  "  local parts = {struct.pack(MH, m.a, m.c, #m.s, #m.i, #m.q, #m.l, #m.z,\n" \
-  "                             #m.k, #m.f)}\n"                                \
-  "  for _, n in ipairs(MF) do parts[#parts + 1] = m[n] end\n"                 \
-  "  redis.call('SET', P..'m:'..id, table.concat(parts))\n"                    \
-  "end\n"                                                                      \
-  "local function getmsg(id)\n"                                                \
-  "  local v = redis.call('GET', P..'m:'..id)\n"                               \
-  "  if not v then return nil end\n"                                           \
-  "  local h = {struct.unpack(MH, v)}\n"                                       \
-  "  local m = {a = h[1], c = h[2], cs = string.format('%.0f', h[2])}\n"       \
-  "  local pos = h[10]\n"                                                      \
-  "  for j, n in ipairs(MF) do\n"                                              \
-  "    m[n] = string.sub(v, pos, pos + h[j + 2] - 1)\n"                        \
-  "    pos = pos + h[j + 2]\n"                                                 \
-  "  end\n"                                                                    \
-  "  return m\n"                                                               \
-  "end\n"                                                                      \
-  "local function remove(id)\n"                                                \
-  "  local m = getmsg(id)\n"                                                   \
-  "  redis.call('ZREM', P..'a', id)\n"                                         \
-  "  if not m then return end\n"                                               \
-  "  local ks = m.k\n"                                                         \
-  "  for i = 1, #ks - 3, 4 do\n"                                               \
-  "    unindex(struct.unpack('>I4', string.sub(ks, i, i + 3)), id % W32)\n"    \
-  "  end\n"                                                                    \
-  "  redis.call('DEL', P..'m:'..id)\n"                                         \
-  "  local cid = m.cs\n"                                                       \
-  "  redis.call('ZREM', P..'cm:'..cid, id)\n"                                  \
-  "  if redis.call('EXISTS', P..'c:'..cid) == 0 then return end\n"             \
-  "  local n = redis.call('HINCRBY', P..'c:'..cid, 'n', -1)\n"                 \
-  "  if n <= 0 then\n"                                                         \
-  "    if redis.call('HGET', P..'c:'..cid, 'w') == '1' then "                  \
-  "redis.call('DECR', P..'w') end\n"                                           \
-  "    redis.call('DEL', P..'c:'..cid, P..'cm:'..cid, P..'cs:'..cid)\n"        \
-  "    redis.call('ZREM', P..'cl', cid)\n"                                     \
-  "  elseif n < 2 then\n"                                                      \
-  "    redis.call('ZREM', P..'cl', cid)\n"                                     \
-  "  end\n"                                                                    \
-  "end\n"                                                                      \
-  "local function prune(before, max)\n"                                        \
-  "  local ids = redis.call('ZRANGEBYSCORE', P..'a', '-inf', '(' .. before,\n" \
-  "                         'LIMIT', 0, max)\n"                                \
-  "  for _, id in ipairs(ids) do remove(tonumber(id)) end\n"                   \
-  "  return #ids\n"                                                            \
-  "end\n"
+// Shared by the scripts: the prefix, id resolution, the cluster ids of single
+// messages, reading a cluster and removing one message. Lua numbers are
+// doubles: ids, arrivals and cluster ids stay far below 2^53. Sender hashes
+// are opaque decimal strings (a cluster's sender set then stays an intset),
+// Message-ID hashes 8 raw bytes; never arithmetic. ARGV[1] of every call is
+// the 16-byte key of the cluster-id permutation (taken off ARGV here). Each
+// script is sent as this text followed by its own.
+const char kRedisLuaCommon[] = R"lua(
+local PK = table.remove(ARGV, 1)
+local P = string.sub(KEYS[1], 1, -2)
+local W32 = 4294967296
+local function maxid() return tonumber(redis.call('GET', P..'n') or 0) end
+local function lowest() return tonumber(redis.call('GET', P..'lo') or 1) end
+local function resolve(low, max)
+  local id = max - ((max % W32) - low) % W32
+  if id <= 0 then return nil end
+  return id
+end
+-- A single message's cluster id is a keyed permutation of its id's low 32
+-- bits, so no key is spent on a cluster until a second message joins it
+-- (most mail is never duplicated) and the id still leads back to the
+-- message. Rounds of xor with a key, multiplication by an odd constant and
+-- xorshift, each invertible modulo 2^32.
+local RK = {struct.unpack('>I4I4I4I4', PK)}
+local function u32(x) if x < 0 then return x + W32 end return x end
+local function mul(a, b)
+  local lo = a % 65536
+  return (lo * b + ((((a - lo) / 65536) * b) % 65536) * 65536) % W32
+end
+local function perm(x)
+  for r = 1, 4 do
+    x = mul(u32(bit.bxor(x, RK[r])), 2654435761)
+    x = u32(bit.bxor(x, bit.rshift(x, 16)))
+  end
+  return x
+end
+local function unperm(x)
+  for r = 4, 1, -1 do
+    x = u32(bit.bxor(x, bit.rshift(x, 16)))
+    x = u32(bit.bxor(mul(x, 244002641), RK[r]))
+  end
+  return x
+end
+local ES = 7
+local function kloc(key)
+  return P..'k:'..math.floor(key / 262144), struct.pack('>I3', key % 262144)
+end
+local function kfind(v, f)
+  local out = {}
+  local init = 1
+  while true do
+    local s = string.find(v, f, init, true)
+    if not s then return out end
+    if (s - 1) % ES == 0 then
+      out[#out + 1] = s
+      init = s + ES
+    else
+      init = s + 1
+    end
+  end
+end
+local function unindex(key, low)
+  local b, f = kloc(key)
+  local v = redis.call('GET', b)
+  if not v then return end
+  local me = f .. struct.pack('>I4', low)
+  for _, s in ipairs(kfind(v, f)) do
+    if string.sub(v, s, s + ES - 1) == me then
+      v = string.sub(v, 1, s - 1) .. string.sub(v, s + ES)
+      redis.call('DECR', P..'x')
+      if #v == 0 then redis.call('DEL', b)
+      else redis.call('SET', b, v, 'KEEPTTL') end
+      return
+    end
+  end
+end
+local MH = '>I6I4I4I1I1I1I2I4'
+local MF = {'s', 'q', 'l', 'k', 'f'}
+local function putmsg(id, m)
+  redis.call('SET', P..'m:'..id,
+             struct.pack(MH, m.a, m.c, m.z, #m.s, #m.q, #m.l, #m.k, #m.f) ..
+             m.i .. m.s .. m.q .. m.l .. m.k .. m.f)
+end
+local function getmsg(id)
+  local v = redis.call('GET', P..'m:'..id)
+  if not v then return nil end
+  local h = {struct.unpack(MH, v)}
+  local m = {a = h[1], c = h[2], z = h[3], cs = string.format('%.0f', h[2])}
+  local pos = h[9]
+  m.i = string.sub(v, pos, pos + 7)
+  pos = pos + 8
+  for j, n in ipairs(MF) do
+    m[n] = string.sub(v, pos, pos + h[j + 3] - 1)
+    pos = pos + h[j + 3]
+  end
+  return m
+end
+local CF = {'k','f','l','n','s','g','w','t'}
+local function cluster(cid)
+  cid = tonumber(cid)
+  local v = redis.call('HMGET', P..'c:'..cid, unpack(CF))
+  if v[1] then
+    return {cid, tonumber(v[1]), tonumber(v[2]), tonumber(v[3]),
+            tonumber(v[4]), tonumber(v[5]), v[6] or '', tonumber(v[7]),
+            tonumber(v[8])}
+  end
+  local id = resolve(unperm(cid), maxid())
+  if not id then return nil end
+  local m = getmsg(id)
+  if not m or m.c ~= cid then return nil end
+  return {cid, id, m.a, m.a, 1, 1, m.l, 0, 0}
+end
+-- Gives the single-message cluster `c` (as cluster() returns it) its keys,
+-- for the second message to join.
+local function grow(c, ttl)
+  local ck = P..'c:'..c[1]
+  local m = getmsg(c[2])
+  redis.call('HSET', ck, 'k', c[2], 'f', c[3], 'l', c[4], 'n', 1, 's', 1,
+             'g', c[7], 'w', 0, 't', 0)
+  redis.call('ZADD', P..'cm:'..c[1], c[3], c[2])
+  redis.call('SADD', P..'cs:'..c[1], m.s)
+  if ttl > 0 then
+    redis.call('PEXPIRE', ck, ttl)
+    redis.call('PEXPIRE', P..'cm:'..c[1], ttl)
+    redis.call('PEXPIRE', P..'cs:'..c[1], ttl)
+  end
+end
+local function remove(id, m)
+  m = m or getmsg(id)
+  if not m then return end
+  local ks = m.k
+  for i = 1, #ks - 3, 4 do
+    unindex(struct.unpack('>I4', string.sub(ks, i, i + 3)), id % W32)
+  end
+  redis.call('DEL', P..'m:'..id)
+  redis.call('DECR', P..'mc')
+  local cid = m.cs
+  if redis.call('EXISTS', P..'c:'..cid) == 0 then return end
+  redis.call('ZREM', P..'cm:'..cid, id)
+  local n = redis.call('HINCRBY', P..'c:'..cid, 'n', -1)
+  if n <= 0 then
+    if redis.call('HGET', P..'c:'..cid, 'w') == '1' then
+      redis.call('DECR', P..'w')
+    end
+    redis.call('DEL', P..'c:'..cid, P..'cm:'..cid, P..'cs:'..cid)
+    redis.call('ZREM', P..'cl', cid)
+  elseif n < 2 then
+    redis.call('ZREM', P..'cl', cid)
+  end
+end
+-- Messages are numbered in the order they were recorded, which is their
+-- arrival order up to the clock skew between hosts: pruning walks the ids
+-- from the lowest one still stored (P.."lo") and stops at the first message
+-- not old enough, so no arrival index is kept at all.
+local function prune(before, maxn)
+  local lo = lowest()
+  local start = lo
+  local top = maxid()
+  local removed, steps = 0, 0
+  while lo <= top and removed < maxn and steps < 4 * maxn + 64 do
+    local m = getmsg(lo)
+    if m then
+      if m.a >= before then break end
+      remove(lo, m)
+      removed = removed + 1
+    end
+    lo = lo + 1
+    steps = steps + 1
+  end
+  if lo ~= start then redis.call('SET', P..'lo', lo) end
+  return removed
+end
+)lua";
 
-const char kRedisFindScript[] = MW_LUA_COMMON R"lua(
+const char kRedisFindScript[] = R"lua(
 local per_key = tonumber(ARGV[2])
 local max_cand = tonumber(ARGV[3])
 local max = maxid()
@@ -148,7 +221,7 @@ if ARGV[1] == 'k' then
 else
   for j = 5, #ARGV do ranked[#ranked + 1] = {tonumber(ARGV[j]), 0, 0} end
 end
-local out = {0}
+local out = {0, max}
 local fps = {}
 local cids = {}
 local order = {}
@@ -181,23 +254,54 @@ end
 return out
 )lua";
 
-const char kRedisRecordScript[] = MW_LUA_COMMON R"lua(
+const char kRedisRecordScript[] = R"lua(
 local arrival = tonumber(ARGV[3])
 local ttl = tonumber(ARGV[12])
+local min_size = tonumber(ARGV[11])
 local prune_before = tonumber(ARGV[15])
 if prune_before > 0 then prune(prune_before, tonumber(ARGV[16])) end
 local cid = tonumber(ARGV[1])
-if cid ~= 0 and redis.call('EXISTS', P..'c:'..cid) == 0 then cid = 0 end
+if cid ~= 0 and redis.call('EXISTS', P..'c:'..cid) == 0 then
+  local one = cluster(cid)
+  if one then grow(one, ttl) else cid = 0 end
+end
 local is_new = cid == 0
-if is_new then
-  cid = tonumber(ARGV[2])
-  if redis.call('EXISTS', P..'c:'..cid) == 1 then return {'retry'} end
+local seen = tonumber(ARGV[17])
+if is_new and seen >= 0 and maxid() > seen then
+  -- Join::seen: a message recorded since the caller's Find that shares a
+  -- key may be of this one's wave; the caller decides again.
+  local max = maxid()
+  for j = 18, #ARGV do
+    local b, f = kloc(tonumber(ARGV[j]))
+    local v = redis.call('GET', b)
+    if v then
+      local pos = kfind(v, f)
+      if #pos > 0 then
+        local id = resolve(struct.unpack('>I4', v, pos[#pos] + 3), max)
+        if id and id > seen then return {'conflict'} end
+      end
+    end
+  end
 end
 local id = redis.call('INCR', P..'n')
 local low = id % W32
+-- A new cluster of one message keeps no keys (see perm); the permutation's
+-- one zero, or a rule that makes a single message a wave, take the full
+-- path with the caller's random id.
+local single = false
+if is_new then
+  cid = perm(low)
+  single = cid ~= 0 and min_size >= 2
+  if not single then
+    cid = tonumber(ARGV[2])
+    if redis.call('EXISTS', P..'c:'..cid) == 1 or cluster(cid) then
+      return {'retry'}
+    end
+  end
+end
 local packed = {}
 local per_key = tonumber(ARGV[14])
-for j = 17, #ARGV do
+for j = 18, #ARGV do
   local key = tonumber(ARGV[j])
   packed[#packed + 1] = struct.pack('>I4', key)
   local b, f = kloc(key)
@@ -224,9 +328,14 @@ for j = 17, #ARGV do
   if ttl > 0 then redis.call('PEXPIRE', b, ttl) end
 end
 local mk = P..'m:'..id
-putmsg(id, {a = arrival, c = cid, s = ARGV[5], i = ARGV[6], q = ARGV[7],
-            l = ARGV[8], z = ARGV[9], k = table.concat(packed), f = ARGV[4]})
-redis.call('ZADD', P..'a', arrival, id)
+putmsg(id, {a = arrival, c = cid, z = tonumber(ARGV[9]), s = ARGV[5],
+            i = ARGV[6], q = ARGV[7], l = ARGV[8], k = table.concat(packed),
+            f = ARGV[4]})
+redis.call('INCR', P..'mc')
+if ttl > 0 then redis.call('PEXPIRE', mk, ttl) end
+if single then
+  return {id, cid, id, arrival, arrival, 1, 1, ARGV[8], 0, 0, 1, 0}
+end
 local ck = P..'c:'..cid
 if is_new then
   redis.call('HSET', ck, 'k', id, 'f', arrival, 'l', arrival, 'n', 0,
@@ -245,7 +354,7 @@ if n >= 2 then redis.call('ZADD', P..'cl', last, cid) end
 local window = redis.call('ZCOUNT', cm, arrival - tonumber(ARGV[10]), '+inf')
 local became = 0
 local earlier = {}
-if redis.call('HGET', ck, 'w') ~= '1' and window >= tonumber(ARGV[11]) then
+if redis.call('HGET', ck, 'w') ~= '1' and window >= min_size then
   became = 1
   redis.call('HSET', ck, 'w', 1, 't', arrival)
   redis.call('INCR', P..'w')
@@ -268,7 +377,6 @@ if redis.call('HGET', ck, 'w') ~= '1' and window >= tonumber(ARGV[11]) then
   end
 end
 if ttl > 0 then
-  redis.call('PEXPIRE', mk, ttl)
   -- The cluster lives as long as its newest member.
   redis.call('PEXPIRE', ck, ttl)
   redis.call('PEXPIRE', cm, ttl)
@@ -282,25 +390,32 @@ for _, x in ipairs(earlier) do out[#out + 1] = x end
 return out
 )lua";
 
-const char kRedisPruneScript[] = MW_LUA_COMMON R"lua(
+const char kRedisPruneScript[] = R"lua(
 return prune(tonumber(ARGV[1]), tonumber(ARGV[2]))
 )lua";
 
-const char kRedisPageScript[] = MW_LUA_COMMON R"lua(
-local ids = redis.call('ZRANGEBYSCORE', P..'a', ARGV[1], '+inf', 'WITHSCORES',
-                       'LIMIT', tonumber(ARGV[2]), tonumber(ARGV[3]))
-local out = {}
-for j = 1, #ids, 2 do
-  local m = getmsg(ids[j])
-  if m then
-    out[#out + 1] = tonumber(ids[j]); out[#out + 1] = tonumber(ids[j + 1])
-    out[#out + 1] = m.f
+const char kRedisPageScript[] = R"lua(
+local since = tonumber(ARGV[1])
+local cursor = math.max(tonumber(ARGV[2]), lowest())
+local count = tonumber(ARGV[3])
+local top = maxid()
+local out = {0, 0}
+local found, steps = 0, 0
+while cursor <= top and found < count and steps < 4 * count do
+  local m = getmsg(cursor)
+  if m and m.a >= since then
+    out[#out + 1] = cursor; out[#out + 1] = m.a; out[#out + 1] = m.f
+    found = found + 1
   end
+  cursor = cursor + 1
+  steps = steps + 1
 end
+out[1] = cursor
+if cursor <= top then out[2] = 1 end
 return out
 )lua";
 
-const char kRedisClustersScript[] = MW_LUA_COMMON R"lua(
+const char kRedisClustersScript[] = R"lua(
 local waves_only = ARGV[1] == '1'
 local since = tonumber(ARGV[2])
 local min_size = tonumber(ARGV[3])
@@ -325,7 +440,6 @@ while found < limit do
                min_size
       end
       if keep then
-        c[1] = tonumber(page[j])
         for _, x in ipairs(c) do out[#out + 1] = x end
         found = found + 1
       end
@@ -335,8 +449,16 @@ end
 return out
 )lua";
 
-const char kRedisMembersScript[] = MW_LUA_COMMON R"lua(
+const char kRedisClusterScript[] = R"lua(
+return cluster(ARGV[1]) or {}
+)lua";
+
+const char kRedisMembersScript[] = R"lua(
 local ids = redis.call('ZRANGE', P..'cm:'..ARGV[1], 0, tonumber(ARGV[2]) - 1)
+if #ids == 0 and tonumber(ARGV[2]) > 0 then
+  local c = cluster(ARGV[1])
+  if c then ids = {c[2]} end
+end
 local rows = {}
 for _, m in ipairs(ids) do
   local v = getmsg(m)
@@ -353,31 +475,39 @@ end
 return out
 )lua";
 
-const char kRedisStatsScript[] = MW_LUA_COMMON R"lua(
-local first = redis.call('ZRANGE', P..'a', 0, 0, 'WITHSCORES')
-local last = redis.call('ZRANGE', P..'a', -1, -1, 'WITHSCORES')
-return {redis.call('ZCARD', P..'a'), redis.call('ZCARD', P..'cl'),
+const char kRedisStatsScript[] = R"lua(
+local lo = lowest()
+local top = maxid()
+local oldest, newest = 0, 0
+for id = lo, math.min(top, lo + 1000) do
+  local m = getmsg(id)
+  if m then oldest = m.a; break end
+end
+for id = top, math.max(lo, top - 1000), -1 do
+  local m = getmsg(id)
+  if m then newest = m.a; break end
+end
+return {tonumber(redis.call('GET', P..'mc') or 0), redis.call('ZCARD', P..'cl'),
         tonumber(redis.call('GET', P..'w') or 0),
-        tonumber(redis.call('GET', P..'x') or 0),
-        tonumber(first[2] or 0), tonumber(last[2] or 0)}
+        tonumber(redis.call('GET', P..'x') or 0), oldest, newest}
 )lua";
 
-const char kRedisCheckScript[] = MW_LUA_COMMON R"lua(
+const char kRedisCheckScript[] = R"lua(
 local problems = {}
-local ids = redis.call('ZRANGE', P..'a', 0, tonumber(ARGV[1]) - 1)
-for _, id in ipairs(ids) do
+local sample = tonumber(ARGV[1])
+local seen = 0
+for id = lowest(), maxid() do
+  if seen >= sample or #problems >= 100 then break end
   local m = getmsg(id)
-  if not m then
-    problems[#problems + 1] = 'message ' .. id .. ': listed, not stored'
-  elseif redis.call('EXISTS', P..'c:'..m.cs) == 0 then
-    problems[#problems + 1] = 'message ' .. id .. ': cluster ' .. m.cs ..
-                              ' missing'
+  if m then
+    seen = seen + 1
+    if not cluster(m.c) then
+      problems[#problems + 1] = 'message ' .. id .. ': cluster ' .. m.cs ..
+                                ' missing'
+    end
   end
-  if #problems >= 100 then break end
 end
 return problems
 )lua";
-
-#undef MW_LUA_COMMON
 
 }  // namespace mw::store

@@ -3,17 +3,22 @@
 // Key layout (P = "{mw:<prefix>}:", the one hash tag of a site, so that every
 // key a script touches lies in one Redis Cluster slot; every script gets
 // P.."n" as KEYS[1], which routes it, and derives the others from it):
-//   P.."n"          string  the last message id (INCR)
-//   P.."m:"<id>     string  one message, packed: arrival and cluster id
-//                           (big-endian doubles), the byte lengths of the
-//                           fields (2 bytes each, the fingerprint's 4), then
-//                           sender hash, Message-ID hash, queue id, language,
-//                           size, its index keys (4 bytes each, big-endian;
-//                           Prune needs them without decoding the
-//                           fingerprint) and the fingerprint
-//                           (fingerprint::Encode). A string, not a hash: the
-//                           fingerprint would push a hash out of the listpack
-//                           encoding into a hashtable at twice the bytes.
+//   P.."v"          string  the layout (kRedisLayout)
+//   P.."n"          string  the last message id (INCR); ids number messages
+//                           in the order they were recorded
+//   P.."lo"         string  no message below this id is stored (pruning
+//                           walks up from it; ForEach and Stats start there)
+//   P.."mc"         string  messages stored
+//   P.."m:"<id>     string  one message, packed: arrival (6 bytes), cluster
+//                           id (4), size (4), the lengths of the variable
+//                           fields (1, 1, 1, 2 and 4 bytes), all big-endian,
+//                           then the Message-ID hash (8 raw bytes), the
+//                           sender hash (decimal), queue id, language, its
+//                           index keys (4 bytes each; Prune needs them
+//                           without decoding the fingerprint) and the
+//                           fingerprint (fingerprint::Encode). A string, not
+//                           a hash: the fingerprint would push a hash out of
+//                           the listpack encoding at twice the bytes.
 //   P.."k:"<b>      string  index bucket b = key >> 18: 7-byte entries, the
 //                           key's low 18 bits (3 bytes) then the low 32 bits
 //                           of a message id filed under it (4 bytes), in
@@ -22,18 +27,22 @@
 //                           hash field and value cost about 11, and 16,384
 //                           buckets carry a quarter of the per-key overhead
 //                           of 65,536.
-//   P.."c:"<cid>    hash    a cluster: k canonical, f first_seen, l last_seen,
-//                           n size, s senders, g language, w wave, t since
+//   P.."c:"<cid>    hash    a cluster of two or more: k canonical, f
+//                           first_seen, l last_seen, n size, s senders, g
+//                           language, w wave, t since
 //   P.."cm:"<cid>   zset    its members, scored by arrival
 //   P.."cs:"<cid>   set     its distinct sender hashes (a set, not a
-//                           HyperLogLog: the count must equal SQLite's exactly,
-//                           and a cluster's senders are few next to its
-//                           members' fingerprints)
-//   P.."a"          zset    every message id, scored by arrival (ForEach,
-//                           Prune)
+//                           HyperLogLog: the count must equal SQLite's exactly)
 //   P.."cl"         zset    clusters of size >= 2, scored by last_seen
 //   P.."w"          string  clusters that became waves and are still stored
 //   P.."x"          string  index entries stored (Stats::index_rows)
+//
+// A message that starts a cluster gets no cluster keys: its cluster id is a
+// keyed permutation of its id's low 32 bits (key from the site's secret,
+// passed as every script's first argument), so the id leads back to the
+// message, which then reads as a cluster of one; the keys are made when a
+// second message joins. Most mail is never duplicated, and three keys per
+// message cost more than the message string's fingerprint.
 //
 // Ids are packed as their low 32 bits, as the SQLite index does; the full id
 // is the largest id <= P.."n" with those bits (ids only grow).
@@ -44,32 +53,48 @@
 
 namespace mw::store {
 
+// The key layout this code reads and writes, kept at P.."v" (a string):
+// OpenRedis refuses a site whose keys were written in another.
+inline constexpr char kRedisLayout[] = "2";
+
 // The hash tag and separator every key of a site starts with.
 std::string RedisKeyPrefix(const std::string& prefix);
 
-// Each script's source; the store sends EVALSHA of its SHA-1 and EVAL when
-// the server answers NOSCRIPT (after a restart).
+// The functions every script uses; a script's source is this followed by
+// its own text. The store sends EVALSHA of the SHA-1 and EVAL when the server
+// answers NOSCRIPT (after a restart).
+extern const char kRedisLuaCommon[];
+
+// The scripts. ARGV below leaves out the permutation key that comes first in
+// every call.
 //
 // Find: ARGV = "k", max_per_key, max_candidates, exact key, key... or
 //       "i", max_per_key, max_candidates, 0, id...
-//   returns {ncand, [id, arrival, cluster, shared, via_exact, fp]*ncand,
+//   returns {ncand, seen (the last message id), [id, arrival, cluster,
+//            shared, via_exact, fp]*ncand,
 //            [cid, canonical, first, last, size, senders, lang, wave, since,
 //             has_fp, fp]*}
 extern const char kRedisFindScript[];
 // Record: ARGV = join cid (0: new), new cid, arrival, fp, sender hash,
 //   msgid hash, queue id, language, size, window ms, min_size, ttl ms,
-//   max_earlier, max_per_key, prune_before (0: none), prune_max, key...
-//   returns {"retry"} when the new cid is taken, else
+//   max_earlier, max_per_key, prune_before (0: none), prune_max, seen (-1:
+//   no check; see Join::seen), key...
+//   returns {"retry"} when the new cid is taken, {"conflict"} when the join
+//   was a new cluster and a message newer than seen shares a key, else
 //   {id, cid, canonical, first, last, size, senders, lang, wave, since,
 //    window_size, became_wave, [id, arrival, queue, msgid]*}
 extern const char kRedisRecordScript[];
 // Prune: ARGV = before, max; returns the number removed.
 extern const char kRedisPruneScript[];
-// Page: ARGV = since, offset, count; returns [id, arrival, fp]*.
+// Page: ARGV = since, first id, count; returns {next id, more (0/1: ids
+//   past it may hold messages), [id, arrival, fp]*}.
 extern const char kRedisPageScript[];
 // Clusters: ARGV = waves_only (0/1), since, min_size, limit;
 //   returns [cid, canonical, first, last, size, senders, lang, wave, since]*.
 extern const char kRedisClustersScript[];
+// Cluster: ARGV = cid; returns the cluster's fields as Clusters does, or an
+//   empty list.
+extern const char kRedisClusterScript[];
 // Members: ARGV = cid, limit; returns [id, arrival, queue, msgid]*.
 extern const char kRedisMembersScript[];
 // Stats: returns {messages, clusters, waves, index_rows, oldest, newest}.

@@ -43,12 +43,12 @@ constexpr int kMaxEarlier = 1000;
 // Old messages removed per Record when retention is set: more than one, so
 // that removal keeps up with arrival, and few, so Record stays short.
 constexpr int kPrunePerRecord = 4;
-// ForEach reads the arrival index in pages of this many messages.
+// ForEach reads the messages in pages of this many.
 constexpr int kPageSize = 500;
 
 struct Script {
-  const char* source;
-  std::string sha;  // hex SHA-1, as EVALSHA names the script
+  std::string source;  // kRedisLuaCommon and the script's own text
+  std::string sha;     // hex SHA-1, as EVALSHA names the script
 };
 
 std::string Sha1Hex(std::string_view text) {
@@ -86,12 +86,27 @@ Cluster ReadCluster(const Reply& r, std::size_t at) {
 }
 constexpr std::size_t kClusterFields = 9;
 
+// A keyed hash as the message strings keep it: 8 bytes, big-endian.
+std::string PackHash(std::int64_t hash) {
+  std::string out(8, '\0');
+  auto v = static_cast<std::uint64_t>(hash);
+  for (int i = 7; i >= 0; --i, v >>= 8) out[i] = static_cast<char>(v & 0xff);
+  return out;
+}
+std::int64_t UnpackHash(std::string_view bytes) {
+  std::uint64_t v = 0;
+  for (const char c : bytes.substr(0, 8)) {
+    v = (v << 8) | static_cast<unsigned char>(c);
+  }
+  return static_cast<std::int64_t>(v);
+}
+
 Member ReadMember(const Reply& r, std::size_t at) {
   Member m;
   m.id = r.at(at).integer();
   m.arrival = r.at(at + 1).integer();
   m.queue_id = std::string(r.at(at + 2).str());
-  m.message_id_hash = HashHex(ParseInt(r.at(at + 3).str()));
+  m.message_id_hash = HashHex(UnpackHash(r.at(at + 3).str()));
   return m;
 }
 constexpr std::size_t kMemberFields = 4;
@@ -104,12 +119,16 @@ class RedisStore final : public Store {
         secret_(secret),
         prefix_(RedisKeyPrefix(options_.prefix)),
         anchor_(prefix_ + "n"),
+        permutation_key_(PackHash(secret_.Hash("cluster-id", "1")) +
+                         PackHash(secret_.Hash("cluster-id", "2"))),
         rng_(std::random_device{}()) {
     for (const char* s :
          {kRedisFindScript, kRedisRecordScript, kRedisPruneScript,
-          kRedisPageScript, kRedisClustersScript, kRedisMembersScript,
-          kRedisStatsScript, kRedisCheckScript}) {
-      scripts_.push_back({s, Sha1Hex(s)});
+          kRedisPageScript, kRedisClustersScript, kRedisClusterScript,
+          kRedisMembersScript, kRedisStatsScript, kRedisCheckScript}) {
+      std::string source = std::string(kRedisLuaCommon) + s;
+      std::string sha = Sha1Hex(source);
+      scripts_.push_back({std::move(source), std::move(sha)});
     }
   }
 
@@ -117,6 +136,10 @@ class RedisStore final : public Store {
   Result<Lookup> Fetch(std::span<const std::int64_t> ids) override;
   Result<std::uint64_t> ForEach(
       UnixMillis since,
+      const std::function<bool(std::int64_t, UnixMillis,
+                               const fingerprint::Fingerprint&)>& fn) override;
+  Result<std::int64_t> ForEachNewer(
+      std::int64_t after, std::size_t limit,
       const std::function<bool(std::int64_t, UnixMillis,
                                const fingerprint::Fingerprint&)>& fn) override;
   Result<Recorded> Record(const Message& message, const Join& join,
@@ -133,6 +156,7 @@ class RedisStore final : public Store {
 
   // Connects once (OpenRedis reports a wrong address or password at once).
   Result<void> Probe();
+  Result<void> CheckLayout(Connection& c);
 
  private:
   enum ScriptId {
@@ -141,6 +165,7 @@ class RedisStore final : public Store {
     kPrune,
     kPage,
     kClusters,
+    kCluster,
     kMembers,
     kStats,
     kCheck
@@ -159,12 +184,29 @@ class RedisStore final : public Store {
 
   Result<Lookup> ReadLookup(const Reply& r,
                             const fingerprint::Fingerprint* query);
+  // One Page script call: the messages with ids from `from` (arrived at or
+  // after `since`), passed to fn and counted in *seen.
+  struct Page {
+    std::int64_t next = 0;  // the id to read from next
+    bool more = false;      // ids past `next` may hold messages
+    bool stopped = false;   // fn returned false
+    std::int64_t last = 0;  // the last id passed to fn
+  };
+  Result<Page> ReadPage(
+      UnixMillis since, std::int64_t from, std::size_t count,
+      const std::function<bool(std::int64_t, UnixMillis,
+                               const fingerprint::Fingerprint&)>& fn,
+      std::uint64_t* seen);
 
   const RedisOptions options_;
   const ConnectOptions connect_;
   const Secret secret_;
   const std::string prefix_;
   const std::string anchor_;
+  // Keys the permutation that gives a single message its cluster id
+  // (redis_scripts.h); from the site's secret, so every host agrees and the
+  // ids reveal nothing of the message count.
+  const std::string permutation_key_;
   std::vector<Script> scripts_;
 
   std::mutex mu_;
@@ -212,6 +254,11 @@ Result<std::unique_ptr<Connection>> RedisStore::Borrow() {
           Error::Unavailable("redis: SCRIPT LOAD: " + std::string(r->str())));
     }
   }
+  auto layout = CheckLayout(**c);
+  if (!layout) {
+    WentDown(layout.error());
+    return Fail(layout.error());
+  }
   return c;
 }
 
@@ -223,6 +270,9 @@ void RedisStore::GiveBack(std::unique_ptr<Connection> c) {
 void RedisStore::WentDown(const Error& e) {
   std::vector<std::unique_ptr<Connection>> stale;
   bool say = false;
+  // "redis: down: Broken pipe", not "redis: down: redis: Broken pipe".
+  std::string reason = e.message();
+  if (reason.rfind("redis: ", 0) == 0) reason.erase(0, 7);
   {
     std::lock_guard<std::mutex> lock(mu_);
     // The other idle connections lead to the same server: after a restart
@@ -235,10 +285,10 @@ void RedisStore::WentDown(const Error& e) {
     } else {
       backoff_ = std::min(backoff_ * 2, options_.reconnect_max);
     }
-    down_reason_ = e.message();
+    down_reason_ = reason;
     retry_at_ = std::chrono::steady_clock::now() + backoff_;
   }
-  if (say && options_.log) options_.log("redis: down: " + e.message());
+  if (say && options_.log) options_.log("redis: down: " + reason);
 }
 
 void RedisStore::CameBack() {
@@ -267,7 +317,8 @@ Result<Reply> RedisStore::Run(const std::vector<std::string_view>& argv) {
 Result<Reply> RedisStore::Eval(ScriptId id,
                                const std::vector<std::string>& args) {
   const Script& s = scripts_[id];
-  std::vector<std::string_view> argv = {"EVALSHA", s.sha, "1", anchor_};
+  std::vector<std::string_view> argv = {"EVALSHA", s.sha, "1", anchor_,
+                                        permutation_key_};
   for (const std::string& a : args) argv.push_back(a);
   auto r = Run(argv);
   if (!r) return r;
@@ -292,16 +343,39 @@ Result<void> RedisStore::Probe() {
   return {};
 }
 
+Result<void> RedisStore::CheckLayout(Connection& c) {
+  // The key layout a site's keys were written in (redis_scripts.h): scripts
+  // of another layout would misread every message. Checked on every new
+  // connection, so a server reached only after start is checked too.
+  const std::string key = prefix_ + "v";
+  auto set = c.Command({"SET", key, kRedisLayout, "NX"});
+  if (!set) return Fail(set.error());
+  auto got = c.Command({"GET", key});
+  if (!got) return Fail(got.error());
+  if (got->type() == Reply::Type::kError) {
+    return Fail(Error::Unavailable("redis: GET: " + std::string(got->str())));
+  }
+  if (got->str() != kRedisLayout) {
+    return Fail(Error::Corrupt(
+        "redis: the keys under " + prefix_ + " are of store layout " +
+        std::string(got->str()) + "; this mailwave reads layout " +
+        kRedisLayout + " (choose another [store] redis_prefix, or delete " +
+        prefix_ + "* after the retention)"));
+  }
+  return {};
+}
+
 Result<Lookup> RedisStore::ReadLookup(const Reply& r,
                                       const fingerprint::Fingerprint* query) {
   Lookup lookup;
-  if (r.type() != Reply::Type::kArray || r.size() == 0) {
+  if (r.type() != Reply::Type::kArray || r.size() < 2) {
     return Fail(Error::Unavailable("redis: malformed Find reply"));
   }
+  lookup.seen = r.at(1).integer();
   const auto n = static_cast<std::size_t>(r.at(0).integer());
   constexpr std::size_t kCand = 6;
-  std::size_t at = 1;
-  if (r.size() < 1 + n * kCand) {
+  std::size_t at = 2;
+  if (r.size() < 2 + n * kCand) {
     return Fail(Error::Unavailable("redis: malformed Find reply"));
   }
   for (std::size_t i = 0; i < n; ++i, at += kCand) {
@@ -385,38 +459,84 @@ Result<std::uint64_t> RedisStore::ForEach(
     UnixMillis since,
     const std::function<bool(std::int64_t, UnixMillis,
                              const fingerprint::Fingerprint&)>& fn) {
-  // Pages by offset: not one snapshot as SQLite's, but a message recorded or
-  // pruned meanwhile moves the window by a message, which the comparison
-  // engine's window tolerates (it follows records anyway).
+  // In id order (the order messages were recorded), a page per round trip,
+  // each page resuming at the id the last one stopped at: not one snapshot
+  // as SQLite's, but a message recorded or pruned meanwhile is one more or
+  // one fewer, which the comparison engine's window tolerates (it follows
+  // records anyway).
   std::uint64_t seen = 0;
-  for (std::int64_t offset = 0;; offset += kPageSize) {
-    auto r = Eval(kPage, {std::to_string(since), std::to_string(offset),
-                          std::to_string(kPageSize)});
-    if (!r) return Fail(r.error());
-    if (r->size() == 0) break;
-    for (std::size_t i = 0; i + 3 <= r->size(); i += 3) {
-      auto fp = fingerprint::Decode(r->at(i + 2).str(), options_.fingerprint);
-      if (!fp) continue;
-      ++seen;
-      if (!fn(r->at(i).integer(), r->at(i + 1).integer(), *fp)) return seen;
-    }
+  bool more = true;
+  for (std::int64_t cursor = 1; more;) {
+    auto page = ReadPage(since, cursor, kPageSize, fn, &seen);
+    if (!page) return Fail(page.error());
+    if (page->stopped) break;
+    cursor = page->next;
+    more = page->more;
   }
   return seen;
+}
+
+Result<std::int64_t> RedisStore::ForEachNewer(
+    std::int64_t after, std::size_t limit,
+    const std::function<bool(std::int64_t, UnixMillis,
+                             const fingerprint::Fingerprint&)>& fn) {
+  std::uint64_t seen = 0;
+  std::int64_t cursor = after + 1;
+  while (seen < limit) {
+    auto page = ReadPage(
+        0, cursor, std::min<std::size_t>(limit - seen, kPageSize), fn, &seen);
+    if (!page) return Fail(page.error());
+    if (page->stopped) return page->last;
+    cursor = page->next;
+    if (!page->more) break;
+  }
+  return cursor - 1;
+}
+
+Result<RedisStore::Page> RedisStore::ReadPage(
+    UnixMillis since, std::int64_t from, std::size_t count,
+    const std::function<bool(std::int64_t, UnixMillis,
+                             const fingerprint::Fingerprint&)>& fn,
+    std::uint64_t* seen) {
+  auto r = Eval(kPage, {std::to_string(since), std::to_string(from),
+                        std::to_string(count)});
+  if (!r) return Fail(r.error());
+  if (r->type() != Reply::Type::kArray || r->size() < 2) {
+    return Fail(Error::Unavailable("redis: malformed page reply"));
+  }
+  Page page;
+  page.next = r->at(0).integer();
+  page.more = r->at(1).integer() != 0;
+  page.last = from - 1;
+  for (std::size_t i = 2; i + 3 <= r->size(); i += 3) {
+    page.last = r->at(i).integer();
+    auto fp = fingerprint::Decode(r->at(i + 2).str(), options_.fingerprint);
+    if (!fp) continue;
+    ++*seen;
+    if (!fn(page.last, r->at(i + 1).integer(), *fp)) {
+      page.stopped = true;
+      break;
+    }
+  }
+  return page;
 }
 
 Result<Recorded> RedisStore::Record(const Message& message, const Join& join,
                                     const WaveRule& rule) {
   const std::vector<std::uint32_t> keys =
       IndexKeys(message.fingerprint, options_.fingerprint);
-  std::vector<std::string> args(16);
+  std::vector<std::string> args(17);
   args[0] = std::to_string(join.cluster.value_or(0));
   args[2] = std::to_string(message.arrival);
   args[3] = fingerprint::Encode(message.fingerprint, options_.fingerprint);
   args[4] = std::to_string(secret_.Hash("sender", message.sender));
-  args[5] = std::to_string(secret_.Hash("message-id", message.message_id));
-  args[6] = message.queue_id;
-  args[7] = message.language;
-  args[8] = std::to_string(message.size);
+  args[5] = PackHash(secret_.Hash("message-id", message.message_id));
+  // The message string keeps these lengths in one byte each (a queue id is
+  // a dozen characters, a language code a few) and the size in four.
+  args[6] = message.queue_id.substr(0, 255);
+  args[7] = message.language.substr(0, 255);
+  args[8] = std::to_string(
+      std::min<std::uint64_t>(message.size, std::uint64_t{0xffffffff}));
   args[9] = std::to_string(rule.window.count());
   args[10] = std::to_string(rule.min_size);
   const std::int64_t retention = options_.retention.count();
@@ -427,6 +547,7 @@ Result<Recorded> RedisStore::Record(const Message& message, const Join& join,
                                 ? message.arrival - retention
                                 : 0);
   args[15] = std::to_string(kPrunePerRecord);
+  args[16] = std::to_string(!join.cluster && join.seen ? *join.seen : -1);
   for (const std::uint32_t k : keys) args.push_back(std::to_string(k));
 
   // A new cluster's id is drawn here (Lua's random numbers repeat across
@@ -441,6 +562,10 @@ Result<Recorded> RedisStore::Record(const Message& message, const Join& join,
     auto r = Eval(kRecord, args);
     if (!r) return Fail(r.error());
     if (r->size() == 1 && r->at(0).str() == "retry") continue;
+    if (r->size() == 1 && r->at(0).str() == "conflict") {
+      return Fail(Error::Conflict(
+          "redis: a message recorded meanwhile shares an index key"));
+    }
     if (r->size() < 1 + kClusterFields + 2) {
       return Fail(Error::Unavailable("redis: malformed Record reply"));
     }
@@ -478,26 +603,13 @@ Result<std::vector<Cluster>> RedisStore::Clusters(bool waves_only,
 }
 
 Result<std::optional<Cluster>> RedisStore::FindCluster(ClusterId id) {
-  const std::string key = prefix_ + "c:" + std::to_string(id);
-  auto r = Run({"HMGET", key, "k", "f", "l", "n", "s", "g", "w", "t"});
+  auto r = Eval(kCluster, {std::to_string(id)});
   if (!r) return Fail(r.error());
-  if (r->type() != Reply::Type::kArray || r->size() != 8) {
-    return Fail(Error::Unavailable("redis: " + std::string(r->str())));
+  if (r->size() == 0) return std::optional<Cluster>();
+  if (r->size() != kClusterFields) {
+    return Fail(Error::Unavailable("redis: malformed cluster reply"));
   }
-  if (r->at(0).type() == Reply::Type::kNil) return std::optional<Cluster>();
-  Cluster c;
-  c.id = id;
-  c.canonical = r->at(0).integer();
-  c.first_seen = r->at(1).integer();
-  c.last_seen = r->at(2).integer();
-  c.size =
-      static_cast<std::uint64_t>(std::max<std::int64_t>(0, r->at(3).integer()));
-  c.senders =
-      static_cast<std::uint64_t>(std::max<std::int64_t>(0, r->at(4).integer()));
-  c.language = std::string(r->at(5).str());
-  c.wave = r->at(6).integer() != 0;
-  c.wave_since = r->at(7).integer();
-  return std::optional<Cluster>(std::move(c));
+  return std::optional<Cluster>(ReadCluster(*r, 0));
 }
 
 Result<std::vector<Member>> RedisStore::Members(ClusterId id,
@@ -622,8 +734,15 @@ Result<std::unique_ptr<Store>> OpenRedis(const RedisOptions& options) {
   connect.command_timeout = options.command_timeout;
   auto store =
       std::make_unique<RedisStore>(options, std::move(connect), *secret);
+  // A server that cannot be reached now (down, restarting, not yet up at
+  // boot) leaves the store down, said once in the log, and reconnected by
+  // the backoff on a later call: the milter starts and passes mail untagged
+  // until it is back. What a later call cannot cure fails here: refused
+  // credentials, a wrong database, another layout.
   auto probe = store->Probe();
-  if (!probe) return Fail(probe.error());
+  if (!probe && probe.error().code() != Error::Code::kUnavailable) {
+    return Fail(probe.error());
+  }
   return std::unique_ptr<Store>(std::move(store));
 }
 

@@ -54,6 +54,9 @@ constexpr char kMessageRow[] =
 constexpr char kSince[] =
     "SELECT id, arrival, fingerprint FROM messages WHERE arrival >= ?1 "
     "ORDER BY arrival, id";
+constexpr char kNewer[] =
+    "SELECT id, arrival, fingerprint FROM messages WHERE id > ?1 "
+    "ORDER BY id LIMIT ?2";
 constexpr char kFingerprintOf[] =
     "SELECT fingerprint FROM messages WHERE id = ?1";
 constexpr char kClusterRow[] =
@@ -203,6 +206,10 @@ class SqliteStore final : public Store {
       UnixMillis since,
       const std::function<bool(std::int64_t, UnixMillis,
                                const fingerprint::Fingerprint&)>& fn) override;
+  Result<std::int64_t> ForEachNewer(
+      std::int64_t after, std::size_t limit,
+      const std::function<bool(std::int64_t, UnixMillis,
+                               const fingerprint::Fingerprint&)>& fn) override;
   Result<Recorded> Record(const Message& message, const Join& join,
                           const WaveRule& rule) override;
   Result<std::vector<Cluster>> Clusters(bool waves_only, const WaveRule& rule,
@@ -256,6 +263,12 @@ class SqliteStore final : public Store {
   // writes off for the store's life and says so once; every failure becomes
   // kUnavailable for the caller, except bugs, which stay what they are.
   Error WriteFailed(const Error& e);
+  // The newest message id in `db`'s snapshot (0: none).
+  static Result<std::int64_t> MaxId(Db& db);
+  // Whether a message newer than `seen` is filed under one of `keys`.
+  static Result<bool> NewerSharesKey(Db& db,
+                                     const std::vector<std::uint32_t>& keys,
+                                     std::int64_t seen);
   Result<void> RecordLocked(const Message& message, const Join& join,
                             const WaveRule& rule,
                             const std::vector<std::uint32_t>& keys,
@@ -374,16 +387,10 @@ Result<Lookup> SqliteStore::Find(const Message& message) {
     }
   }
   index_rows_read_ += rows_read;
+  auto max_id = MaxId(db);
+  if (!max_id) return Fail(max_id.error());
+  lookup.seen = *max_id;
   if (hits.empty()) return lookup;
-
-  std::int64_t max_id = 0;
-  {
-    auto q = db.Prepare(kMaxId);
-    if (!q) return Fail(q.error());
-    auto row = q->Step();
-    if (!row) return Fail(row.error());
-    if (*row) max_id = q->Int(0);
-  }
 
   // Rank before reading rows, so that only about max_candidates rows are read
   // however many messages share a key: possibly exact first (the exact key
@@ -395,7 +402,7 @@ Result<Lookup> SqliteStore::Find(const Message& message) {
   std::vector<Ranked> ranked;
   ranked.reserve(hits.size());
   for (const auto& [low, hit] : hits) {
-    const std::int64_t id = ResolveMessageId(low, max_id);
+    const std::int64_t id = ResolveMessageId(low, *max_id);
     if (id != 0) ranked.push_back({id, hit});
   }
   std::sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
@@ -422,6 +429,9 @@ Result<Lookup> SqliteStore::Fetch(std::span<const std::int64_t> ids) {
   std::vector<RankedId> ranked;
   ranked.reserve(ids.size());
   for (const std::int64_t id : ids) ranked.push_back({id, 0});
+  auto max_id = MaxId(db);
+  if (!max_id) return Fail(max_id.error());
+  lookup.seen = *max_id;
   MW_TRY(ReadLookup(db, ranked, nullptr, lookup));
   return lookup;
 }
@@ -449,6 +459,31 @@ Result<std::uint64_t> SqliteStore::ForEach(
     if (!fn(q->Int(0), q->Int(1), *fp)) break;
   }
   return seen;
+}
+
+Result<std::int64_t> SqliteStore::ForEachNewer(
+    std::int64_t after, std::size_t limit,
+    const std::function<bool(std::int64_t, UnixMillis,
+                             const fingerprint::Fingerprint&)>& fn) {
+  auto lease = AcquireReader();
+  if (!lease) return Fail(lease.error());
+  Db& db = lease->db();
+  auto q = db.Prepare(kNewer);
+  if (!q) return Fail(q.error());
+  MW_TRY(q->Bind(1, after));
+  MW_TRY(q->Bind(
+      2, static_cast<std::int64_t>(std::min<std::size_t>(limit, INT64_MAX))));
+  std::int64_t last = after;
+  for (;;) {
+    auto row = q->Step();
+    if (!row) return Fail(row.error());
+    if (!*row) break;
+    last = q->Int(0);
+    auto fp = fingerprint::Decode(q->Blob(2), options_.fingerprint);
+    if (!fp) continue;
+    if (!fn(last, q->Int(1), *fp)) break;
+  }
+  return last;
 }
 
 Result<void> SqliteStore::ReadLookup(Db& db,
@@ -542,6 +577,39 @@ Result<ClusterId> SqliteStore::NewClusterIdLocked() {
   return Fail(Error::Internal("store: no free cluster id after 64 tries"));
 }
 
+Result<std::int64_t> SqliteStore::MaxId(Db& db) {
+  auto q = db.Prepare(kMaxId);
+  if (!q) return Fail(q.error());
+  auto row = q->Step();
+  if (!row) return Fail(row.error());
+  return *row ? q->Int(0) : 0;
+}
+
+Result<bool> SqliteStore::NewerSharesKey(Db& db,
+                                         const std::vector<std::uint32_t>& keys,
+                                         std::int64_t seen) {
+  auto max_id = MaxId(db);
+  if (!max_id) return Fail(max_id.error());
+  if (*max_id <= seen) return false;
+  auto scan = db.Prepare(kIdxScan);
+  if (!scan) return Fail(scan.error());
+  for (const std::uint32_t key : keys) {
+    // A key's newest row has the highest low id bits (until the ids wrap
+    // past 2^32, when this may miss one: the check is a best effort there).
+    const RowRange range = KeyRows(key);
+    MW_TRY(scan->Bind(1, range.lo));
+    MW_TRY(scan->Bind(2, range.hi));
+    MW_TRY(scan->Bind(3, std::int64_t{1}));
+    auto row = scan->Step();
+    if (!row) return Fail(row.error());
+    const bool newer =
+        *row && ResolveMessageId(IndexRowMessage(scan->Int(0)), *max_id) > seen;
+    scan->Reset();
+    if (newer) return true;
+  }
+  return false;
+}
+
 Result<void> SqliteStore::RecordLocked(const Message& message, const Join& join,
                                        const WaveRule& rule,
                                        const std::vector<std::uint32_t>& keys,
@@ -560,6 +628,14 @@ Result<void> SqliteStore::RecordLocked(const Message& message, const Join& join,
     if (*row) cluster = *join.cluster;
   }
   const bool is_new = !cluster;
+  if (!join.cluster && join.seen) {
+    auto newer = NewerSharesKey(db, keys, *join.seen);
+    if (!newer) return Fail(newer.error());
+    if (*newer) {
+      return Fail(Error::Conflict(
+          "store: a message recorded meanwhile shares an index key"));
+    }
+  }
   if (is_new) {
     auto id = NewClusterIdLocked();
     if (!id) return Fail(id.error());

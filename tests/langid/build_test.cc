@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "langid/model.h"
@@ -119,6 +120,33 @@ TEST(BuildTest, SerbianCyrillicFromLatin) {
   const PostingList p = m->Lookup("љубав");
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(m->languages()[p[0].language].code, "sr");
+}
+
+// The n-gram tier's trigram log-probabilities are taken over at least 12,000
+// trigram occurrences: a list of one word does not give its trigrams a
+// probability of 1/3 each, while a list with more occurrences keeps its own
+// frequencies.
+TEST(BuildTest, SmallListsTrigramsAreDiscounted) {
+  auto weight = [](double log_p) { return (log_p + 12.0) / 12.0; };
+  auto small = Model::FromBytes(*Build({{"aa", {{"xyz", 5}}}}, BuildParams{}));
+  ASSERT_TRUE(small.has_value());
+  const PostingList xyz = small->LookupNgram("xyz");
+  ASSERT_EQ(xyz.size(), 1u);
+  EXPECT_NEAR(xyz[0].weight, weight(std::log(1.0 / 12000)), 1e-4);
+
+  // 5000 three-letter words: 15,000 trigram occurrences, 26 of them " aa".
+  WordList big{"bb", {}};
+  for (int i = 0; i < 5000; ++i) {
+    const std::string w = {static_cast<char>('a' + i / 676),
+                           static_cast<char>('a' + i / 26 % 26),
+                           static_cast<char>('a' + i % 26)};
+    big.words.emplace_back(w, 1);
+  }
+  auto large = Model::FromBytes(*Build({big}, BuildParams{}));
+  ASSERT_TRUE(large.has_value());
+  const PostingList aa = large->LookupNgram(" aa");
+  ASSERT_EQ(aa.size(), 1u);
+  EXPECT_NEAR(aa[0].weight, weight(std::log(26.0 / 15000)), 1e-4);
 }
 
 }  // namespace

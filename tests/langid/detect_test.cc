@@ -200,5 +200,33 @@ TEST(DetectTest, C1ApostropheJoinsNothingAndSplitsLikeTheLists) {
             "b\xE2\x82\xAC ");
 }
 
+// A language with a word list in one script and a script of its own that
+// decides it (Mongolian: Cyrillic list, Mongolian script) is one candidate:
+// words of either script count for the list's entry, and a text in both is
+// not "mn+mn".
+TEST(DetectTest, ScriptDecidedWordsCountForTheLanguagesList) {
+  auto bytes =
+      Build({{"mn", {{"монгол", 10}, {"хэл", 5}}}, {"ru", {{"язык", 10}}}},
+            BuildParams{});
+  ASSERT_TRUE(bytes.has_value());
+  auto model = Model::FromBytes(std::move(*bytes));
+  ASSERT_TRUE(model.has_value());
+  const int mn = model->FindLanguage("mn");
+  ASSERT_GE(mn, 0);
+  const std::string text = "ᠮᠣᠩᠭᠣᠯ ᠬᠡᠯᠡ монгол хэл язык";
+  const Evidence e = Collect(text, *model);
+  EXPECT_EQ(e.pure[mn], 4.0);  // two Mongolian-script words, two list words
+  for (std::size_t i = 0; i < e.pure.size(); ++i) {
+    if (static_cast<int>(i) != mn && CandidateCode(*model, i) == "mn") {
+      EXPECT_EQ(e.pure[i], 0.0);
+    }
+  }
+  Options o = Formula();
+  o.min_words = 1;
+  const Language l = Detect(text, *model, o);
+  EXPECT_EQ(l.code, "mn");
+  EXPECT_NE(l.second, "mn");
+}
+
 }  // namespace
 }  // namespace mw::langid

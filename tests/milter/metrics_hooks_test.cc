@@ -59,6 +59,12 @@ class FakeStore : public store::Store {
                                const fingerprint::Fingerprint&)>&) override {
     return Fail(Error::Internal("unused"));
   }
+  Result<std::int64_t> ForEachNewer(
+      std::int64_t, std::size_t,
+      const std::function<bool(std::int64_t, store::UnixMillis,
+                               const fingerprint::Fingerprint&)>&) override {
+    return Fail(Error::Internal("unused"));
+  }
   Result<std::optional<store::Cluster>> FindCluster(store::ClusterId) override {
     return Fail(Error::Internal("unused"));
   }
@@ -210,6 +216,38 @@ TEST(MilterMetrics, StoreGauges) {
   t = r.Render();
   EXPECT_EQ(Sample(t, "mailwave_store_messages"), 1200);
   EXPECT_EQ(Sample(t, "mailwave_errors_total{kind=\"stats\"}"), 1);
+  EXPECT_EQ(Sample(t, "mailwave_store_up"), 0);
+  store.stats = stats;
+  m.RefreshStore(&store);
+  EXPECT_EQ(Sample(r.Render(), "mailwave_store_up"), 1);
+}
+
+// The store's state follows the messages: down with the first message whose
+// store call failed, up with the next one it answered; a message that never
+// asked it (no store, degraded) changes nothing.
+TEST(MilterMetrics, StoreUpFollowsMessagesAndRelookupsCount) {
+  metrics::Registry r;
+  MilterMetrics m(r);
+  pipeline::Outcome ok = Analysed();
+  ok.analysis.timings.lookup = std::chrono::microseconds(30);
+  ok.store_conflicts = 2;
+  pipeline::Outcome failed = ok;
+  failed.store_conflicts = 0;
+  failed.analysis.warnings = {
+      {pipeline::WarningKind::kStore, "store: lookup: redis: down"}};
+  pipeline::Outcome no_store = Analysed();
+  no_store.analysis.timings.lookup = {};
+  m.RecordCheck(ok, milliseconds(1));
+  EXPECT_EQ(Sample(r.Render(), "mailwave_store_up"), 1);
+  m.RecordCheck(failed, milliseconds(1));
+  EXPECT_EQ(Sample(r.Render(), "mailwave_store_up"), 0);
+  m.RecordCheck(no_store, milliseconds(1));
+  EXPECT_EQ(Sample(r.Render(), "mailwave_store_up"), 0);
+  m.RecordCheck(ok, milliseconds(1));
+  const std::string t = r.Render();
+  EXPECT_EQ(Sample(t, "mailwave_store_up"), 1);
+  EXPECT_EQ(Sample(t, "mailwave_store_relookups_total"), 4);
+  EXPECT_EQ(Sample(t, "mailwave_errors_total{kind=\"store\"}"), 1);
 }
 
 TEST(MilterMetrics, ProcessRegistryHasEverySeriesOnce) {

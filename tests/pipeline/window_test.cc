@@ -7,9 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mime/message.h"
@@ -125,6 +127,65 @@ TEST_F(WindowTest, JoinsSpunCopiesTheIndexMisses) {
   ASSERT_TRUE(other.has_value());
   EXPECT_TRUE(other->window_asked);
   EXPECT_FALSE(other->match.has_value());
+}
+
+// Two MX hosts on one shared store, each with its own window: a spun wave
+// sent through both alternately is one cluster, because each window follows
+// what the other host records (Window::Follow). Two handles on one SQLite
+// file stand in for two hosts on one Redis ([store] backend = "redis" is
+// what turns following on; tests/e2e/run_redis runs the real thing).
+// Without Follow the copies through B, whose window never saw A's records,
+// start clusters of their own (checked by hand: the first copy via B
+// already finds nothing).
+TEST_F(WindowTest, WindowsOfTwoHostsFollowTheSharedStore) {
+  TempDir dir;
+  auto host_a = OpenStore(dir.path());
+  auto host_b = OpenStore(dir.path());
+  ASSERT_TRUE(host_a && host_b);
+  config::Settings settings = WindowSettings();
+  settings.store.backend = "redis";
+  auto analyzer = TestAnalyzer(settings);
+  ASSERT_NE(analyzer, nullptr);
+  auto window_a = Window::Open(*host_a, settings, kT0, {});
+  auto window_b = Window::Open(*host_b, settings, kT0, {});
+  ASSERT_TRUE(window_a.has_value() && window_b.has_value());
+  auto base = Check(*analyzer, host_a.get(),
+                    variants::BuildMessage(Decoded("fp-faq-a.eml")), {},
+                    {.now = kT0, .window = window_a->get()});
+  ASSERT_TRUE(base.has_value() && base->cluster.has_value());
+  std::vector<std::string> spun;
+  for (const std::string& copy : SpunCopies(24)) {
+    auto o =
+        Check(*analyzer, host_a.get(), copy, {}, {.dry_run = true, .now = kT0});
+    ASSERT_TRUE(o.has_value());
+    if (!o->match) spun.push_back(copy);
+  }
+  ASSERT_GE(spun.size(), 6u) << "the index alone found nearly every copy";
+  spun.resize(8 <= spun.size() ? 8 : spun.size());
+  int via_b = 0;
+  for (std::size_t i = 0; i < spun.size(); ++i) {
+    const bool b = i % 2 == 0;  // B first: its window must follow A's base
+    via_b += b ? 1 : 0;
+    // Follow reads at most every 250 ms: the copies come further apart.
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto o =
+        Check(*analyzer, b ? host_b.get() : host_a.get(), spun[i], {},
+              {.now = kT0 + kMinute * static_cast<store::UnixMillis>(i + 1),
+               .window = b ? window_b->get() : window_a->get()});
+    ASSERT_TRUE(o.has_value());
+    ASSERT_TRUE(o->match.has_value())
+        << "copy " << i << (b ? " via B" : " via A");
+    EXPECT_EQ(o->cluster, base->cluster) << "copy " << i;
+    ASSERT_TRUE(o->wave.has_value());
+    EXPECT_EQ(o->wave->size, i + 2);
+  }
+  EXPECT_GE(via_b, 3);
+  // Each window holds every message once, whoever recorded it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  (*window_a)->Follow(*host_a);
+  (*window_b)->Follow(*host_b);
+  EXPECT_EQ((*window_a)->size(), 1 + spun.size());
+  EXPECT_EQ((*window_b)->size(), 1 + spun.size());
 }
 
 TEST_F(WindowTest, FollowsRetentionAndMax) {

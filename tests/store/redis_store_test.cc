@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "redis_conn.h"
@@ -27,6 +28,7 @@ namespace mw::store {
 namespace {
 
 using testing::Body;
+using testing::Decide;
 using testing::EditSentence;
 using testing::MessageOf;
 using testing::TempDir;
@@ -144,7 +146,7 @@ class RedisStoreTest : public ::testing::Test {
   Recorded Record(Store& store, const Message& m,
                   std::optional<ClusterId> cluster = std::nullopt,
                   const WaveRule& rule = WaveRule{}) {
-    auto r = store.Record(m, Join{cluster}, rule);
+    auto r = store.Record(m, Join{.cluster = cluster, .seen = {}}, rule);
     EXPECT_TRUE(r.has_value()) << r.error().ToString();
     return r ? *r : Recorded{};
   }
@@ -167,16 +169,6 @@ class RedisStoreTest : public ::testing::Test {
   std::mutex log_mu_;
   std::vector<std::string> log_;
 };
-
-// The wave decision of a test: join the best candidate's cluster when it
-// shares the body or at least `min_shared` keys, else start a cluster.
-std::optional<ClusterId> Decide(const Lookup& lookup,
-                                std::uint32_t min_shared) {
-  if (lookup.candidates.empty()) return std::nullopt;
-  const Candidate& best = lookup.candidates.front();
-  if (best.exact || best.shared_keys >= min_shared) return best.cluster;
-  return std::nullopt;
-}
 
 TEST_F(RedisStoreTest, SameSequenceSameVerdictsAsSqlite) {
   auto redis = Open();
@@ -235,8 +227,9 @@ TEST_F(RedisStoreTest, SameSequenceSameVerdictsAsSqlite) {
     const auto jr = Decide(*lr, 3);
     const auto js = Decide(*ls, 3);
     ASSERT_EQ(jr.has_value(), js.has_value());
-    auto rr = redis->Record(sequence[i], Join{jr}, rule);
-    auto rs = (*sqlite)->Record(sequence[i], Join{js}, rule);
+    auto rr = redis->Record(sequence[i], Join{.cluster = jr, .seen = {}}, rule);
+    auto rs =
+        (*sqlite)->Record(sequence[i], Join{.cluster = js, .seen = {}}, rule);
     ASSERT_TRUE(rr.has_value()) << rr.error().ToString();
     ASSERT_TRUE(rs.has_value());
     EXPECT_EQ(rr->id, rs->id);
@@ -416,14 +409,17 @@ TEST_F(RedisStoreTest, EveryKeyCarriesTheSiteHashTagAndTtls) {
   int with_ttl = 0;
   for (std::size_t i = 0; i < keys->size(); ++i) {
     const std::string key(keys->at(i).str());
+    if (key == "{mw:t2}:v") continue;  // the second site's layout mark
     EXPECT_EQ(key.rfind("{mw:t1}:", 0), 0u) << key;
     auto ttl = admin->Command({"PTTL", key});
     ASSERT_TRUE(ttl.has_value());
     const std::int64_t ms = ttl->integer();
     // The per-message keys expire at twice the retention; the counters and
-    // the global arrival and cluster lists are kept (pruned, never expired).
-    const bool global = key == "{mw:t1}:n" || key == "{mw:t1}:a" ||
-                        key == "{mw:t1}:cl" || key == "{mw:t1}:x";
+    // the global cluster list are kept (pruned, never expired).
+    const bool global = key == "{mw:t1}:v" || key == "{mw:t1}:n" ||
+                        key == "{mw:t1}:mc" || key == "{mw:t1}:lo" ||
+                        key == "{mw:t1}:cl" || key == "{mw:t1}:x" ||
+                        key == "{mw:t1}:w";
     if (global) {
       EXPECT_EQ(ms, -1) << key;
     } else {
@@ -438,6 +434,89 @@ TEST_F(RedisStoreTest, EveryKeyCarriesTheSiteHashTagAndTtls) {
   // One packed string per message: a hash would leave the compact listpack
   // encoding for its fingerprint field and cost several times as much.
   EXPECT_EQ(check->str(), "string");
+}
+
+// A message that starts a cluster costs no cluster keys; its cluster still
+// reads as one of one (Find, FindCluster, Members), gets its keys when a
+// second message joins, keeping its id, and single clusters' ids are
+// distinct and not the message ids.
+TEST_F(RedisStoreTest, SingleMessageClustersHaveNoKeysUntilJoined) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  std::set<ClusterId> ids;
+  Recorded first;
+  for (int i = 0; i < 200; ++i) {
+    const Recorded r = Record(*store, MessageOf(Body(5000 + i, 8), 100 + i));
+    EXPECT_EQ(r.cluster.size, 1u);
+    EXPECT_EQ(r.cluster.canonical, r.id);
+    EXPECT_NE(static_cast<std::int64_t>(r.cluster.id), r.id);
+    ids.insert(r.cluster.id);
+    if (i == 0) first = r;
+  }
+  EXPECT_EQ(ids.size(), 200u);
+  auto keys = admin->Command({"KEYS", "{mw:t1}:c*"});
+  ASSERT_TRUE(keys.has_value());
+  EXPECT_EQ(keys->size(), 0u);  // no c:, cm:, cs: nor cl
+
+  auto one = store->FindCluster(first.cluster.id);
+  ASSERT_TRUE(one.has_value() && one->has_value());
+  EXPECT_EQ((*one)->canonical, first.id);
+  EXPECT_EQ((*one)->size, 1u);
+  EXPECT_EQ((*one)->senders, 1u);
+  EXPECT_EQ((*one)->first_seen, 100);
+  auto members = store->Members(first.cluster.id, 10);
+  ASSERT_TRUE(members.has_value());
+  ASSERT_EQ(members->size(), 1u);
+  EXPECT_EQ((*members)[0].id, first.id);
+  auto none = store->FindCluster(first.cluster.id ^ 0x5a5a5a5au);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_FALSE(none->has_value());
+
+  const Message twin = MessageOf(Body(5000, 8), 400, "b@example.com");
+  auto l = store->Find(twin);
+  ASSERT_TRUE(l.has_value());
+  ASSERT_FALSE(l->clusters.empty());
+  EXPECT_EQ(l->clusters[0].first.id, first.cluster.id);
+  EXPECT_EQ(l->clusters[0].first.size, 1u);
+  EXPECT_TRUE(l->clusters[0].second.has_value());  // the canonical's fp
+  const Recorded joined = Record(*store, twin, first.cluster.id);
+  EXPECT_EQ(joined.cluster.id, first.cluster.id);
+  EXPECT_EQ(joined.cluster.size, 2u);
+  EXPECT_EQ(joined.cluster.senders, 2u);
+  EXPECT_EQ(joined.cluster.canonical, first.id);
+  keys = admin->Command({"KEYS", "{mw:t1}:c*"});
+  ASSERT_TRUE(keys.has_value());
+  EXPECT_EQ(keys->size(), 4u);  // c:, cm:, cs: and cl
+  auto stats = store->GetStats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->messages, 201u);
+  EXPECT_EQ(stats->clusters, 1u);
+  EXPECT_EQ(stats->oldest, 100);
+  EXPECT_EQ(stats->newest, 400);
+  auto check = store->Check();
+  ASSERT_TRUE(check.has_value());
+  EXPECT_EQ(*check, "ok");
+}
+
+// Keys of another layout are refused at open, naming the prefix, not read
+// as messages.
+TEST_F(RedisStoreTest, OtherLayoutIsRefusedAtOpen) {
+  { auto store = Open(); }  // writes the layout
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  auto set = admin->Command({"SET", "{mw:t1}:v", "1"});
+  ASSERT_TRUE(set.has_value());
+  auto store = OpenRedis(Options());
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().code(), Error::Code::kCorrupt);
+  EXPECT_NE(store.error().message().find("{mw:t1}:"), std::string::npos)
+      << store.error().message();
+  EXPECT_NE(store.error().message().find("layout 1"), std::string::npos);
+  RedisOptions other = Options();
+  other.prefix = "t3";
+  EXPECT_NE(Open(other), nullptr);
 }
 
 TEST_F(RedisStoreTest, ConcurrentWritersJoinOneCluster) {
@@ -468,7 +547,8 @@ TEST_F(RedisStoreTest, ConcurrentWritersJoinOneCluster) {
           ++failed;
           continue;
         }
-        auto r = hosts[t]->Record(m, Join{Decide(*l, 2)}, rule);
+        auto r = hosts[t]->Record(m, Join{.cluster = Decide(*l, 2), .seen = {}},
+                                  rule);
         if (!r) {
           ++failed;
           continue;
@@ -491,6 +571,39 @@ TEST_F(RedisStoreTest, ConcurrentWritersJoinOneCluster) {
   auto members = store->Members(first.cluster.id, 1000);
   ASSERT_TRUE(members.has_value());
   EXPECT_EQ(members->size(), 1u + kThreads * kEach);
+}
+
+TEST_F(RedisStoreTest, NewClusterChecksMessagesRecordedSinceTheLookup) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  testing::ExpectNewClusterChecksNewerMessages(*store);
+}
+
+// Hosts that see the first copies of a wave at the same moment: without
+// Join::seen each would start its own cluster (checked by hand with max_races
+// 0, i.e. without Join::seen: 2 to 7 clusters in most of 10 runs of each test).
+TEST_F(RedisStoreTest, RacingFirstCopiesFromThreadsEndInOneCluster) {
+  const RedisOptions o = Options();
+  auto r = testing::RaceFirstCopies([&] { return Open(o); }, 8, 3,
+                                    /*processes=*/false, 2);
+  EXPECT_EQ(r.failures, 0);
+  EXPECT_EQ(r.recorded, 24);
+  EXPECT_EQ(r.clusters.size(), 1u) << r.conflicts << " conflicts";
+}
+
+TEST_F(RedisStoreTest, RacingFirstCopiesFromProcessesEndInOneCluster) {
+  const RedisOptions o = Options();
+  auto r = testing::RaceFirstCopies([&] { return Open(o); }, 6, 3,
+                                    /*processes=*/true, 2);
+  EXPECT_EQ(r.failures, 0);
+  EXPECT_EQ(r.recorded, 18);
+  EXPECT_EQ(r.clusters.size(), 1u) << r.conflicts << " conflicts";
+  auto store = Open(o);
+  ASSERT_NE(store, nullptr);
+  auto c = store->FindCluster(*r.clusters.begin());
+  ASSERT_TRUE(c.has_value() && c->has_value());
+  EXPECT_EQ((*c)->size, 18u);
+  EXPECT_EQ((*c)->senders, 6u);
 }
 
 TEST_F(RedisStoreTest, KilledServerIsUnavailableOnceThenBack) {
@@ -533,6 +646,35 @@ TEST_F(RedisStoreTest, KilledServerIsUnavailableOnceThenBack) {
   (void)a;
 }
 
+// A milter started before its Redis (boot order, an outage) starts with the
+// store down and picks it up once the server answers, without a reload.
+TEST_F(RedisStoreTest, OpenedWhileServerIsDownComesUpWithIt) {
+  StopServer(SIGKILL);
+  RedisOptions o = Options();
+  o.connect_timeout = std::chrono::milliseconds(200);
+  auto store = OpenRedis(o);
+  ASSERT_TRUE(store.has_value()) << store.error().ToString();
+  const Message m = MessageOf(Body(97, 12), 1000);
+  auto l = (*store)->Find(m);
+  ASSERT_FALSE(l.has_value());
+  EXPECT_EQ(l.error().code(), Error::Code::kUnavailable);
+  EXPECT_EQ(LogCount("redis: down: "), 1);
+  for (const std::string& line : Log()) {
+    EXPECT_EQ(line.find("redis: down: redis:"), std::string::npos) << line;
+  }
+  ASSERT_TRUE(StartServer());
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  bool ok = false;
+  while (!ok && std::chrono::steady_clock::now() < deadline) {
+    ok = (*store)->Record(m, Join{}, WaveRule{}).has_value();
+    if (!ok) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(LogCount("redis: back"), 1);
+  EXPECT_EQ(LogCount("redis: down: "), 1);
+}
+
 TEST_F(RedisStoreTest, StalledServerTimesOut) {
   RedisOptions o = Options();
   o.command_timeout = std::chrono::milliseconds(150);
@@ -556,7 +698,8 @@ TEST_F(RedisStoreTest, WrongPasswordIsAClearErrorWithoutThePassword) {
   o.password_file = dir_.File("wrong");
   auto store = OpenRedis(o);
   ASSERT_FALSE(store.has_value());
-  EXPECT_EQ(store.error().code(), Error::Code::kUnavailable);
+  // A configuration error, refused at start: no later call would cure it.
+  EXPECT_EQ(store.error().code(), Error::Code::kInvalidArgument);
   EXPECT_NE(store.error().message().find("authentication as mwtest refused"),
             std::string::npos)
       << store.error().message();

@@ -26,6 +26,8 @@ class [[nodiscard]] Error {
     kIo,           // the operating system refused a read or write
     kLimit,        // a configured limit was hit and nothing usable remains
     kUnavailable,  // a resource is busy or absent (SQLite BUSY, no GPU)
+    kConflict,     // what a call was based on changed meanwhile (another
+                   // writer): read again, decide again, retry
     kInternal,     // a bug: an invariant did not hold
   };
 
@@ -43,6 +45,9 @@ class [[nodiscard]] Error {
   static Error Limit(std::string m) { return {Code::kLimit, std::move(m)}; }
   static Error Unavailable(std::string m) {
     return {Code::kUnavailable, std::move(m)};
+  }
+  static Error Conflict(std::string m) {
+    return {Code::kConflict, std::move(m)};
   }
   static Error Internal(std::string m) {
     return {Code::kInternal, std::move(m)};

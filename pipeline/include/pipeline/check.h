@@ -58,6 +58,9 @@ struct Outcome {
   bool window_asked = false;
   std::size_t window_candidates = 0;
   bool window_matched = false;  // the match came from the window's answer
+  // Lookups repeated because another writer recorded a message sharing a key
+  // with this one between its lookup and its record (store::Join::seen).
+  std::uint32_t store_conflicts = 0;
 };
 
 // `store` may be null (no store configured): only the language header.

@@ -35,6 +35,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "config/config.h"
@@ -72,6 +73,16 @@ class Window {
   Answer Near(const fingerprint::Fingerprint& fp,
               const fingerprint::Options& options);
 
+  // With a store other hosts write to ([store] backend = "redis"): adds what
+  // was recorded there since the last call (Store::ForEachNewer), at most
+  // four times a second, by the first caller; others go on at once. Each
+  // message is added once, whoever recorded it. Without that, a host's window
+  // holds only its own messages, and a spun wave sent through two MX hosts
+  // makes a cluster on each. A store that cannot be read is tried again a
+  // quarter of a second later. Does nothing for a store only this process
+  // writes.
+  void Follow(store::Store& store);
+
   // A message the store recorded under `id`: it joins the window, and the
   // messages older than the retention before `arrival`, or beyond
   // window_max, leave it.
@@ -89,9 +100,15 @@ class Window {
   std::chrono::milliseconds budget_;
   std::chrono::milliseconds retention_;
   std::size_t max_;
+  bool follow_;  // the store is shared (Follow reads it)
   mutable std::mutex mu_;
   // Ids in the window by arrival (oldest first), for eviction.
   std::deque<std::pair<store::UnixMillis, std::int64_t>> order_;
+  std::unordered_set<std::int64_t> ids_;  // the same ids, to add each once
+  // Follow's state: the id to read newer than, and when it may read next.
+  std::mutex follow_mu_;
+  std::int64_t followed_ = 0;
+  std::chrono::steady_clock::time_point next_follow_{};
 };
 
 }  // namespace mw::pipeline

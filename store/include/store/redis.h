@@ -70,9 +70,11 @@ struct RedisOptions {
 
 // Reads the password file, loads the site secret and connects once (so a
 // wrong address or password is said at startup). Fails with kInvalidArgument
-// for a malformed address, kIo when a file cannot be read, kUnavailable when
-// the server cannot be reached or refuses the credentials (the message says
-// which).
+// for a malformed address or when the server refuses the credentials or the
+// database, kIo when a file cannot be read, kCorrupt when the prefix holds
+// keys of another layout. A server that cannot be reached is not a failure:
+// the store starts down (one "redis: down" line) and reconnects on a later
+// call, as after any outage.
 Result<std::unique_ptr<Store>> OpenRedis(const RedisOptions& options);
 
 }  // namespace mw::store

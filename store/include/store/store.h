@@ -114,6 +114,9 @@ struct Lookup {
   // Rows whose fingerprint could not be decoded (corrupt, or written under
   // other fingerprint options); they are skipped, never compared.
   std::uint32_t skipped_rows = 0;
+  // The newest message id the store held when it answered (0: none). A Join
+  // that starts a new cluster passes it back (Join::seen).
+  std::int64_t seen = 0;
 };
 
 // A member of a cluster, as a wave event names it.
@@ -138,6 +141,14 @@ struct Recorded {
 // Which cluster Record puts the message in.
 struct Join {
   std::optional<ClusterId> cluster;  // nullopt: start a new cluster
+  // With `cluster` nullopt: the Lookup::seen the decision was made on. Record
+  // then fails with kConflict, storing nothing, when a message recorded after
+  // it shares an index key with this one: another writer (a milter thread,
+  // another MX host) started or joined a cluster meanwhile that this message
+  // was not compared with. The caller finds and decides again; without the
+  // check two hosts that see the first two copies of a wave at the same moment
+  // would start two clusters. nullopt: no check.
+  std::optional<std::int64_t> seen;
 };
 
 struct WaveRule {
@@ -180,9 +191,21 @@ class Store {
       const std::function<bool(std::int64_t, UnixMillis,
                                const fingerprint::Fingerprint&)>& fn) = 0;
 
+  // Calls fn(id, arrival, fingerprint) for the stored messages with an id
+  // above `after`, in id order (the order they were recorded), at most
+  // `limit` of them, until fn returns false (rows that do not decode are
+  // skipped); returns the id to pass as `after` next time (`after` itself when
+  // nothing newer was stored). The comparison engine's window follows what
+  // other hosts record into a shared store with it.
+  virtual Result<std::int64_t> ForEachNewer(
+      std::int64_t after, std::size_t limit,
+      const std::function<bool(std::int64_t, UnixMillis,
+                               const fingerprint::Fingerprint&)>& fn) = 0;
+
   // Stores `message` in the cluster `join` names (which must exist; when it
   // was pruned meanwhile a new cluster is started) and returns the cluster
-  // afterwards. `rule` decides window_size and became_wave.
+  // afterwards. `rule` decides window_size and became_wave. kConflict: see
+  // Join::seen.
   virtual Result<Recorded> Record(const Message& message, const Join& join,
                                   const WaveRule& rule) = 0;
 

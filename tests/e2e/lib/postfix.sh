@@ -25,6 +25,16 @@
 # postfix command refuses anyone else. Functions return non-zero on failure
 # and say why on stderr; nothing here exits the caller.
 #
+# Several instances side by side (tests/e2e/run_redis: two MX hosts): each
+# gets a name; pf_use NAME makes it the one every function above and below
+# acts on (its PF_* state is kept while another is in use); pf_cleanup_all
+# ends them all. A caller with one instance never needs pf_use.
+#
+#   pf_use a; pf_init "$work/a"; pf_milter_start ...; pf_start_sink; pf_start
+#   pf_use b; pf_init "$work/b"; ...     # own directory, ports, milter socket
+#   pf_use a; pf_send FILE FROM TO       # through instance a
+#   trap pf_cleanup_all EXIT
+#
 # Knobs, read by pf_start (set before it): PF_DEFAULT_ACTION (milter_default_
 # action, default accept), PF_SIZE_LIMIT (message_size_limit, default 64 MB),
 # PF_MILTER (the smtpd_milters value; default unix:$PF_MILTER_SOCKET, empty
@@ -42,6 +52,53 @@ PF_MILTER_SOCKET=""
 PF_MILTER_PID=""
 PF_MILTER_LOG=""
 PF_MILTER_STATUS=""
+
+# The per-instance state pf_use keeps apart (PF_MILTER too: unset and empty
+# differ there), the instance in use, and every name pf_use has seen.
+PF_INSTANCE_VARS=(PF_DIR PF_CONF PF_SINK_DIR PF_SINK_PID PF_SINK_PORT PF_SMTP_PORT
+  PF_STARTED PF_MILTER_SOCKET PF_MILTER_PID PF_MILTER_LOG PF_MILTER_STATUS PF_MILTER)
+declare -gA PF_SAVED=()
+PF_NAME=""
+PF_NAMES=()
+
+# pf_use NAME: saves the state of the instance in use (if any) and makes NAME
+# the instance in use: its saved state, or a fresh one (then pf_init next).
+pf_use() {
+  local v n
+  [ "$1" = "$PF_NAME" ] && return 0
+  if [ -n "$PF_NAME" ]; then
+    for v in "${PF_INSTANCE_VARS[@]}"; do
+      if [ -n "${!v+x}" ]; then PF_SAVED[$PF_NAME.$v]="set:${!v}"; else PF_SAVED[$PF_NAME.$v]="unset"; fi
+    done
+  fi
+  PF_NAME=$1
+  for n in "${PF_NAMES[@]}"; do [ "$n" = "$1" ] && break; done
+  if [ "${n:-}" != "$1" ]; then
+    PF_NAMES+=("$1")
+    for v in "${PF_INSTANCE_VARS[@]}"; do printf -v "$v" '%s' ""; done
+    PF_STARTED=0
+    unset PF_MILTER
+    return 0
+  fi
+  for v in "${PF_INSTANCE_VARS[@]}"; do
+    case ${PF_SAVED[$1.$v]} in
+      set:*) printf -v "$v" '%s' "${PF_SAVED[$1.$v]#set:}" ;;
+      *) unset "$v" ;;
+    esac
+  done
+}
+
+# pf_cleanup_all: pf_cleanup of every instance pf_use has seen (of the one
+# instance when pf_use was never called). Returns 1 when any failed.
+pf_cleanup_all() {
+  local rc=0 n
+  [ "${#PF_NAMES[@]}" -gt 0 ] || { pf_cleanup; return; }
+  for n in "${PF_NAMES[@]}"; do
+    pf_use "$n"
+    pf_cleanup || rc=1
+  done
+  return $rc
+}
 
 # pf_poll TIMEOUT_S CMD...: runs CMD every 50 ms until it succeeds (0) or
 # TIMEOUT_S seconds have passed (1).
