@@ -21,6 +21,10 @@ namespace {
 
 const Clock::time_point kProgramStart = Clock::now();
 
+// Lookups repeated after a Join::seen conflict, as pipeline::CheckAnalysis's
+// kMaxStoreRaces (private to pipeline/src/check.cc).
+constexpr int kMaxStoreRaces = 2;
+
 float Us(Clock::duration d) {
   return std::chrono::duration<float, std::micro>(d).count();
 }
@@ -107,6 +111,7 @@ Result<FillResult> Fill(const Backend& backend,
           error.Set(lookup.error());
           return;
         }
+        // One writer per wave: no Join::seen check is needed.
         if (auto match = pipeline::Decide(f, *lookup, fo))
           join.cluster = match->cluster;
       } else if (cluster[b] != 0) {
@@ -191,28 +196,46 @@ Result<RunResult> Run(const Backend& backend,
       op.client = static_cast<int>(c);
       const auto t0 = Clock::now();
       op.start_s = Seconds(t0 - start);
-      auto lookup = db.Find(m);
-      const auto t1 = Clock::now();
-      op.find_us = Us(t1 - t0);
-      if (!lookup) {
-        op.status = OpStatus::kFindFailed;
-        op.code = lookup.error().code();
-        op.total_us = op.find_us;
-      } else {
+      auto time_call = [&op](auto&& call, float* sum) {
+        const auto before = Clock::now();
+        auto result = call();
+        const float us = Us(Clock::now() - before);
+        *sum += us;
+        op.longest_call_us = std::max(op.longest_call_us, us);
+        return result;
+      };
+      // As pipeline::CheckAnalysis: a message that matched nothing starts a
+      // cluster only if nothing recorded since its lookup shares a key with
+      // it (Join::seen); on kConflict it is looked up and decided again, and
+      // the last attempt records without the check.
+      for (int attempt = 0;; ++attempt) {
+        auto lookup = time_call([&] { return db.Find(m); }, &op.find_us);
+        if (!lookup) {
+          op.status = OpStatus::kFindFailed;
+          op.code = lookup.error().code();
+          break;
+        }
+        const auto d0 = Clock::now();
         store::Join join;
-        if (auto match = pipeline::Decide(f, *lookup, fo))
+        if (auto match = pipeline::Decide(f, *lookup, fo)) {
           join.cluster = match->cluster;
-        const auto t2 = Clock::now();
-        auto rec = db.Record(m, join, rule);
-        const auto t3 = Clock::now();
-        op.decide_us = Us(t2 - t1);
-        op.record_us = Us(t3 - t2);
-        op.total_us = Us(t3 - t0);
+        } else if (attempt < kMaxStoreRaces) {
+          join.seen = lookup->seen;
+        }
+        op.decide_us += Us(Clock::now() - d0);
+        auto rec =
+            time_call([&] { return db.Record(m, join, rule); }, &op.record_us);
+        if (!rec && rec.error().code() == Error::Code::kConflict) {
+          ++op.conflicts;
+          continue;
+        }
         if (!rec) {
           op.status = OpStatus::kRecordFailed;
           op.code = rec.error().code();
         }
+        break;
       }
+      op.total_us = Us(Clock::now() - t0);
       ops[c].push_back(op);
     }
     ended[c] = Clock::now();

@@ -71,10 +71,15 @@ enum class OpStatus : std::uint8_t { kOk, kFindFailed, kRecordFailed };
 // One message of a timed run.
 struct Op {
   double start_s = 0;  // since the run started
-  // Microseconds; record_us is 0 when Find failed (the milter then records
-  // nothing and gives the message the configured action).
+  // Microseconds, summed over the attempts (see `conflicts`); record_us is 0
+  // when Find failed (the milter then records nothing and gives the message
+  // the configured action).
   float find_us = 0, decide_us = 0, record_us = 0;
   float total_us = 0;  // what the message waited on the store, Decide included
+  float longest_call_us = 0;  // its slowest single Find or Record
+  // Record calls that failed kConflict (Join::seen), each followed by another
+  // Find, Decide and Record as the milter does.
+  std::uint8_t conflicts = 0;
   OpStatus status = OpStatus::kOk;
   Error::Code code = Error::Code::kInternal;  // the failure's; kOk has none
   int client = 0;
@@ -107,7 +112,9 @@ struct RunResult {
 
 // Runs the clients on a stream of messages, alternately a variant of a
 // random corpus mail (a wave's next copy) and an unrelated one, arriving now
-// (store::NowMillis). A failed call is an Op with its status, never an error
+// (store::NowMillis), each through the milter's store path
+// (pipeline::CheckAnalysis's: Find, Decide, Record with Join::seen, again on
+// kConflict). A failed call is an Op with its status, never an error
 // of Run; Run fails only when a handle cannot be opened.
 // REQUIRES: corpus is not empty; clients >= 1; one limit is on.
 Result<RunResult> Run(const Backend& backend,
