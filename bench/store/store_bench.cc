@@ -22,6 +22,10 @@
 // the same against the Redis backend (prefix "bench", secret in --dir) and
 // reports its bytes per message from INFO memory's used_memory before and
 // after the fill.
+//
+// --clients LIST switches to the several-client mode of load_main.cc (SQLite
+// and Redis in one run, Redis across a restart); bench/store/redis_bench.sh
+// drives it against a private redis-server.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -36,7 +40,8 @@
 #include <thread>
 #include <vector>
 
-#include "bench/corpus_files.h"
+#include "bench/store/load.h"
+#include "bench/store/synth.h"
 #include "fingerprint/fingerprint.h"
 #include "pipeline/analysis.h"
 #include "pipeline/verdict.h"
@@ -47,65 +52,11 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace fp = mw::fingerprint;
+using mw::bench::CorpusFingerprints;
+using mw::bench::Percentile;
+using mw::bench::Unrelated;
+using mw::bench::Variant;
 using Clock = std::chrono::steady_clock;
-
-std::vector<fp::Fingerprint> CorpusFingerprints(const fp::Options& options) {
-  std::vector<fp::Fingerprint> out;
-  for (const std::string& bytes : mw::bench::CorpusFiles()) {
-    auto text = mw::pipeline::ToText(bytes, false, mw::mime::Limits{});
-    if (!text || text->body.empty()) continue;
-    out.push_back(fp::Compute(text->body, options));
-  }
-  return out;
-}
-
-void SetKey(fp::BlockList& list, std::size_t i, std::uint64_t key) {
-  list.keys[i].key = key;
-  const std::uint32_t pos = list.keys[i].pos;
-  if (pos < list.hashes.size()) {
-    for (int b = 0; b < 8; ++b)
-      list.hashes[pos][b] = static_cast<std::uint8_t>(key >> (56 - 8 * b));
-  }
-}
-
-// Replaces about `share` of the list's blocks by new ones.
-void Mutate(fp::BlockList& list, double share, std::mt19937_64& rng) {
-  if (list.keys.empty()) return;
-  std::uniform_real_distribution<double> u(0, 1);
-  for (std::size_t i = 0; i < list.keys.size(); ++i) {
-    if (u(rng) < share) SetKey(list, i, rng());
-  }
-  std::sort(list.keys.begin(), list.keys.end());
-}
-
-fp::Fingerprint Variant(const fp::Fingerprint& base, std::mt19937_64& rng) {
-  fp::Fingerprint v = base;
-  for (auto& b : v.body_sha1) b = static_cast<std::uint8_t>(rng());
-  Mutate(v.blocks, 0.1, rng);
-  if (v.other_blocks) Mutate(*v.other_blocks, 0.1, rng);
-  v.simhash ^= std::uint64_t{1} << (rng() % 64);
-  static const char kB64[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  if (!v.ctph.sig.empty())
-    v.ctph.sig[rng() % v.ctph.sig.size()] = kB64[rng() % 64];
-  if (!v.ctph.sig2.empty())
-    v.ctph.sig2[rng() % v.ctph.sig2.size()] = kB64[rng() % 64];
-  v.word_bag.hash = rng();
-  return v;
-}
-
-// A fingerprint of text unrelated to anything stored.
-fp::Fingerprint Unrelated(const fp::Fingerprint& shape, std::mt19937_64& rng) {
-  fp::Fingerprint v = Variant(shape, rng);
-  Mutate(v.blocks, 1.0, rng);
-  if (v.other_blocks) Mutate(*v.other_blocks, 1.0, rng);
-  v.simhash = rng();
-  static const char kB64[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  for (char& c : v.ctph.sig) c = kB64[rng() % 64];
-  for (char& c : v.ctph.sig2) c = kB64[rng() % 64];
-  return v;
-}
 
 struct Timing {
   double find_us = 0, decide_us = 0, record_us = 0;
@@ -119,13 +70,7 @@ double Us(Clock::duration d) {
 bool OneMessage(mw::store::Store& db, const fp::Fingerprint& f,
                 const fp::Options& options, std::int64_t now,
                 std::uint64_t serial, Timing* t) {
-  mw::store::Message m{.fingerprint = f,
-                       .arrival = now,
-                       .queue_id = "Q" + std::to_string(serial),
-                       .message_id = std::to_string(serial) + "@bench",
-                       .sender = "s" + std::to_string(serial % 997) + "@bench",
-                       .language = "en",
-                       .size = f.body_bytes + 800};
+  const mw::store::Message m = mw::bench::BenchMessage(f, now, serial);
   const auto t0 = Clock::now();
   auto lookup = db.Find(m);
   const auto t1 = Clock::now();
@@ -147,18 +92,13 @@ bool OneMessage(mw::store::Store& db, const fp::Fingerprint& f,
   return true;
 }
 
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t i =
-      std::min(v.size() - 1,
-               static_cast<std::size_t>(p * static_cast<double>(v.size())));
-  return v[i];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--clients")
+      return mw::bench::LoadMain(argc, argv);
+  }
   std::uint64_t messages = 1'000'000;
   std::uint64_t queries = 10'000;
   std::string dir;

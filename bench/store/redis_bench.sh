@@ -1,0 +1,146 @@
+#!/bin/bash
+# redis_bench.sh: issue 13's measurements of the Redis store, against a
+# private redis-server this script starts and stops.
+#
+#   bench/store/redis_bench.sh [--full] [--messages N] [--clients LIST]
+#                              [--queries Q] [--down S] [--no-restart]
+#                              [--keep] [-- store_bench flags...]
+#
+# The server: Debian's redis-server on a unix socket (mode 700) in a
+# temporary directory, appendonly yes (fsync every second), no TCP port, an
+# ACL user "mwbench" whose random password is in a 0600 file the store reads
+# (never on a command line); the default user stays for redis-cli on the
+# private socket. The users are in the config file, so a restarted server
+# has them again.
+#
+# Then one run of build/bin/store_bench --clients (bench/store/load_main.cc):
+#   - fills SQLite (in the same directory) and Redis with N messages each
+#     (default 20,000; --full: 1,000,000) from two clients, reporting the fill
+#     time and bytes per message (used_memory of INFO memory);
+#   - Find + Decide + Record p50/p99 and messages/s for each client count of
+#     LIST (default 1,8), SQLite and Redis in turn, with the ratios;
+#   - unless --no-restart: LIST's largest count of clients at 200 messages/s
+#     for 25 s (and at least 15 s past the restart); 8 s in, the server is killed (SIGKILL), left down --down
+#     seconds (default 2), started again on the same directory (it reloads
+#     its append-only file) and waited for until it answers PING; the report
+#     gives each second's figures, the failures while down and the time to
+#     the first success after.
+# Defaults finish in about two minutes on a 2-core machine; --full takes
+# about 45 minutes on 2 cores, 2 GB of memory and 4 GB of disk.
+#
+# Needs: redis-server and redis-cli (Debian redis-server, redis-tools),
+# build/bin/store_bench, the dev corpus (../shared/data/mail or MW_MAIL_DIR).
+set -euo pipefail
+
+SELF=$(readlink -f "$0")
+ROOT=$(cd "$(dirname "$SELF")/../.." && pwd)
+BIN=${STORE_BENCH:-$ROOT/build/bin/store_bench}
+
+# Starts the server of directory $1 and waits (up to 10 min: a big
+# append-only file takes a while to load) until it answers PING.
+start_server() {
+  local dir=$1
+  redis-server "$dir/redis.conf"
+  for _ in $(seq 1 6000); do
+    if [ "$(redis-cli -s "$dir/redis.sock" ping 2>/dev/null)" = PONG ]; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "redis_bench: redis-server did not answer; see $dir/redis.log" >&2
+  return 1
+}
+
+# The restart store_bench runs (--restart-cmd): kill, wait, start again.
+if [ "${1:-}" = "--restart-server" ]; then
+  dir=$2
+  down=$3
+  pid=$(cat "$dir/redis.pid")
+  # Seconds from $1 to $2 ($EPOCHREALTIME values).
+  elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+  t0=$EPOCHREALTIME
+  kill -KILL "$pid"
+  # Gone, or a zombie that only its reaper still holds.
+  while [ -e "/proc/$pid" ] &&
+        [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" != Z ]; do
+    sleep 0.01
+  done
+  t1=$EPOCHREALTIME
+  sleep "$down"
+  t2=$EPOCHREALTIME
+  start_server "$dir"
+  t3=$EPOCHREALTIME
+  echo "redis_bench: killed (gone $(elapsed "$t0" "$t1") s after the kill)," \
+       "started again $(elapsed "$t0" "$t2") s after the kill, answering PING" \
+       "$(elapsed "$t2" "$t3") s after its start" >&2
+  exit 0
+fi
+
+MESSAGES=20000
+QUERIES=5000
+CLIENTS=1,8
+DOWN=2
+RESTART=1
+KEEP=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --full) MESSAGES=1000000; QUERIES=20000 ;;
+    --messages) MESSAGES=$2; shift ;;
+    --queries) QUERIES=$2; shift ;;
+    --clients) CLIENTS=$2; shift ;;
+    --down) DOWN=$2; shift ;;
+    --no-restart) RESTART=0 ;;
+    --keep) KEEP=1 ;;
+    --) shift; break ;;
+    *) sed -n '2,32p' "$SELF" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+for tool in redis-server redis-cli; do
+  command -v "$tool" >/dev/null || { echo "redis_bench: $tool not found" >&2; exit 1; }
+done
+[ -x "$BIN" ] || { echo "redis_bench: build $BIN first (ninja -C build store_bench)" >&2; exit 1; }
+
+DIR=$(mktemp -d /tmp/mw-redis-bench-XXXXXX)
+cleanup() {
+  if [ -f "$DIR/redis.pid" ]; then
+    kill -KILL "$(cat "$DIR/redis.pid")" 2>/dev/null || true
+  fi
+  if [ "$KEEP" = 1 ]; then echo "kept $DIR" >&2; else rm -rf "$DIR"; fi
+}
+trap cleanup EXIT
+
+umask 077
+head -c 24 /dev/urandom | base64 | tr -d '/+=' > "$DIR/password"
+cat > "$DIR/redis.conf" <<EOF
+port 0
+unixsocket $DIR/redis.sock
+unixsocketperm 700
+dir $DIR
+save ""
+appendonly yes
+appendfsync everysec
+daemonize yes
+pidfile $DIR/redis.pid
+logfile $DIR/redis.log
+user default on nopass ~* &* +@all
+user mwbench on >$(cat "$DIR/password") ~* &* +@all
+EOF
+start_server "$DIR"
+echo "$(redis-server --version); $(nproc) cores; $(date -u +%FT%TZ)"
+
+args=(--clients "$CLIENTS" --messages "$MESSAGES" --queries "$QUERIES"
+      --dir "$DIR" --redis "unix:$DIR/redis.sock" --redis-user mwbench
+      --redis-password-file "$DIR/password" --fill-clients 2)
+if [ "$RESTART" = 1 ]; then
+  args+=(--restart-at 8 --seconds 25 --rate 200
+         --restart-cmd "'$SELF' --restart-server '$DIR' $DOWN")
+fi
+echo "+ store_bench ${args[*]} $*"
+"$BIN" "${args[@]}" "$@"
+echo
+echo "redis INFO memory:"
+redis-cli -s "$DIR/redis.sock" info memory | grep -E '^(used_memory|used_memory_rss|mem_fragmentation_ratio|mem_allocator):' | tr -d '\r'
+redis-cli -s "$DIR/redis.sock" info keyspace | tr -d '\r' | grep -v '^#' || true
+du -sh "$DIR/appendonlydir" "$DIR/bench.db" 2>/dev/null || true
