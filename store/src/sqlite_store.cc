@@ -781,6 +781,7 @@ void SqliteStore::Maintain() {
   // write_mu_ for its whole length.
   auto db =
       Db::Open(options_.path, SQLITE_OPEN_READWRITE, options_.busy_timeout);
+  bool prune_failing = false;
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(maintenance_mu_);
@@ -796,9 +797,16 @@ void SqliteStore::Maintain() {
       // waits for one batch at most.
       auto pruned =
           Prune(now - options_.retention.count(), options_.prune_batch, 8);
-      if (!pruned && options_.log && writable_.load()) {
-        options_.log("store: background prune: " + pruned.error().message());
+      // Once when pruning starts failing (another process holding the
+      // write lock, a damaged page), once when it works again: a busy file
+      // would otherwise log four lines a second.
+      if (!pruned && !prune_failing && options_.log && writable_.load()) {
+        options_.log("store: background prune: " + pruned.error().message() +
+                     " (said once; retried every round)");
+      } else if (pruned && prune_failing && options_.log) {
+        options_.log("store: background prune: works again");
       }
+      prune_failing = !pruned;
     }
   }
 }

@@ -717,6 +717,54 @@ TEST_F(StoreTest, BackgroundPruningFollowsRetention) {
   EXPECT_EQ(found->candidates[0].id, fresh.id);
 }
 
+// Another process holding the write lock (here a plain connection in a
+// write transaction) makes every background prune fail; the log says so
+// once, and once more when pruning works again, not four lines a second.
+TEST_F(StoreTest, BackgroundPruneFailureIsLoggedOnce) {
+  const UnixMillis now = NowMillis();
+  {
+    auto filler = Open();  // no retention: nothing is pruned yet
+    ASSERT_NE(filler, nullptr);
+    for (int i = 0; i < 5; ++i) {
+      Record(*filler, MessageOf(Body(400 + i, 6), now - 3600'000 + i));
+    }
+  }
+  // The store is opened first (opening writes), then the lock taken well
+  // within its first round (maintenance_interval after the open).
+  SqliteOptions o = Options();
+  o.retention = std::chrono::minutes(10);
+  o.maintenance_interval = std::chrono::milliseconds(200);
+  o.busy_timeout = std::chrono::milliseconds(5);
+  auto store = Open(o);
+  ASSERT_NE(store, nullptr);
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(dir_.File("mailwave.db").c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(store->GetStats()->messages, 5u);  // the lock came first
+  auto count = [&](std::string_view what) {
+    int n = 0;
+    for (const std::string& line : Log()) {
+      n += line.find(what) != std::string::npos ? 1 : 0;
+    }
+    return n;
+  };
+  for (int tries = 0; tries < 300 && count("background prune: ") == 0; ++tries)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // 6 rounds
+  EXPECT_EQ(count("background prune: "), 1);
+  ASSERT_EQ(sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(other);
+  for (int tries = 0; tries < 300 && store->GetStats()->messages > 0; ++tries)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(store->GetStats()->messages, 0u);
+  for (int tries = 0; tries < 300 && count("works again") == 0; ++tries)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(count("background prune: works again"), 1);
+  EXPECT_EQ(count("background prune: "), 2);
+}
+
 // What a stored message costs, by table. MW_STORE_SIZE_MESSAGES sets how many
 // (docs/store.md used 20000); 2000 by default to keep the suite fast.
 TEST_F(StoreTest, BytesPerMessage) {
