@@ -36,6 +36,22 @@ def read_list(path):
     return counts
 
 
+def write_wordlists(out, lists, limit=lambda code: None):
+    """Writes lists (code -> {word: count}) to the tarball `out` as
+    wordlists/<code>.txt, most frequent first (ties by word), at most
+    limit(code) lines (None: all); deterministic, as the module says."""
+    with tarfile.open(out, "w:xz", preset=9) as tar:
+        for code in sorted(lists):
+            items = sorted(lists[code].items(), key=lambda wc: (-wc[1], wc[0]))[:limit(code)]
+            data = "".join(f"{w} {c}\n" for w, c in items).encode("utf-8")
+            info = tarfile.TarInfo(f"wordlists/{code}.txt")
+            info.size = len(data)
+            info.mtime = 0
+            info.mode = 0o644
+            tar.addfile(info, io.BytesIO(data))
+            print(f"{code}: {len(items)} words", file=sys.stderr)
+
+
 def main():
     args = sys.argv[1:]
     max_words = 20000
@@ -60,17 +76,8 @@ def main():
         into = merged.setdefault(target, {})
         for w, c in counts.items():
             into[w] = into.get(w, 0) + c
-    with tarfile.open(out, "w:xz", preset=9) as tar:
-        for code in sorted(merged):
-            limit = 1000 if code in SCRIPT_DECIDED else max_words
-            items = sorted(merged[code].items(), key=lambda wc: (-wc[1], wc[0]))[:limit]
-            data = "".join(f"{w} {c}\n" for w, c in items).encode("utf-8")
-            info = tarfile.TarInfo(f"wordlists/{code}.txt")
-            info.size = len(data)
-            info.mtime = 0
-            info.mode = 0o644
-            tar.addfile(info, io.BytesIO(data))
-            print(f"{code}: {len(items)} words", file=sys.stderr)
+    write_wordlists(out, merged,
+                    lambda code: 1000 if code in SCRIPT_DECIDED else max_words)
 
 
 if __name__ == "__main__":

@@ -45,13 +45,13 @@ frequent words the other lists have away from them.
 The output is deterministic (sorted names and words, fixed mtime, no owner).
 """
 import html
-import io
 import json
 import os
 import re
 import sys
-import tarfile
 import unicodedata
+
+from prepare import write_wordlists  # beside this script
 
 UDHR_WEIGHT = 1000
 STOPWORD_WEIGHT = 2000
@@ -160,16 +160,7 @@ def main():
             for w in spelling_stems(os.path.join(source, SPELLING[code])):
                 counts.setdefault(w, SPELLING_WEIGHT)
         lists[code] = counts
-    with tarfile.open(out, "w:xz", preset=9) as tar:
-        for code in sorted(lists):
-            items = sorted(lists[code].items(), key=lambda wc: (-wc[1], wc[0]))
-            data = "".join(f"{w} {c}\n" for w, c in items).encode("utf-8")
-            info = tarfile.TarInfo(f"wordlists/{code}.txt")
-            info.size = len(data)
-            info.mtime = 0
-            info.mode = 0o644
-            tar.addfile(info, io.BytesIO(data))
-            print(f"{code}: {len(items)} words", file=sys.stderr)
+    write_wordlists(out, lists)
 
 
 if __name__ == "__main__":

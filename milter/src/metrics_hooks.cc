@@ -141,15 +141,6 @@ void MilterMetrics::RecordCheck(const Result<pipeline::Outcome>& outcome,
     verdict_cluster_->Inc();
   }
   if (o.recorded && o.recorded->became_wave) waves_formed_->Inc();
-  bool store_failed = false;
-  for (const auto& w : o.analysis.warnings) {
-    store_failed |= w.kind == pipeline::WarningKind::kStore;
-  }
-  if (store_failed) {
-    store_up_->Set(0);
-  } else if (o.analysis.timings.lookup.count() > 0) {
-    store_up_->Set(1);
-  }
   if (o.store_conflicts > 0) store_relookups_->Inc(o.store_conflicts);
   if (o.window_asked) {
     window_asked_->Inc();
@@ -165,6 +156,11 @@ void MilterMetrics::RecordCheck(const Result<pipeline::Outcome>& outcome,
       seen[i] = true;
       warning_errors_[i]->Inc();
     }
+  }
+  if (seen[static_cast<std::size_t>(pipeline::WarningKind::kStore)]) {
+    store_up_->Set(0);
+  } else if (o.analysis.timings.lookup.count() > 0) {
+    store_up_->Set(1);
   }
   const auto& t = o.analysis.timings;
   const std::chrono::nanoseconds times[] = {

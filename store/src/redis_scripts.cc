@@ -108,7 +108,9 @@ local function getmsg(id)
   return m
 end
 local CF = {'k','f','l','n','s','g','w','t'}
-local function cluster(cid)
+-- `known`: messages already read, by id (Find's candidates), so that a
+-- cluster of one does not read its message a second time.
+local function cluster(cid, known)
   cid = tonumber(cid)
   local v = redis.call('HMGET', P..'c:'..cid, unpack(CF))
   if v[1] then
@@ -118,7 +120,7 @@ local function cluster(cid)
   end
   local id = resolve(unperm(cid), maxid())
   if not id then return nil end
-  local m = getmsg(id)
+  local m = (known and known[id]) or getmsg(id)
   if not m or m.c ~= cid then return nil end
   return {cid, id, m.a, m.a, 1, 1, m.l, 0, 0}
 end
@@ -222,7 +224,7 @@ else
   for j = 5, #ARGV do ranked[#ranked + 1] = {tonumber(ARGV[j]), 0, 0} end
 end
 local out = {0, max}
-local fps = {}
+local read = {}
 local cids = {}
 local order = {}
 for _, h in ipairs(ranked) do
@@ -234,20 +236,16 @@ for _, h in ipairs(ranked) do
     out[#out + 1] = h[1]; out[#out + 1] = m.a
     out[#out + 1] = cid; out[#out + 1] = h[2]; out[#out + 1] = h[3]
     out[#out + 1] = m.f
-    fps[h[1]] = m.f
+    read[h[1]] = m
     if not cids[cid] then cids[cid] = true; order[#order + 1] = cid end
   end
 end
 for _, cid in ipairs(order) do
-  local c = cluster(cid)
+  local c = cluster(cid, read)
   if c then
     for _, x in ipairs(c) do out[#out + 1] = x end
-    local fp = fps[c[2]]
-    if not fp then
-      local m = getmsg(c[2])
-      if m then fp = m.f end
-    end
-    if fp then out[#out + 1] = 1; out[#out + 1] = fp
+    local m = read[c[2]] or getmsg(c[2])
+    if m then out[#out + 1] = 1; out[#out + 1] = m.f
     else out[#out + 1] = 0; out[#out + 1] = '' end
   end
 end
@@ -267,10 +265,10 @@ if cid ~= 0 and redis.call('EXISTS', P..'c:'..cid) == 0 then
 end
 local is_new = cid == 0
 local seen = tonumber(ARGV[17])
-if is_new and seen >= 0 and maxid() > seen then
+local max = maxid()
+if is_new and seen >= 0 and max > seen then
   -- Join::seen: a message recorded since the caller's Find that shares a
   -- key may be of this one's wave; the caller decides again.
-  local max = maxid()
   for j = 18, #ARGV do
     local b, f = kloc(tonumber(ARGV[j]))
     local v = redis.call('GET', b)
