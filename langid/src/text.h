@@ -14,10 +14,13 @@ namespace mw::langid::internal {
 // "食べる" is Hiragana.
 using WordSink = void (*)(void* context, std::string_view word, int script);
 
-// Segments `text` with ICU's word BreakIterator (a per-thread cached instance),
-// keeps the segments whose rule status is letter, kana or ideographic, and
-// splits them into pieces (SplitPieces). Numbers, punctuation and symbols
-// produce nothing.
+// Reports the words of `text`: the pieces SplitPieces finds, except that runs
+// of letters of the scripts written without spaces (Thai, Lao, Myanmar, Khmer,
+// kana, Han) are cut into pieces of two letters (four in Thai, Lao, Myanmar
+// and Khmer; combining marks stay with their letter), about the mean length
+// of the words ICU's dictionary BreakIterator finds there. Those scripts each
+// decide their language alone, so only the number of their words counts, and
+// it is an estimate. Numbers, punctuation and symbols produce nothing.
 void SegmentWords(std::string_view text, WordSink sink, void* context);
 
 // Splits one word at every code point that is neither a letter nor a combining

@@ -2,7 +2,10 @@
 // goes to zh unless kana is present, and the per-script word histogram counts
 // words.
 #include <gtest/gtest.h>
+#include <unicode/brkiter.h>
+#include <unicode/utext.h>
 
+#include <memory>
 #include <string>
 
 #include "langid/langid.h"
@@ -36,7 +39,7 @@ TEST(ScriptTest, Georgian) { EXPECT_EQ(Guess("გამარჯობა მს
 TEST(ScriptTest, Armenian) { EXPECT_EQ(Guess("բարեւ աշխարհ").code, "hy"); }
 TEST(ScriptTest, Hangul) { EXPECT_EQ(Guess("안녕하세요 세계").code, "ko"); }
 TEST(ScriptTest, Thai) {
-  // No spaces: the BreakIterator's dictionary finds the words.
+  // No spaces: runs are cut into word-sized pieces.
   const Language l = Guess("สวัสดีครับยินดีต้อนรับ");
   EXPECT_EQ(l.code, "th");
   EXPECT_GE(ScriptCount(l, "Thai"), 2u);
@@ -96,6 +99,76 @@ TEST(ScriptTest, AsciiPiecesSplitLikeOtherText) {
   EXPECT_EQ(m.words, 2u);
   EXPECT_EQ(ScriptCount(m, "Latin"), 1u);
   EXPECT_EQ(ScriptCount(m, "Cyrillic"), 1u);
+}
+
+// The oracle for the unspaced scripts: the words ICU's dictionary-based word
+// BreakIterator finds (segments of rule status letter, kana or ideographic),
+// which the detector used before it cut runs into pieces of fixed length.
+std::uint32_t IcuWords(std::string_view text) {
+  UErrorCode status = U_ZERO_ERROR;
+  std::unique_ptr<icu::BreakIterator> it(
+      icu::BreakIterator::createWordInstance(icu::Locale::getRoot(), status));
+  EXPECT_TRUE(U_SUCCESS(status));
+  UText ut = UTEXT_INITIALIZER;
+  utext_openUTF8(&ut, text.data(), static_cast<std::int64_t>(text.size()),
+                 &status);
+  it->setText(&ut, status);
+  std::uint32_t words = 0;
+  it->first();
+  while (it->next() != icu::BreakIterator::DONE) {
+    words += it->getRuleStatus() >= UBRK_WORD_LETTER;
+  }
+  utext_close(&ut);
+  return words;
+}
+
+// Article 1 of the Universal Declaration of Human Rights.
+constexpr std::string_view kChinese =
+    "人人生而自由，在尊严和权利上一律平等。他们赋有理性和良心，"
+    "并应以兄弟关系的精神相对待。";
+constexpr std::string_view kJapanese =
+    "すべての人間は、生まれながらにして自由であり、かつ、尊厳と権利とについて"
+    "平等である。人間は、理性と良心とを授けられており、互いに同胞の精神をもっ"
+    "て行動しなければならない。";
+constexpr std::string_view kThai =
+    "มนุษย์ทั้งหลายเกิดมามีอิสระและเสมอภาคกันในเกียรติศักดิ์และสิทธิ "
+    "ต่างในตนมีเหตุผลและมโนธรรม และควรปฏิบัติต่อกันด้วยเจตนารมณ์แห่งภราดรภาพ";
+
+TEST(ScriptTest, UnspacedScriptsCountAboutAsManyWordsAsIcu) {
+  for (const std::string_view text : {kChinese, kJapanese, kThai}) {
+    // No case to fold, and NFKC leaves these letters as they are.
+    const double icu = IcuWords(text);
+    const Language l = Guess(text);
+    EXPECT_GE(l.words, 0.75 * icu) << text;
+    EXPECT_LE(l.words, 1.25 * icu) << text;
+  }
+  EXPECT_EQ(Guess(kChinese).code, "zh");
+  EXPECT_EQ(Guess(kJapanese).code, "ja");
+  EXPECT_EQ(Guess(kThai).code, "th");
+}
+
+TEST(ScriptTest, ThaiMarksStayWithTheirLetter) {
+  // Eight letters, each with a combining mark after it (U+0E34 sara i):
+  // two words of four letters, not pieces of marks alone (which would be
+  // Inherited and dropped, or words of their own).
+  std::string text;
+  for (int i = 0; i < 8; ++i) text += "\u0e01\u0e34";
+  const Language l = Guess(text);
+  EXPECT_EQ(l.words, 2u);
+  EXPECT_EQ(ScriptCount(l, "Thai"), 2u);
+}
+
+TEST(ScriptTest, SpacedWordsAroundUnspacedRunsAreWhole) {
+  // The Latin and Cyrillic words beside a Han run are the pieces they would
+  // be alone; the run is cut into pieces of two.
+  const Language l = Guess("hello東京都庁world привет 北京");
+  EXPECT_EQ(ScriptCount(l, "Latin"), 2u);
+  EXPECT_EQ(ScriptCount(l, "Cyrillic"), 1u);
+  EXPECT_EQ(ScriptCount(l, "Han"), 3u);  // 東京 都庁 北京
+  // Kana wins over Han inside a piece: 食べ る.
+  const Language k = Guess("食べる");
+  EXPECT_EQ(ScriptCount(k, "Hiragana"), 2u);
+  EXPECT_EQ(k.code, "ja");
 }
 
 }  // namespace
