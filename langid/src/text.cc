@@ -58,11 +58,16 @@ void SplitPieces(std::string_view word, WordSink sink, void* context) {
       UChar32 c;
       U8_NEXT(s, i, n, c);
       if (c >= 0 && IsWordChar(c)) {
-        UErrorCode err = U_ZERO_ERROR;
-        const UScriptCode sc = uscript_getScript(c, &err);
-        if (U_SUCCESS(err) && sc != USCRIPT_COMMON && sc != USCRIPT_INHERITED) {
-          if (script == USCRIPT_COMMON || (IsKana(sc) && !IsKana(script)))
-            script = sc;
+        // Once the piece has a script, only kana can change it, and there is
+        // no kana below U+3040: most letters skip the script lookup.
+        if (script == USCRIPT_COMMON || c >= 0x3040) {
+          UErrorCode err = U_ZERO_ERROR;
+          const UScriptCode sc = uscript_getScript(c, &err);
+          if (U_SUCCESS(err) && sc != USCRIPT_COMMON &&
+              sc != USCRIPT_INHERITED) {
+            if (script == USCRIPT_COMMON || (IsKana(sc) && !IsKana(script)))
+              script = sc;
+          }
         }
         continue;
       }

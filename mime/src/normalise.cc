@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "mime/message.h"
 
@@ -108,8 +109,10 @@ std::uint8_t ClassOf(UChar32 c);  // below, with FoldTable
 
 // The last pass, shared by the ASCII and the ICU paths: drops invisibles,
 // collapses whitespace inside lines, keeps at most one blank line between
-// paragraphs and none at either end. `next(c)` yields the folded code points
-// and returns false at the end.
+// paragraphs and none at either end. `next(c, run)` yields the folded code
+// points and returns false at the end; it may instead yield a non-empty `run`
+// of UTF-8 to copy as it is (`c` is then not read): characters that fold to
+// themselves and are neither whitespace, line breaks nor invisible.
 template <typename Next>
 std::string Layout(Next next, std::size_t size_hint) {
   std::string out;
@@ -118,8 +121,23 @@ std::string Layout(Next next, std::size_t size_hint) {
   int pending_breaks = 0;      // 0 none, 1 line, 2 paragraph, likewise
   bool line_has_text = false;
   bool after_cr = false;
-  UChar32 c;
-  while (next(c)) {
+  UChar32 c = 0;
+  std::string_view run;
+  while (next(c, run)) {
+    if (!run.empty()) {
+      if (pending_breaks > 0 && !out.empty()) {
+        out.append(static_cast<size_t>(pending_breaks), '\n');
+      } else if (pending_space) {
+        out.push_back(' ');
+      }
+      pending_breaks = 0;
+      pending_space = false;
+      line_has_text = true;
+      after_cr = false;
+      out.append(run);
+      run = {};
+      continue;
+    }
     const bool crlf = after_cr && c == '\n';
     after_cr = c == '\r';
     if (crlf) continue;  // CRLF is one line break
@@ -227,6 +245,10 @@ class FoldTable {
   struct Entry {
     std::uint8_t size;  // code points of the fold; kNotSimple: use ICU
     std::uint8_t cls;   // IcuClassOf the code point itself (for Layout)
+    // Simple, folds to itself, and Layout copies it as it is (not whitespace,
+    // a line break or invisible): a run of such characters followed by a
+    // simple one is its own normalisation.
+    bool verbatim;
     char32_t fold[kMaxFold];
   };
   static constexpr std::uint8_t kNotSimple = 0xff;
@@ -254,6 +276,7 @@ class FoldTable {
       const char32_t c = (index << 7) | k;
       Entry& e = block->entries[k];
       e.size = kNotSimple;
+      e.verbatim = false;
       e.cls = IcuClassOf(static_cast<UChar32>(c));
       // Controls, C1 included, are repaired before folding (RepairControls);
       // surrogates do not occur in decoded UTF-8.
@@ -275,6 +298,8 @@ class FoldTable {
         i += U16_LENGTH(f);
       }
       if (fits) e.size = static_cast<std::uint8_t>(n);
+      e.verbatim = fits && n == 1 && e.fold[0] == c && e.cls == 0 &&
+                   BreakOf(static_cast<UChar32>(c)) == Break::kNone;
     }
     Block* expected = nullptr;
     if (blocks_[index].compare_exchange_strong(expected, block.get(),
@@ -309,7 +334,7 @@ std::string TEST_NormaliseTextIcu(std::string_view utf8) {
   const icu::UnicodeString folded = FoldWithIcu(utf8.substr(0, len));
   int32_t i = 0;
   return Layout(
-      [&](UChar32& c) {
+      [&](UChar32& c, std::string_view&) {
         if (i >= folded.length()) return false;
         c = folded.char32At(i);
         i += U16_LENGTH(c);
@@ -325,7 +350,7 @@ std::string NormaliseText(std::string_view utf8) {
     // RepairControls (the C1 range cannot occur in ASCII).
     std::size_t i = 0;
     return Layout(
-        [&](UChar32& c) {
+        [&](UChar32& c, std::string_view&) {
           if (i == utf8.size()) return false;
           c = static_cast<unsigned char>(utf8[i++]);
           if (c >= 'A' && c <= 'Z') {
@@ -356,6 +381,9 @@ std::string NormaliseText(std::string_view utf8) {
   int32_t chunk_at = 0;
   int32_t chunk_size = 0;
   bool degrade = false;  // ICU data missing: the whole text through ICU
+  // ICU's folds of the short runs already met in this text (keys view `text`).
+  constexpr std::size_t kMaxMemoChunk = 32;
+  std::unordered_map<std::string_view, icu::UnicodeString> icu_folds;
   // Decodes the character at `at`: its fold when it is simple.
   auto simple = [&](int32_t & at, const char32_t** fold, int* size,
                     char32_t* one) __attribute__((always_inline)) {
@@ -384,7 +412,27 @@ std::string NormaliseText(std::string_view utf8) {
     *size = e->size;
     return true;
   };
-  auto next = [&](UChar32& c) {
+  // The end of the run of verbatim characters (FoldTable::Entry) from `at`:
+  // printable ASCII other than A-Z, and BMP characters whose entry says so.
+  auto verbatim_end = [&](int32_t at) {
+    while (at < n) {
+      const std::uint8_t b = s[at];
+      if (b < 0x80) {
+        if (b <= ' ' || b == 0x7F || (b >= 'A' && b <= 'Z')) break;
+        ++at;
+        continue;
+      }
+      int32_t k = at;
+      UChar32 c;
+      U8_NEXT(s, k, n, c);
+      if (c < 0 || c > 0xFFFF) break;
+      const FoldTable::Entry* e = table.Find(static_cast<char32_t>(c));
+      if (e == nullptr || !e->verbatim) break;
+      at = k;
+    }
+    return at;
+  };
+  auto next = [&](UChar32& c, std::string_view& run) {
     for (;;) {
       if (pending_size > 0) {
         c = static_cast<UChar32>(*pending++);
@@ -397,6 +445,23 @@ std::string NormaliseText(std::string_view utf8) {
         return true;
       }
       if (i >= n) return false;
+      // A run of verbatim characters is copied whole when the character after
+      // it is simple (it has a boundary before it, so the run cannot combine
+      // with it); else its last character goes the general way below.
+      int32_t end = verbatim_end(i);
+      if (end > i && end < n) {
+        int32_t probe = end;
+        const char32_t* f;
+        int sz;
+        char32_t o;
+        if (!simple(probe, &f, &sz, &o)) U8_BACK_1(s, i, end);
+      }
+      if (end > i) {
+        run = text.substr(static_cast<std::size_t>(i),
+                          static_cast<std::size_t>(end - i));
+        i = end;
+        return true;
+      }
       // A character folds alone when the next one is simple (it has a
       // boundary before it); ASCII always is.
       if (s[i] < 0x80 && (i + 1 == n || s[i + 1] < 0x80)) {
@@ -407,7 +472,6 @@ std::string NormaliseText(std::string_view utf8) {
       const char32_t* fold;
       int size;
       char32_t one;
-      int32_t end;
       if (simple(i, &fold, &size, &one)) {
         int32_t probe = i;
         const char32_t* f;
@@ -443,7 +507,16 @@ std::string NormaliseText(std::string_view utf8) {
         U8_NEXT(s, end, n, skipped);
         (void)skipped;
       }
-      chunk = FoldWithIcu(text.substr(at, end - at));
+      const std::string_view piece = text.substr(at, end - at);
+      if (piece.size() <= kMaxMemoChunk) {
+        // Scripts with combining marks (Devanagari viramas, Thai tone marks,
+        // Arabic vowels) send the same few clusters to ICU over and over.
+        auto [it, fresh] = icu_folds.try_emplace(piece);
+        if (fresh) it->second = FoldWithIcu(piece);
+        chunk = it->second;
+      } else {
+        chunk = FoldWithIcu(piece);
+      }
       chunk_at = 0;
       chunk_size = chunk.length();
       i = end;
