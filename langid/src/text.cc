@@ -34,56 +34,6 @@ void EmitPiece(std::string_view piece, bool has_digit, UScriptCode script,
 
 }  // namespace
 
-void SplitPieces(std::string_view word, WordSink sink, void* context) {
-  const auto* s = reinterpret_cast<const std::uint8_t*>(word.data());
-  const std::int32_t n = static_cast<std::int32_t>(word.size());
-  std::int32_t start = 0;
-  bool has_digit = false;
-  UScriptCode script = USCRIPT_COMMON;
-  for (std::int32_t i = 0; i < n;) {
-    const std::int32_t at = i;
-    if (s[i] < 0x80) {
-      // ASCII, without ICU's property lookups: letters are Latin, digits
-      // digits, and every other ASCII character ends the piece.
-      const std::uint8_t b = s[i++];
-      if (IsAsciiLetter(b)) {
-        if (script == USCRIPT_COMMON) script = USCRIPT_LATIN;
-        continue;
-      }
-      if (b >= '0' && b <= '9') {
-        has_digit = true;
-        continue;
-      }
-    } else {
-      UChar32 c;
-      U8_NEXT(s, i, n, c);
-      if (c >= 0 && IsWordChar(c)) {
-        // Once the piece has a script, only kana can change it, and there is
-        // no kana below U+3040: most letters skip the script lookup.
-        if (script == USCRIPT_COMMON || c >= 0x3040) {
-          UErrorCode err = U_ZERO_ERROR;
-          const UScriptCode sc = uscript_getScript(c, &err);
-          if (U_SUCCESS(err) && sc != USCRIPT_COMMON &&
-              sc != USCRIPT_INHERITED) {
-            if (script == USCRIPT_COMMON || (IsKana(sc) && !IsKana(script)))
-              script = sc;
-          }
-        }
-        continue;
-      }
-      if (c >= 0 && u_isdigit(c)) {
-        has_digit = true;
-        continue;
-      }
-    }
-    EmitPiece(word.substr(start, at - start), has_digit, script, sink, context);
-    start = i;
-    has_digit = false;
-    script = USCRIPT_COMMON;
-  }
-  EmitPiece(word.substr(start, n - start), has_digit, script, sink, context);
-}
-
 namespace {
 
 // Scripts written without spaces between words: Thai, Lao, Myanmar, Khmer,
@@ -130,45 +80,102 @@ void SplitUnspaced(std::string_view run, WordSink sink, void* context) {
   if (start < n) SplitPieces(run.substr(start), sink, context);
 }
 
+// The end of the run of unspaced letters and combining marks from `i`.
+std::int32_t UnspacedRunEnd(const std::uint8_t* s, std::int32_t i,
+                            std::int32_t n) {
+  while (i < n) {
+    std::int32_t next = i;
+    UChar32 c;
+    U8_NEXT(s, next, n, c);
+    if (c < 0 || !(IsUnspacedScript(c) || (U_GET_GC_MASK(c) & U_GC_M_MASK)) ||
+        !IsWordChar(c)) {
+      break;
+    }
+    i = next;
+  }
+  return i;
+}
+
+// Splits `word` at every code point that is neither a letter nor a combining
+// mark (SplitPieces); with kUnspaced, runs of unspaced letters are cut into
+// word-sized pieces on the way (SegmentWords), in the same pass.
+template <bool kUnspaced>
+void Split(std::string_view word, WordSink sink, void* context) {
+  const auto* s = reinterpret_cast<const std::uint8_t*>(word.data());
+  const std::int32_t n = static_cast<std::int32_t>(word.size());
+  std::int32_t start = 0;
+  bool has_digit = false;
+  UScriptCode script = USCRIPT_COMMON;
+  for (std::int32_t i = 0; i < n;) {
+    const std::int32_t at = i;
+    if (s[i] < 0x80) {
+      // ASCII, without ICU's property lookups: letters are Latin, digits
+      // digits, and every other ASCII character ends the piece.
+      const std::uint8_t b = s[i++];
+      if (IsAsciiLetter(b)) {
+        if (script == USCRIPT_COMMON) script = USCRIPT_LATIN;
+        continue;
+      }
+      if (b >= '0' && b <= '9') {
+        has_digit = true;
+        continue;
+      }
+    } else {
+      UChar32 c;
+      U8_NEXT(s, i, n, c);
+      if (kUnspaced && c >= 0x0E00 && IsUnspacedScript(c) && IsWordChar(c)) {
+        EmitPiece(word.substr(start, at - start), has_digit, script, sink,
+                  context);
+        i = UnspacedRunEnd(s, i, n);
+        SplitUnspaced(word.substr(at, i - at), sink, context);
+        start = i;
+        has_digit = false;
+        script = USCRIPT_COMMON;
+        continue;
+      }
+      if (c >= 0 && IsWordChar(c)) {
+        // Once the piece has a script, only kana can change it, and there is
+        // no kana below U+3040: most letters skip the script lookup.
+        if (script == USCRIPT_COMMON || c >= 0x3040) {
+          UErrorCode err = U_ZERO_ERROR;
+          const UScriptCode sc = uscript_getScript(c, &err);
+          if (U_SUCCESS(err) && sc != USCRIPT_COMMON &&
+              sc != USCRIPT_INHERITED) {
+            if (script == USCRIPT_COMMON || (IsKana(sc) && !IsKana(script)))
+              script = sc;
+          }
+        }
+        continue;
+      }
+      if (c >= 0 && u_isdigit(c)) {
+        has_digit = true;
+        continue;
+      }
+    }
+    EmitPiece(word.substr(start, at - start), has_digit, script, sink, context);
+    start = i;
+    has_digit = false;
+    script = USCRIPT_COMMON;
+  }
+  EmitPiece(word.substr(start, n - start), has_digit, script, sink, context);
+}
+
 }  // namespace
+
+void SplitPieces(std::string_view word, WordSink sink, void* context) {
+  Split<false>(word, sink, context);
+}
 
 void SegmentWords(std::string_view text, WordSink sink, void* context) {
   // For scripts that separate words, ICU's word BreakIterator rules come down
   // to runs of letters, marks and digits (joined by MidLetter punctuation such
-  // as "'" or ".", where SplitPieces splits again anyway), so splitting at
+  // as "'" or ".", where the pieces are split again anyway), so splitting at
   // every other character gives the same pieces several times faster. Runs of
   // unspaced scripts are cut into pieces of about a word's length instead of
   // being segmented with ICU's dictionaries, which cost 5-6 times CLD2's time
   // on Chinese, Japanese and Thai for words nothing looks up
   // (IsUnspacedScript).
-  const auto* s = reinterpret_cast<const std::uint8_t*>(text.data());
-  const std::int32_t n = static_cast<std::int32_t>(text.size());
-  std::int32_t spaced_start = 0;  // text not yet reported
-  for (std::int32_t i = 0; i < n;) {
-    if (s[i] < 0xE0) {  // ASCII and 2-byte sequences: below U+0800
-      ++i;
-      continue;
-    }
-    const std::int32_t run_start = i;
-    UChar32 c;
-    U8_NEXT(s, i, n, c);
-    if (c < 0 || !IsUnspacedScript(c) || !IsWordChar(c)) continue;
-    std::int32_t run_end = i;
-    while (run_end < n) {
-      std::int32_t next = run_end;
-      U8_NEXT(s, next, n, c);
-      if (c < 0 || !(IsUnspacedScript(c) || (U_GET_GC_MASK(c) & U_GC_M_MASK)) ||
-          !IsWordChar(c)) {
-        break;
-      }
-      run_end = next;
-    }
-    SplitPieces(text.substr(spaced_start, run_start - spaced_start), sink,
-                context);
-    SplitUnspaced(text.substr(run_start, run_end - run_start), sink, context);
-    spaced_start = i = run_end;
-  }
-  SplitPieces(text.substr(spaced_start), sink, context);
+  Split<true>(text, sink, context);
 }
 
 std::string FoldCase(std::string_view utf8) {
