@@ -3,7 +3,11 @@
 // words and which CLD2 reliably calls English, the share mailwave names "en"
 // with the default thresholds, reading each file as `mailwave langid` does
 // (a message, whatever its name) and as plain text (`--text`: headers and
-// MIME structure included), and what it says on the others.
+// MIME structure included), and what it says on the others. Also the Chinese
+// script named on the messages whose MIME parts declare a Big5 charset
+// (traditional) or a GB one (GB2312, GBK, GB18030: simplified) and whose
+// verdict names Chinese: the senders' labels, independent of the detector
+// (and not always right: a GB2312 message can be traditional).
 //
 //   langid_mail [--dict FILE] [--show N] [--list FILE]
 //
@@ -12,6 +16,7 @@
 // another build of `mailwave langid` on the same messages).
 // Exits 0 with a notice when the corpus is absent.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -47,6 +52,24 @@ std::string ReliableCld2(const std::string& text) {
   (void)text;
   return {};
 #endif
+}
+
+// The Chinese script `bytes` declare in a charset parameter: "Hant" for Big5,
+// "Hans" for the GB charsets, empty for none (or both).
+std::string DeclaredChineseScript(const std::string& bytes) {
+  std::string lower(bytes);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  bool big5 = false, gb = false;
+  for (std::size_t p = lower.find("charset="); p != std::string::npos;
+       p = lower.find("charset=", p + 1)) {
+    std::size_t v = p + 8;
+    if (v < lower.size() && (lower[v] == '"' || lower[v] == '\'')) ++v;
+    big5 |= lower.compare(v, 4, "big5") == 0;
+    gb |= lower.compare(v, 2, "gb") == 0;
+  }
+  if (big5 == gb) return {};
+  return big5 ? "Hant" : "Hans";
 }
 
 }  // namespace
@@ -101,6 +124,8 @@ int main(int argc, char** argv) {
   std::sort(files.begin(), files.end());
   std::size_t english = 0, as_message = 0, as_text = 0;
   std::map<std::string, int> message_other, text_other;
+  // Declared script -> verdicts on the messages naming Chinese.
+  std::map<std::string, std::map<std::string, int>> chinese;
   std::ofstream list;
   if (!list_path.empty()) list.open(list_path);
   for (const fs::path& f : files) {
@@ -112,6 +137,14 @@ int main(int argc, char** argv) {
     if (!message) continue;
     const std::string text = mw::pipeline::LanguageText(*message);
     const mw::langid::Language m = mw::langid::Detect(text, *model, options);
+    const std::string declared = DeclaredChineseScript(bytes);
+    if (!declared.empty() && m.code.find("zh") != std::string::npos) {
+      ++chinese[declared][m.code];
+      if (show > 0 && m.code.find("zh-" + declared) == std::string::npos) {
+        std::printf("%s: declared %s, named %s\n", f.string().c_str(),
+                    declared.c_str(), m.code.c_str());
+      }
+    }
     if (m.words < 30 || ReliableCld2(text) != "en") continue;
     ++english;
     if (list.is_open()) list << f.string() << '\n';
@@ -145,6 +178,22 @@ int main(int argc, char** argv) {
   for (const auto* other : {&message_other, &text_other}) {
     std::printf("  %s, not en:", other == &message_other ? "messages" : "text");
     for (const auto& [code, k] : *other) std::printf(" %s %d", code.c_str(), k);
+    std::printf("\n");
+  }
+  std::printf(
+      "Chinese script on messages naming Chinese, by the charset they "
+      "declare:\n");
+  for (const auto& [declared, said] : chinese) {
+    int total = 0, right = 0;
+    for (const auto& [code, k] : said) {
+      total += k;
+      if (code.find("zh-" + declared) != std::string::npos) right += k;
+    }
+    std::printf("  %s (%s): %d messages, zh-%s named on %d (%.0f%%):",
+                declared == "Hant" ? "Big5" : "GB2312/GBK/GB18030",
+                declared.c_str(), total, declared.c_str(), right,
+                total ? 100.0 * right / total : 0.0);
+    for (const auto& [code, k] : said) std::printf(" %s %d", code.c_str(), k);
     std::printf("\n");
   }
   return 0;

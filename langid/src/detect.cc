@@ -430,6 +430,8 @@ struct Tally {
   std::uint32_t n_common = 0;
   std::uint32_t han = 0;
   std::uint32_t kana = 0;
+  std::uint32_t han_simplified = 0;   // Evidence::han_simplified
+  std::uint32_t han_traditional = 0;  // Evidence::han_traditional
   // The current line: where the last word ended, its evidence per candidate,
   // its words.
   std::string_view text;
@@ -701,6 +703,7 @@ void ScoreWord(Tally* t, std::string_view word, int script,
   }
   if (script == USCRIPT_HAN) {
     ++t->han;  // zh or ja: decided once the whole text is seen
+    internal::CountHanVariants(word, &t->han_simplified, &t->han_traditional);
     t->line[t->languages + DirectSlot("zh")] += 1;
     t->line_affinity[t->languages + DirectSlot("zh")] += kPureAffinity;
     return;
@@ -970,6 +973,8 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   e.n_shared = t.n_shared;
   e.n_unknown = t.n_unknown;
   e.n_common = t.n_common;
+  e.han_simplified = t.han_simplified;
+  e.han_traditional = t.han_traditional;
   for (std::size_t s = 0; s < t.by_script.size(); ++s) {
     if (t.by_script[s] != 0) {
       e.scripts.emplace_back(
@@ -1034,9 +1039,9 @@ void GuessFromCommonWords(const Evidence& e, const Model& model,
   }
 }
 
-}  // namespace
-
-Language Decide(const Evidence& e, const Model& model, const Options& options) {
+// The verdict by the formula and the rules, before the Chinese script is named.
+Language DecideLanguages(const Evidence& e, const Model& model,
+                         const Options& options) {
   Language result;
   result.words = e.n_pure + e.n_shared + e.n_unknown + e.n_common;
   result.scripts = e.scripts;
@@ -1206,6 +1211,42 @@ Language Decide(const Evidence& e, const Model& model, const Options& options) {
   }
   set_second(second);
   if (result.score >= options.min_score) result.code = result.best;
+  return result;
+}
+
+// A text names a Chinese script when at least this many of its characters mark
+// it and they outnumber those marking the other at least this many times
+// (tuned on the tune half: docs/langid.md).
+constexpr std::uint32_t kMinScriptMarkers = 2;
+constexpr std::uint32_t kScriptMarkerRatio = 3;
+
+// "zh" becomes "zh-Hans" or "zh-Hant" (BCP 47) wherever the verdict names it,
+// when the marker characters decide; else it stays "zh".
+void NameChineseScript(const Evidence& e, Language* l) {
+  const char* named = nullptr;
+  if (e.han_traditional >= kMinScriptMarkers &&
+      e.han_traditional >= kScriptMarkerRatio * e.han_simplified) {
+    named = "zh-Hant";
+  } else if (e.han_simplified >= kMinScriptMarkers &&
+             e.han_simplified >= kScriptMarkerRatio * e.han_traditional) {
+    named = "zh-Hans";
+  }
+  if (named == nullptr) return;
+  for (std::string* code : {&l->best, &l->partner, &l->second}) {
+    if (*code == "zh") *code = named;
+  }
+  if (l->bilingual) {
+    l->code = l->best + "+" + l->partner;
+  } else if (l->code == "zh") {
+    l->code = named;
+  }
+}
+
+}  // namespace
+
+Language Decide(const Evidence& e, const Model& model, const Options& options) {
+  Language result = DecideLanguages(e, model, options);
+  NameChineseScript(e, &result);
   return result;
 }
 

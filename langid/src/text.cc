@@ -5,6 +5,9 @@
 #include <unicode/uscript.h>
 #include <unicode/utf8.h>
 
+#include <algorithm>
+#include <iterator>
+
 namespace mw::langid::internal {
 namespace {
 
@@ -207,6 +210,29 @@ bool IsValidUtf8(std::string_view utf8) {
 std::string_view ScriptName(int script) {
   const char* name = uscript_getName(static_cast<UScriptCode>(script));
   return name ? std::string_view(name) : std::string_view("Unknown");
+}
+
+namespace {
+#include "han_variants.inc"
+}  // namespace
+
+void CountHanVariants(std::string_view piece, std::uint32_t* simplified,
+                      std::uint32_t* traditional) {
+  const auto* s = reinterpret_cast<const std::uint8_t*>(piece.data());
+  const std::int32_t n = static_cast<std::int32_t>(piece.size());
+  for (std::int32_t i = 0; i < n;) {
+    UChar32 c;
+    U8_NEXT(s, i, n, c);
+    if (c < 0x3400) continue;
+    const auto cp = static_cast<char32_t>(c);
+    if (std::binary_search(std::begin(kSimplifiedMarkers),
+                           std::end(kSimplifiedMarkers), cp)) {
+      ++*simplified;
+    } else if (std::binary_search(std::begin(kTraditionalMarkers),
+                                  std::end(kTraditionalMarkers), cp)) {
+      ++*traditional;
+    }
+  }
 }
 
 std::string_view DirectLanguage(int script) {

@@ -39,6 +39,13 @@ bool IsValidUtf8(std::string_view utf8);
 // The ICU script name ("Latin") of a UScriptCode.
 std::string_view ScriptName(int script);
 
+// Counts the Han characters of `piece` that mark simplified or traditional
+// Chinese (han_variants.inc: ideographs several times as frequent in
+// mainland subtitles as in Taiwanese ones, or the other way round);
+// characters written the same in both scripts count for neither.
+void CountHanVariants(std::string_view piece, std::uint32_t* simplified,
+                      std::uint32_t* traditional);
+
 // The language a script identifies alone, or empty (Han gives "zh"; the
 // detector moves Han to "ja" when the text has kana).
 std::string_view DirectLanguage(int script);

@@ -142,7 +142,7 @@ TEST(ScriptTest, UnspacedScriptsCountAboutAsManyWordsAsIcu) {
     EXPECT_GE(l.words, 0.75 * icu) << text;
     EXPECT_LE(l.words, 1.25 * icu) << text;
   }
-  EXPECT_EQ(Guess(kChinese).code, "zh");
+  EXPECT_EQ(Guess(kChinese).code, "zh-Hans");
   EXPECT_EQ(Guess(kJapanese).code, "ja");
   EXPECT_EQ(Guess(kThai).code, "th");
 }
@@ -169,6 +169,43 @@ TEST(ScriptTest, SpacedWordsAroundUnspacedRunsAreWhole) {
   const Language k = Guess("食べる");
   EXPECT_EQ(ScriptCount(k, "Hiragana"), 2u);
   EXPECT_EQ(k.code, "ja");
+}
+
+// Article 1 in traditional characters (as written in Taiwan).
+constexpr std::string_view kTraditionalChinese =
+    "人人生而自由，在尊嚴和權利上一律平等。他們賦有理性和良心，"
+    "並應以兄弟關係的精神相對待。";
+
+TEST(ChineseScriptTest, SimplifiedAndTraditionalAreNamed) {
+  const Language hant = Guess(kTraditionalChinese);
+  EXPECT_EQ(hant.code, "zh-Hant");
+  EXPECT_EQ(hant.best, "zh-Hant");
+  EXPECT_EQ(Guess(kChinese).code, "zh-Hans");
+}
+
+TEST(ChineseScriptTest, WithoutMarkersItStaysZh) {
+  // Characters written the same in both scripts, and a single marker (们)
+  // with nothing else: too little to name a script.
+  EXPECT_EQ(Guess("人口大小上下").code, "zh");
+  EXPECT_EQ(Guess("我们人口大小").code, "zh");
+  // Both kinds in equal numbers (们 們 国 國): undecided.
+  EXPECT_EQ(Guess("我们我們中国中國").code, "zh");
+}
+
+TEST(ChineseScriptTest, JapaneseKanjiDoNotMakeChinese) {
+  // Traditional-looking kanji in Japanese text: still Japanese.
+  EXPECT_EQ(Guess("東京駅から電車で會議に行きます").code, "ja");
+}
+
+TEST(ChineseScriptTest, BilingualVerdictNamesTheScript) {
+  Options o;
+  o.min_words = 1;
+  static const Model model = testing::TinyModel();
+  const std::string text = "house house bank house bank house\n\n" +
+                           std::string(kTraditionalChinese);
+  const Language l = Detect(text, model, o);
+  ASSERT_TRUE(l.bilingual) << l.code;
+  EXPECT_TRUE(l.code == "en+zh-Hant" || l.code == "zh-Hant+en") << l.code;
 }
 
 }  // namespace

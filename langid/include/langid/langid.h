@@ -93,7 +93,9 @@ struct Options {
 
 // The verdict on one text.
 struct Language {
-  // ISO 639-1/639-3 code, "und", or "xx+yy" when bilingual.
+  // ISO 639-1/639-3 code, "und", or "xx+yy" when bilingual. Chinese is
+  // "zh-Hans" (simplified) or "zh-Hant" (traditional) when its characters say
+  // which (Evidence::han_simplified), else "zh".
   std::string code = "und";
   // The best candidate, also when the verdict is "und" (the best guess);
   // empty only when no word gave any evidence. In a bilingual verdict, its
@@ -164,6 +166,11 @@ struct Evidence {
   // verdict on "hello" names a language. Empty when there were none.
   std::vector<double> common_ngram;
   std::uint32_t n_common_ngram = 0;
+  // Han characters that mark simplified and traditional Chinese writing
+  // (most characters mark neither). Decide names "zh-Hans" or "zh-Hant" for
+  // "zh" when one kind clearly outnumbers the other.
+  std::uint32_t han_simplified = 0;
+  std::uint32_t han_traditional = 0;
 };
 
 Evidence Collect(std::string_view normalised_text, const Model& model);
