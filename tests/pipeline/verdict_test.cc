@@ -194,10 +194,14 @@ TEST(Headers, LanguageValue) {
   l.code = "en+es";
   l.bilingual = true;
   EXPECT_EQ(LanguageHeaderValue(l), "en+es; score=87; bilingual=yes");
+  const std::regex re(
+      "([a-z]{2,3}(-Han[st])?(\\+[a-z]{2,3}(-Han[st])?)?|und); score=[0-9]+; "
+      "bilingual=(yes|no)");
+  EXPECT_TRUE(std::regex_match(LanguageHeaderValue(l), re));
+  l.code = "en+zh-Hant";  // Chinese names its script when it can
+  EXPECT_TRUE(std::regex_match(LanguageHeaderValue(l), re));
   l = langid::Language{};
   EXPECT_EQ(LanguageHeaderValue(l), "und; score=0; bilingual=no");
-  const std::regex re(
-      "([a-z]{2,3}(\\+[a-z]{2,3})?|und); score=[0-9]+; bilingual=(yes|no)");
   EXPECT_TRUE(std::regex_match(LanguageHeaderValue(l), re));
 }
 

@@ -10,8 +10,8 @@
 //     cluster=[0-9a-f]{8}; size=[0-9]+; senders=[0-9]+;
 //     first=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z;
 //     wave=(yes|no)
-//   X-Mailwave-Language: [a-z]{2,3}(\+[a-z]{2,3})?|und; score=[0-9]+;
-//     bilingual=(yes|no)
+//   X-Mailwave-Language: [a-z]{2,3}(-Han[st])?(\+[a-z]{2,3}(-Han[st])?)?|und;
+//     score=[0-9]+; bilingual=(yes|no)
 // (the fields in this order, separated by "; ").
 //
 // Thread-safety: pure functions.
