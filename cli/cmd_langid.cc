@@ -33,6 +33,8 @@ characters read as windows-1252). Input is read up to mime.max_bytes.
 
 Scripts that identify a language alone decide it (Greek el, Georgian ka,
 Armenian hy, Hangul ko, kana ja, Han without kana zh, Thai th, Hebrew he, ...).
+Chinese is zh-Hans (simplified) or zh-Hant (traditional) when its characters
+say which, else zh.
 Words in the other scripts are looked up in the two-tier dictionary (words in
 no dictionary are scored by their character trigrams, langid.ngram_weight) and
 scored with the formula of docs/langid.md. Scores are 0-100. Languages scoring
@@ -40,7 +42,7 @@ at least langid.close_ratio (default 0.3) of the best's are close, and among
 them the one whose words lean to it most strongly becomes the best. "und"
 means too little text: a text with fewer than langid.min_words words
 (default 3) is "und", and so is one whose best score stays under
-langid.min_score (default 15); the JSON still names the best guess. A text is
+langid.min_score (default 5); the JSON still names the best guess. A text is
 bilingual ("en+es") when two languages each win paragraphs (blocks between
 blank lines, of 5 or more words) holding langid.bilingual_min_paragraphs
 (default 0.1) of the words; or when the two best languages together reach

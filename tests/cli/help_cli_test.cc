@@ -1,6 +1,9 @@
 // Help everywhere: `mailwave CMD --help` for every command and sub-action,
 // every line within 80 columns, `mailwave help CMD` printing the same, and
 // `--` ending the options of every command.
+#include <map>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -45,6 +48,44 @@ TEST(HelpCli, EveryCommandAndActionHasHelpWithin80Columns) {
       EXPECT_EQ(start, r.out.size()) << args << ": no final newline";
     }
   }
+}
+
+// A default a help text states ("langid.min_score (default 5)") is the one
+// `mailwave config --defaults` prints: help texts state them in prose, the
+// configuration declares them, and a retuned default must not leave the help
+// behind (langid's once said 15 where the setting was 5).
+TEST(HelpCli, DefaultsStatedInHelpAreTheConfigurationsDefaults) {
+  std::map<std::string, std::string> defaults;  // "table.key" -> value
+  {
+    const Outcome r = Mailwave("config --defaults");
+    ASSERT_EQ(r.status, 0);
+    std::istringstream in(r.out);
+    std::string line, table;
+    const std::regex section(R"(^\[([a-z_]+)\]$)");
+    const std::regex entry(R"(^([a-z_0-9]+) = (.*)$)");
+    std::smatch m;
+    while (std::getline(in, line)) {
+      if (std::regex_match(line, m, section)) table = m[1];
+      if (std::regex_match(line, m, entry))
+        defaults[table + "." + m[1].str()] = m[2];
+    }
+  }
+  ASSERT_GT(defaults.count("langid.min_score"), 0u);
+  std::size_t stated = 0;
+  const std::regex claim(R"(([a-z]+\.[a-z_0-9]+)\s+\(default\s+([0-9.]+)\))");
+  for (const std::string& target : kHelpTargets) {
+    const std::string help = Mailwave(target + " --help").out;
+    for (auto it = std::sregex_iterator(help.begin(), help.end(), claim);
+         it != std::sregex_iterator(); ++it) {
+      const std::string key = (*it)[1];
+      if (defaults.count(key) == 0) continue;  // e.g. a file name
+      ++stated;
+      EXPECT_DOUBLE_EQ(std::stod((*it)[2]), std::stod(defaults[key]))
+          << "mailwave " << target << " --help says " << it->str()
+          << "; config --defaults: " << defaults[key];
+    }
+  }
+  EXPECT_GE(stated, 5u) << "the langid help states its defaults";
 }
 
 TEST(HelpCli, HelpAfterOtherArgumentsStillHelps) {
