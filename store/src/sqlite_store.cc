@@ -95,6 +95,8 @@ constexpr char kMembers[] =
 constexpr char kOldest[] =
     "SELECT id, cluster, fingerprint FROM messages WHERE arrival < ?1 "
     "ORDER BY arrival, id LIMIT ?2";
+constexpr char kAnyOlder[] =
+    "SELECT 1 FROM messages WHERE arrival < ?1 LIMIT 1";
 constexpr char kDeleteMessage[] = "DELETE FROM messages WHERE id = ?1";
 constexpr char kDeleteIdx[] = "DELETE FROM idx WHERE k = ?1";
 constexpr char kShrinkCluster[] =
@@ -792,6 +794,16 @@ void SqliteStore::Maintain() {
     if (db) Checkpoint(*db);
     if (options_.retention.count() > 0 && writable_.load()) {
       const UnixMillis now = NowMillis();
+      // A read first: a round with nothing to prune then takes neither
+      // write_mu_ nor the file's write lock, for which Record here and
+      // other processes' writers would wait. A failed read prunes anyway.
+      if (db) {
+        auto q = db->Prepare(kAnyOlder);
+        if (q && q->Bind(1, now - options_.retention.count())) {
+          auto row = q->Step();
+          if (row && !*row) continue;
+        }
+      }
       // A few batches a round: pruning keeps up with any plausible mail
       // flow (prune_batch messages a batch) without starving Record, which
       // waits for one batch at most.

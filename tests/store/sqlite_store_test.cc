@@ -765,6 +765,32 @@ TEST_F(StoreTest, BackgroundPruneFailureIsLoggedOnce) {
   EXPECT_EQ(count("background prune: "), 2);
 }
 
+// A round with nothing old enough to prune only reads: another process holding
+// the write lock does not make it fail (it took the write lock every round,
+// and logged "database is locked", before).
+TEST_F(StoreTest, BackgroundPruneWithNothingToPruneDoesNotWrite) {
+  const UnixMillis now = NowMillis();
+  SqliteOptions o = Options();
+  o.retention = std::chrono::minutes(10);
+  o.maintenance_interval = std::chrono::milliseconds(200);
+  o.busy_timeout = std::chrono::milliseconds(5);
+  auto store = Open(o);
+  ASSERT_NE(store, nullptr);
+  Record(*store, MessageOf(Body(500, 6), now));  // recent: nothing to prune
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(dir_.File("mailwave.db").c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // 6 rounds
+  for (const std::string& line : Log()) {
+    EXPECT_EQ(line.find("background prune"), std::string::npos) << line;
+  }
+  ASSERT_EQ(sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(other);
+  EXPECT_EQ(store->GetStats()->messages, 1u);
+}
+
 // What a stored message costs, by table. MW_STORE_SIZE_MESSAGES sets how many
 // (docs/store.md used 20000); 2000 by default to keep the suite fast.
 TEST_F(StoreTest, BytesPerMessage) {
