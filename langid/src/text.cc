@@ -61,42 +61,52 @@ int UnspacedWordLetters(UChar32 c) {
   return c >= 0x0E00 && c <= 0x17FF ? 4 : 2;
 }
 
-// Reports the words of one run of unspaced letters and marks: pieces of
-// UnspacedWordLetters letters each (the last may be shorter).
-void SplitUnspaced(std::string_view run, WordSink sink, void* context) {
-  const auto* s = reinterpret_cast<const std::uint8_t*>(run.data());
-  const std::int32_t n = static_cast<std::int32_t>(run.size());
-  std::int32_t start = 0, letters = 0, limit = 0;
-  for (std::int32_t i = 0; i < n;) {
-    const std::int32_t at = i;
-    UChar32 c;
-    U8_NEXT(s, i, n, c);
-    if ((U_GET_GC_MASK(c) & U_GC_M_MASK) != 0) continue;
-    if (letters == 0) limit = UnspacedWordLetters(c);
-    if (letters == limit) {
-      SplitPieces(run.substr(start, at - start), sink, context);
-      start = at;
-      letters = 0;
-      limit = UnspacedWordLetters(c);
-    }
-    ++letters;
-  }
-  if (start < n) SplitPieces(run.substr(start), sink, context);
-}
-
-// The end of the run of unspaced letters and combining marks from `i`.
-std::int32_t UnspacedRunEnd(const std::uint8_t* s, std::int32_t i,
-                            std::int32_t n) {
+// Reports the words of the run of unspaced letters and combining marks that
+// starts at `i` (an unspaced letter): pieces of UnspacedWordLetters letters
+// each (the last may be shorter), each with the script Split would give it.
+// Returns where the run ends. One pass: each character is decoded and
+// classified once.
+std::int32_t SplitUnspacedRun(std::string_view text, std::int32_t i,
+                              WordSink sink, void* context) {
+  const auto* s = reinterpret_cast<const std::uint8_t*>(text.data());
+  const std::int32_t n = static_cast<std::int32_t>(text.size());
+  std::int32_t start = i, letters = 0, limit = 0;
+  UScriptCode script = USCRIPT_COMMON;
   while (i < n) {
     std::int32_t next = i;
     UChar32 c;
     U8_NEXT(s, next, n, c);
-    if (c < 0 || !(IsUnspacedScript(c) || (U_GET_GC_MASK(c) & U_GC_M_MASK)) ||
-        !IsWordChar(c)) {
-      break;
+    if (c < 0) break;
+    const std::int32_t mask = U_GET_GC_MASK(c);
+    if ((mask & U_GC_M_MASK) == 0) {
+      if ((mask & U_GC_L_MASK) == 0 || !IsUnspacedScript(c)) break;
+      if (letters == limit && letters > 0) {
+        EmitPiece(text.substr(start, i - start), false, script, sink, context);
+        start = i;
+        letters = 0;
+        script = USCRIPT_COMMON;
+      }
+      if (letters == 0) limit = UnspacedWordLetters(c);
+      ++letters;
+      if (script == USCRIPT_COMMON || c >= 0x3040) {
+        UErrorCode err = U_ZERO_ERROR;
+        const UScriptCode sc = uscript_getScript(c, &err);
+        if (U_SUCCESS(err) && sc != USCRIPT_COMMON && sc != USCRIPT_INHERITED &&
+            (script == USCRIPT_COMMON || (IsKana(sc) && !IsKana(script)))) {
+          script = sc;
+        }
+      }
+    } else if (script == USCRIPT_COMMON) {
+      // A mark after Common letters (e.g. U+30FC) can give the piece its
+      // script, as in Split.
+      UErrorCode err = U_ZERO_ERROR;
+      const UScriptCode sc = uscript_getScript(c, &err);
+      if (U_SUCCESS(err) && sc != USCRIPT_COMMON && sc != USCRIPT_INHERITED)
+        script = sc;
     }
     i = next;
   }
+  EmitPiece(text.substr(start, i - start), false, script, sink, context);
   return i;
 }
 
@@ -130,8 +140,7 @@ void Split(std::string_view word, WordSink sink, void* context) {
       if (kUnspaced && c >= 0x0E00 && IsUnspacedScript(c) && IsWordChar(c)) {
         EmitPiece(word.substr(start, at - start), has_digit, script, sink,
                   context);
-        i = UnspacedRunEnd(s, i, n);
-        SplitUnspaced(word.substr(at, i - at), sink, context);
+        i = SplitUnspacedRun(word, at, sink, context);
         start = i;
         has_digit = false;
         script = USCRIPT_COMMON;
