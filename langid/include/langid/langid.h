@@ -137,12 +137,24 @@ struct Evidence {
   std::vector<std::uint32_t> segment_words;
   // Per candidate: the number of those lines.
   std::vector<std::uint32_t> segment_lines;
-  // Per candidate: the words of the paragraphs (blocks between blank lines,
-  // of 5 or more words) it wins; empty when no paragraph was won or the text
-  // is one line. Lines and paragraphs are won as Decide picks
-  // the best: the highest sum of tier-1 and tier-2 weights, or a candidate
-  // within 0.3 of it with a higher affinity.
-  std::vector<std::uint32_t> paragraph_words;
+  // The paragraphs (blocks between blank lines) that a candidate won, in text
+  // order; empty in a text of one line. A paragraph is won by the candidate
+  // Decide names best on that paragraph alone (the formula with the
+  // tie-break, with the default Options), when it has 8 or more words, 5 or
+  // more of them giving evidence (not common words), and the winner scores at
+  // least 5 (the default min_score) there: a signature, a block of names or a
+  // list footer wins nothing.
+  struct Paragraph {
+    std::uint32_t words = 0;   // all its words
+    std::uint32_t winner = 0;  // candidate index
+    // The runner-up on that paragraph when it scores at least close_ratio
+    // (0.3) of the winner's L (two relatives such as bs and hr); else
+    // `winner`. Decide counts the paragraph for the text's best when that is
+    // this runner-up.
+    std::uint32_t close = 0;
+    friend bool operator==(const Paragraph&, const Paragraph&) = default;
+  };
+  std::vector<Paragraph> paragraphs;
   // Per candidate: summed n-gram shares of the unknown words the n-gram tier
   // could score.
   std::vector<double> ngram;
