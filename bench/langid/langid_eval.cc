@@ -229,6 +229,20 @@ std::vector<Sample> MakeMonolingual(const Corpus& c,
   return out;
 }
 
+// The same texts as one paragraph: the blank line between the two paragraphs
+// becomes a line break.
+std::vector<Sample> OneParagraph(const std::vector<Sample>& samples,
+                                 const Model& model) {
+  std::vector<Sample> out;
+  for (const Sample& s : samples) {
+    std::string text = s.text;
+    const std::size_t blank = text.find("\n\n");
+    if (blank != std::string::npos) text.erase(blank, 1);
+    out.push_back({s.a, s.b, mw::langid::Collect(text, model), text, {}});
+  }
+  return out;
+}
+
 bool NamesBoth(const Language& l, const Sample& s) {
   return l.bilingual && ((l.best == s.a && l.partner == s.b) ||
                          (l.best == s.b && l.partner == s.a));
@@ -508,6 +522,7 @@ int main(int argc, char** argv) {
   const std::vector<Sample> bi_line =
       MakeBilingual(corpus, covered, *model, true);
   const std::vector<Sample> mono = MakeMonolingual(corpus, covered, *model);
+  const std::vector<Sample> mono_one = OneParagraph(mono, *model);
 
   if (tune) {
     // The thresholds on this split (run it on "tune"): the trade-off between
@@ -780,6 +795,22 @@ int main(int argc, char** argv) {
         pc(b.right), pc(b.bilingual), pc(b.ceiling), pc(b.not_bilingual),
         pc(b.not_bilingual_ceiling), pc(b.as_alone), pc(b.mechanism),
         pc(b.other));
+    // Texts that are one paragraph or one line are bilingual only by their
+    // lines or by score.
+    std::size_t sentences = 0, bilingual_sentences = 0;
+    for (const std::string& lang : covered) {
+      for (const Line& l : corpus.by_lang[2][lang]) {
+        ++sentences;
+        bilingual_sentences +=
+            mw::langid::Decide(l.evidence, *model, with_ngram).bilingual;
+      }
+    }
+    std::printf(
+        "    false bilingual on the same %zu texts as one paragraph (no blank "
+        "line): %.1f%%; bilingual verdicts on the %zu single sentences: "
+        "%.2f%%\n",
+        mono_one.size(), FalseBilingual(mono_one, *model, with_ngram),
+        sentences, sentences ? 100.0 * bilingual_sentences / sentences : 0.0);
     const auto [differ, same] = FalseBilingualSplit(mono, *model, with_ngram);
     for (const Sample& s : mono) {
       if (show_false <= 0) break;
