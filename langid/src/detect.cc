@@ -1227,13 +1227,19 @@ Language Decide(const Evidence& e, const Model& model, const Options& options) {
   // The words of the won paragraphs (Evidence::paragraphs) per candidate. A
   // paragraph nearly as much in the best language as in its winner's (bs read
   // as hr: the best's score there at least close_ratio of the winner's) counts
-  // for the best.
+  // for the best, when the best wins a paragraph of its own (else the best is
+  // a relative of one paragraph's language, tr beside az, that no paragraph
+  // is in).
   std::vector<std::uint32_t> won;
   std::uint32_t in_paragraphs = 0;
   if (!e.paragraphs.empty()) {
     won.assign(n, 0);
+    bool best_wins = false;
     for (const Evidence::Paragraph& p : e.paragraphs) {
-      const std::size_t who = p.close == best ? best : p.winner;
+      best_wins = best_wins || p.winner == best;
+    }
+    for (const Evidence::Paragraph& p : e.paragraphs) {
+      const std::size_t who = best_wins && p.close == best ? best : p.winner;
       if (who < n) won[who] += p.words;
       in_paragraphs += p.words;
     }

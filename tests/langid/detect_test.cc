@@ -407,6 +407,18 @@ const ParagraphCase kParagraphCases[] = {
      "发现自己躺在床上变成了一只巨大的甲虫。\n"
      "一种无形的阴霾突然笼罩在朋友们的心理!\n",
      "ja+zh"},
+    // The best of the whole text is Turkish, which no paragraph is read as:
+    // the Azerbaijani paragraph, close to Turkish, stays Azerbaijani ("tr+xh"
+    // when it counted for the best).
+    {"xh+az",
+     "eyona ndawo abalasela kuyo ulambie yindawo yeshumi – kwaye * "
+     "-allister\ncoetzee uyakukuthakazelela ukubuyela kwalo mdlali kula "
+     "ndawo. eyona\nngxaki bakhe bajongane nayo ngelixa lolwaluko kule "
+     "dolophu kukuphela\nkwamanzi emizimbeni wabakhwetha.\n\n"
+     "həmçinin kəndin təsərrüfat sahəsində də tərəqqi ildən ilə\nartır. "
+     "həmin ilin avqust ayında aliyə qarayeva çin xalq\nrespublikası nın "
+     "pekin şəhərində 2008 yay olimpiya oyunları nda\niştirak etdi.\n",
+     "az+xh"},
     // Marathi in two paragraphs, both read as Marathi: lines read as Hindi
     // made "mr+hi".
     {"mr",
