@@ -526,6 +526,7 @@ struct Tally {
   // vectors: zeros). Its own evidence is the text's sums at its end less
   // these, computed into `paragraph`: words add nothing per paragraph.
   std::uint32_t paragraph_words = 0;
+  bool paragraph_seen = false;  // a paragraph ended before the current one
   Evidence paragraph_start;
   std::uint32_t paragraph_start_han = 0;
   std::uint32_t paragraph_start_kana = 0;
@@ -692,11 +693,11 @@ constexpr std::uint32_t kMinSegmentWords = 3;
 // signature), this many of them giving evidence (not common words: English
 // has many), and its winner scores at least kParagraphMinScore on it: a block
 // of names, a signature or a mailing-list footer (a few words of many lists,
-// unknown words) wins nothing. Chosen with langid_eval --split tune and
-// langid_mail (docs/langid.md): 5 words, 8 of them giving evidence, names
-// 92.1% of the paragraph samples and 99.23% of English mail "en"; 8 words, 5
-// giving evidence, 92.4% and 99.11%; 5 and 5, 92.5% and 99.00%; score 10
-// instead of 5: 1 to 1.5 points fewer samples.
+// unknown words) wins nothing. Chosen with langid_eval --split tune (bilingual
+// paragraph samples named) and langid_mail (English mail named "en", as
+// messages): 8 words, 5 giving evidence, score 5: 92.8% and 99.11%; 5 and 5:
+// 92.9% and 99.00%; 5 and 8: 92.5% and 99.23%; score 0: 93.0% and 98.94%;
+// score 10: 91.1% and 99.31%.
 constexpr std::uint32_t kMinParagraphWords = 8;
 constexpr std::uint32_t kMinParagraphEvidenceWords = 5;
 // The default min_score: a paragraph must be one that would be named alone.
@@ -778,9 +779,13 @@ void ParagraphEvidence(Tally* t) {
   }
 }
 
-void FlushParagraph(Tally* t) {
+// Ends a paragraph; `last`: the text ends with it. A text of one paragraph
+// records none (one paragraph makes neither a bilingual verdict nor two that
+// agree), and costs nothing here.
+void FlushParagraph(Tally* t, bool last) {
   FlushLine(t);
-  if (t->paragraph_words >= kMinParagraphWords) {
+  if (!(last && !t->paragraph_seen) &&
+      t->paragraph_words >= kMinParagraphWords) {
     ParagraphEvidence(t);
     const Formula f(t->paragraph, kSegmentOptions);
     std::size_t pick = f.size(), second = f.size();
@@ -800,6 +805,11 @@ void FlushParagraph(Tally* t) {
       t->paragraphs.push_back(won);
     }
   }
+  if (t->kana > t->paragraph_start_kana) {
+    t->han_with_kana += t->han - t->paragraph_start_han;
+  }
+  if (last) return;
+  t->paragraph_seen = true;
   Evidence& s = t->paragraph_start;
   s.pure.assign(t->pure.begin(), t->pure.end());
   s.shared.assign(t->shared.begin(), t->shared.end());
@@ -810,9 +820,6 @@ void FlushParagraph(Tally* t) {
   s.n_shared = t->n_shared;
   s.n_unknown = t->n_unknown;
   s.n_ngram = t->n_ngram;
-  if (t->kana > t->paragraph_start_kana) {
-    t->han_with_kana += t->han - t->paragraph_start_han;
-  }
   t->paragraph_start_han = t->han;
   t->paragraph_start_kana = t->kana;
   t->paragraph_words = 0;
@@ -821,7 +828,7 @@ void FlushParagraph(Tally* t) {
 // The end of a text. A text of one line records no line or paragraph: one
 // line or paragraph cannot make a bilingual verdict, which needs two.
 void FlushText(Tally* t) {
-  if (t->broken) FlushParagraph(t);
+  if (t->broken) FlushParagraph(t, true);
 }
 
 // Scores one word: `hash` is Model::KeyHash(word) when there is a memo.
@@ -834,7 +841,7 @@ void ScoreWord(Tally* t, std::string_view word, int script,
     if (nl != nullptr) {
       t->broken = true;
       if (std::memchr(nl + 1, '\n', word.data() - nl - 1) != nullptr) {
-        FlushParagraph(t);
+        FlushParagraph(t, false);
       } else {
         FlushLine(t);
       }
