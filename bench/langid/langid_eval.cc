@@ -9,7 +9,8 @@
 //               [--split report|tune|all] [--tune] [--k1 X] [--k2 X]
 //               [--k-unknown X] [--min-words N] [--min-score X]
 //               [--bilingual-min X] [--bilingual-lines X] [--ngram X]
-//               [--close X] [--show LANG]
+//               [--close X] [--show LANG] [--show-bilingual N]
+//               [--show-false N]
 //
 // --split: "tune" uses the even lines (0-based) of every dev file, "report"
 // (the default) the odd ones, "all" both. Thresholds are chosen with --tune
@@ -19,6 +20,10 @@
 // the dev set is absent. Single words and word pairs are scored as forced best
 // guesses (--min-words 1 --min-score 0); sentences forced and with the
 // decision thresholds (und is wrong).
+// The bilingual section splits the missed two-paragraph samples by what each
+// paragraph alone is read as (the single-language ceiling) and counts false
+// bilingual verdicts; --show-bilingual N prints N misses whose paragraphs are
+// each read right alone, --show-false N N false bilingual samples.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
