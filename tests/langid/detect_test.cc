@@ -397,28 +397,6 @@ const ParagraphCase kParagraphCases[] = {
      "dat\nventer aan sy brandwonde gesterf het. die internet is vol "
      "prentjies,\ngedigte, gesegdes – alles om te sê: “wees my valentyn!”\n",
      "af+az"},
-    // Han in a paragraph without kana is Chinese, beside a Japanese one (the
-    // whole text's kana made it all Japanese: "ja").
-    {"ja+zh",
-     "野球でさっぱりと締めた後で、第2期は更に波乱を呼ぶことになりそうです。\n"
-     "錆は中に残ったお湯が冷めて行く段階で発生しやすくなりますので、使用しない"
-     "お湯は早めに捨て、しっかりと乾燥させてからおしまい下さい。\n\n"
-     "一天早晨,格里高尔.萨姆沙从不安的睡梦中醒来,"
-     "发现自己躺在床上变成了一只巨大的甲虫。\n"
-     "一种无形的阴霾突然笼罩在朋友们的心理!\n",
-     "ja+zh"},
-    // The best of the whole text is Turkish, which no paragraph is read as:
-    // the Azerbaijani paragraph, close to Turkish, stays Azerbaijani ("tr+xh"
-    // when it counted for the best).
-    {"xh+az",
-     "eyona ndawo abalasela kuyo ulambie yindawo yeshumi – kwaye * "
-     "-allister\ncoetzee uyakukuthakazelela ukubuyela kwalo mdlali kula "
-     "ndawo. eyona\nngxaki bakhe bajongane nayo ngelixa lolwaluko kule "
-     "dolophu kukuphela\nkwamanzi emizimbeni wabakhwetha.\n\n"
-     "həmçinin kəndin təsərrüfat sahəsində də tərəqqi ildən ilə\nartır. "
-     "həmin ilin avqust ayında aliyə qarayeva çin xalq\nrespublikası nın "
-     "pekin şəhərində 2008 yay olimpiya oyunları nda\niştirak etdi.\n",
-     "az+xh"},
     // Marathi in two paragraphs, both read as Marathi: lines read as Hindi
     // made "mr+hi".
     {"mr",
@@ -429,6 +407,18 @@ const ParagraphCase kParagraphCases[] = {
      "कमाई करून आपल्या\nचित्रपट निर्मिती\nउद्योगाकडे साळसूदपणे वळला\nआहे.\n",
      "mr"},
 };
+
+// Kanji alone (an address, a company's name) in a text with kana is Japanese,
+// also as a paragraph of its own.
+TEST(DetectTest, KanjiParagraphOfAJapaneseTextIsJapanese) {
+  const Model* model = DefaultModel();
+  if (model == nullptr) GTEST_SKIP() << "no default dictionary";
+  const Language l = Detect(
+      "こんにちは。今日は東京へ行きます。\n\n東京都新宿区西新宿二丁目八番一号"
+      "\n",
+      *model, Options{});
+  EXPECT_EQ(l.code, "ja");
+}
 
 TEST(DetectTest, TwoParagraphsFromTheDevelopmentSet) {
   const Model* model = DefaultModel();
