@@ -44,11 +44,13 @@ means too little text: a text with fewer than langid.min_words words
 (default 3) is "und", and so is one whose best score stays under
 langid.min_score (default 5); the JSON still names the best guess. A text is
 bilingual ("en+es") when two languages each win paragraphs (blocks between
-blank lines, of 5 or more words) holding langid.bilingual_min_paragraphs
-(default 0.1) of the words; or when the two best languages together reach
-min_score, the second reaches langid.bilingual_min_score (default 10), and
-either each falls short of min_score or, in a text of several lines, each is
-the best language of lines holding langid.bilingual_min_lines (default 0.3)
+blank lines) holding langid.bilingual_min_paragraphs (default 0.1) of the
+words: a paragraph of 8 or more words is won by the language it would be
+named on its own, when that scores 5 or more there. Else, unless two or more
+paragraphs all read as the best language, when the two best languages together
+reach min_score, the second reaches langid.bilingual_min_score (default 10),
+and either each falls short of min_score or, in a text of several lines, each
+is the best language of lines holding langid.bilingual_min_lines (default 0.3)
 of the words. Otherwise the best language is the verdict. --min-words 1
 --min-score 0 forces a verdict on any text with a letter the dictionary or its
 trigrams know.

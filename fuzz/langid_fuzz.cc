@@ -35,8 +35,7 @@ bool Equal(const li::Evidence& a, const li::Evidence& b) {
          a.segment_words == b.segment_words &&
          a.segment_lines == b.segment_lines && a.ngram == b.ngram &&
          a.n_ngram == b.n_ngram && a.affinity == b.affinity &&
-         a.ngram_affinity == b.ngram_affinity &&
-         a.paragraph_words == b.paragraph_words &&
+         a.ngram_affinity == b.ngram_affinity && a.paragraphs == b.paragraphs &&
          a.common_ngram == b.common_ngram &&
          a.n_common_ngram == b.n_common_ngram;
 }

@@ -9,7 +9,8 @@
 //               [--split report|tune|all] [--tune] [--k1 X] [--k2 X]
 //               [--k-unknown X] [--min-words N] [--min-score X]
 //               [--bilingual-min X] [--bilingual-lines X] [--ngram X]
-//               [--close X] [--show LANG]
+//               [--close X] [--show LANG] [--show-bilingual N]
+//               [--show-false N]
 //
 // --split: "tune" uses the even lines (0-based) of every dev file, "report"
 // (the default) the odd ones, "all" both. Thresholds are chosen with --tune
@@ -19,6 +20,10 @@
 // the dev set is absent. Single words and word pairs are scored as forced best
 // guesses (--min-words 1 --min-score 0); sentences forced and with the
 // decision thresholds (und is wrong).
+// The bilingual section splits the missed two-paragraph samples by what each
+// paragraph alone is read as (the single-language ceiling) and counts false
+// bilingual verdicts; --show-bilingual N prints N misses whose paragraphs are
+// each read right alone, --show-false N N false bilingual samples.
 #include <unicode/translit.h>
 #include <unicode/unistr.h>
 
@@ -151,6 +156,9 @@ struct Sample {
   std::string a, b;  // languages (a == b: monolingual)
   Evidence evidence;
   std::string text;
+  // Two-paragraph samples: the evidence of each paragraph alone (the ceiling
+  // that single-language accuracy sets on naming both).
+  std::vector<Evidence> alone;
 };
 
 std::string Paragraph(const std::vector<Line>& sentences, std::size_t first,
@@ -190,13 +198,22 @@ std::vector<Sample> MakeBilingual(const Corpus& c,
       auto ib = sentences.find(covered[j]);
       if (i == j || ib == sentences.end() || ib->second.empty()) continue;
       const std::size_t at = 2 * (i * covered.size() + j);
-      const std::string text =
-          one_line ? ia->second[at % ia->second.size()].text + " " +
-                         ib->second[(at + 1) % ib->second.size()].text
-                   : Paragraph(ia->second, at, 2) + "\n\n" +
-                         Paragraph(ib->second, at + 2, 2);
+      if (one_line) {
+        const std::string text = ia->second[at % ia->second.size()].text + " " +
+                                 ib->second[(at + 1) % ib->second.size()].text;
+        out.push_back(
+            {covered[i], covered[j], CollectScriptless(text, model), text, {}});
+        continue;
+      }
+      const std::string pa = Paragraph(ia->second, at, 2);
+      const std::string pb = Paragraph(ib->second, at + 2, 2);
+      const std::string text = pa + "\n\n" + pb;
       out.push_back(
-          {covered[i], covered[j], CollectScriptless(text, model), text});
+          {covered[i],
+           covered[j],
+           CollectScriptless(text, model),
+           text,
+           {CollectScriptless(pa, model), CollectScriptless(pb, model)}});
     }
   }
   return out;
@@ -212,10 +229,30 @@ std::vector<Sample> MakeMonolingual(const Corpus& c,
     auto it = c.by_lang[2].find(lang);
     if (it == c.by_lang[2].end() || it->second.size() < 8) continue;
     for (std::size_t k = 0; k < 20; ++k) {
-      const std::string text = Paragraph(it->second, 4 * k, 2) + "\n\n" +
-                               Paragraph(it->second, 4 * k + 2, 2);
-      out.push_back({lang, lang, CollectScriptless(text, model), text});
+      const std::string pa = Paragraph(it->second, 4 * k, 2);
+      const std::string pb = Paragraph(it->second, 4 * k + 2, 2);
+      const std::string text = pa + "\n\n" + pb;
+      out.push_back(
+          {lang,
+           lang,
+           CollectScriptless(text, model),
+           text,
+           {CollectScriptless(pa, model), CollectScriptless(pb, model)}});
     }
+  }
+  return out;
+}
+
+// The same texts as one paragraph: the blank line between the two paragraphs
+// becomes a line break.
+std::vector<Sample> OneParagraph(const std::vector<Sample>& samples,
+                                 const Model& model) {
+  std::vector<Sample> out;
+  for (const Sample& s : samples) {
+    std::string text = s.text;
+    const std::size_t blank = text.find("\n\n");
+    if (blank != std::string::npos) text.erase(blank, 1);
+    out.push_back({s.a, s.b, CollectScriptless(text, model), text, {}});
   }
   return out;
 }
@@ -232,6 +269,80 @@ double BilingualAccuracy(const std::vector<Sample>& samples, const Model& model,
   for (const Sample& s : samples)
     ok += NamesBoth(mw::langid::Decide(s.evidence, model, o), s);
   return 100.0 * ok / samples.size();
+}
+
+// Where the two-paragraph samples go: named right, bilingual with any two
+// languages, and the misses split by cause against what each paragraph alone
+// is read as (forced best guess).
+struct BilingualBreakdown {
+  std::size_t samples = 0;
+  std::size_t right = 0;      // both languages named
+  std::size_t bilingual = 0;  // a bilingual verdict, any two languages
+  std::size_t ceiling = 0;    // each paragraph alone read right
+  // (a) not bilingual; of those, with each paragraph alone read right.
+  std::size_t not_bilingual = 0, not_bilingual_ceiling = 0;
+  // (b) bilingual, a language wrong, and the verdict names what the
+  // paragraphs alone are read as: the single-language ceiling.
+  std::size_t as_alone = 0;
+  // (c) bilingual and wrong although each paragraph alone is read right.
+  std::size_t mechanism = 0;
+  // (d) the rest: a paragraph alone is read wrong, and the verdict names
+  // neither that nor the right pair.
+  std::size_t other = 0;
+};
+
+BilingualBreakdown BreakDown(const std::vector<Sample>& samples,
+                             const Model& model, const Options& o) {
+  Options forced = o;
+  forced.min_words = 1;
+  forced.min_score = 0;
+  BilingualBreakdown r;
+  for (const Sample& s : samples) {
+    if (s.alone.size() != 2) continue;
+    ++r.samples;
+    const Language l = mw::langid::Decide(s.evidence, model, o);
+    const std::string ra = mw::langid::Decide(s.alone[0], model, forced).best;
+    const std::string rb = mw::langid::Decide(s.alone[1], model, forced).best;
+    const bool alone_right = ra == s.a && rb == s.b;
+    r.ceiling += alone_right;
+    r.bilingual += l.bilingual;
+    if (NamesBoth(l, s)) {
+      ++r.right;
+    } else if (!l.bilingual) {
+      ++r.not_bilingual;
+      r.not_bilingual_ceiling += alone_right;
+    } else if (alone_right) {
+      ++r.mechanism;
+    } else if ((l.best == ra && l.partner == rb) ||
+               (l.best == rb && l.partner == ra)) {
+      ++r.as_alone;
+    } else {
+      ++r.other;
+    }
+  }
+  return r;
+}
+
+// Of single-language two-paragraph samples: the share with a bilingual
+// verdict whose two paragraphs alone are read (forced) as two different
+// languages (the single-language ceiling), and as the same language.
+std::pair<double, double> FalseBilingualSplit(
+    const std::vector<Sample>& samples, const Model& model, const Options& o) {
+  Options forced = o;
+  forced.min_words = 1;
+  forced.min_score = 0;
+  std::size_t differ = 0, same = 0;
+  for (const Sample& s : samples) {
+    if (s.alone.size() != 2 ||
+        !mw::langid::Decide(s.evidence, model, o).bilingual) {
+      continue;
+    }
+    const bool split = mw::langid::Decide(s.alone[0], model, forced).best !=
+                       mw::langid::Decide(s.alone[1], model, forced).best;
+    (split ? differ : same) += 1;
+  }
+  if (samples.empty()) return {0, 0};
+  return {100.0 * differ / samples.size(), 100.0 * same / samples.size()};
 }
 
 double FalseBilingual(const std::vector<Sample>& samples, const Model& model,
@@ -374,6 +485,7 @@ int main(int argc, char** argv) {
   bool tune = false;
   std::string show;        // --show LANG: print its wrongly guessed sentences
   int show_bilingual = 0;  // print this many missed paragraph samples
+  int show_false = 0;      // print this many false bilingual samples
   Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -410,15 +522,18 @@ int main(int argc, char** argv) {
       show = next();
     else if (a == "--show-bilingual")
       show_bilingual = std::stoi(next());
+    else if (a == "--show-false")
+      show_false = std::stoi(next());
     else if (a == "--close")
       options.close_ratio = std::stod(next());
     else {
-      std::fprintf(stderr,
-                   "usage: langid_eval [--dev DIR] [--dict FILE] [--lingua "
-                   "CSV] [--split report|tune|all] [--tune] [--k1 X] [--k2 X] "
-                   "[--k-unknown X] [--min-words N] [--min-score X] "
-                   "[--bilingual-min X] [--bilingual-lines X] [--ngram X] "
-                   "[--close X] [--show LANG]\n");
+      std::fprintf(
+          stderr,
+          "usage: langid_eval [--dev DIR] [--dict FILE] [--lingua "
+          "CSV] [--split report|tune|all] [--tune] [--k1 X] [--k2 X] "
+          "[--k-unknown X] [--min-words N] [--min-score X] "
+          "[--bilingual-min X] [--bilingual-lines X] [--ngram X] "
+          "[--close X] [--show LANG] [--show-bilingual N] [--show-false N]\n");
       return 2;
     }
   }
@@ -504,6 +619,7 @@ int main(int argc, char** argv) {
   const std::vector<Sample> bi_line =
       MakeBilingual(corpus, covered, *model, true);
   const std::vector<Sample> mono = MakeMonolingual(corpus, covered, *model);
+  const std::vector<Sample> mono_one = OneParagraph(mono, *model);
 
   if (tune) {
     // The thresholds on this split (run it on "tune"): the trade-off between
@@ -761,6 +877,62 @@ int main(int argc, char** argv) {
       FalseBilingual(mono, *model, with_ngram),
       FalseBilingual(mono, *model, two_tier));
   {
+    const BilingualBreakdown b = BreakDown(bi, *model, with_ngram);
+    auto pc = [&](std::size_t k) {
+      return b.samples ? 100.0 * k / b.samples : 0.0;
+    };
+    std::printf(
+        "    both languages right %.1f%%, bilingual verdict (any two "
+        "languages) %.1f%%; ceiling (each paragraph alone read right, "
+        "forced) %.1f%%\n"
+        "    misses: (a) not bilingual %.1f%% (%.1f%% with each paragraph "
+        "alone read right), (b) bilingual, a language wrong as its paragraph "
+        "alone is read %.1f%%, (c) bilingual and wrong although each "
+        "paragraph alone is read right %.1f%%, (d) other %.1f%%\n",
+        pc(b.right), pc(b.bilingual), pc(b.ceiling), pc(b.not_bilingual),
+        pc(b.not_bilingual_ceiling), pc(b.as_alone), pc(b.mechanism),
+        pc(b.other));
+    // Texts that are one paragraph or one line are bilingual only by their
+    // lines or by score.
+    std::size_t sentences = 0, bilingual_sentences = 0;
+    for (const std::string& lang : covered) {
+      for (const Line& l : corpus.by_lang[2][lang]) {
+        ++sentences;
+        bilingual_sentences +=
+            mw::langid::Decide(l.evidence, *model, with_ngram).bilingual;
+      }
+    }
+    std::printf(
+        "    false bilingual on the same %zu texts as one paragraph (no blank "
+        "line): %.1f%%; bilingual verdicts on the %zu single sentences: "
+        "%.2f%%\n",
+        mono_one.size(), FalseBilingual(mono_one, *model, with_ngram),
+        sentences, sentences ? 100.0 * bilingual_sentences / sentences : 0.0);
+    const auto [differ, same] = FalseBilingualSplit(mono, *model, with_ngram);
+    for (const Sample& s : mono) {
+      if (show_false <= 0) break;
+      const Language l = mw::langid::Decide(s.evidence, *model, with_ngram);
+      if (!l.bilingual) continue;
+      --show_false;
+      Options forced = with_ngram;
+      forced.min_words = 1;
+      forced.min_score = 0;
+      const Language ra = mw::langid::Decide(s.alone[0], *model, forced);
+      const Language rb = mw::langid::Decide(s.alone[1], *model, forced);
+      std::printf(
+          "  FALSE %s -> %s (best %s %.1f, partner %s %.1f; alone %s %.1f "
+          "(%s %.1f), %s %.1f (%s %.1f))\n%s\n\n",
+          s.a.c_str(), l.code.c_str(), l.best.c_str(), l.score,
+          l.partner.c_str(), l.partner_score, ra.best.c_str(), ra.score,
+          ra.second.c_str(), ra.second_score, rb.best.c_str(), rb.score,
+          rb.second.c_str(), rb.second_score, s.text.c_str());
+    }
+    std::printf(
+        "    false bilingual: %.1f%% with the two paragraphs alone read as two "
+        "languages, %.1f%% with both read as one\n",
+        differ, same);
+  }
+  {
     // The same without the languages the detector cannot name on their own
     // sentences (forced accuracy under 80%: bs and ms on this dev set): a
     // sample of those is missed for want of the language, not of the rule.
@@ -794,13 +966,22 @@ int main(int argc, char** argv) {
       }
       if (!ok) ++said[s.a + "+" + s.b + "->" + l.code];
       if (!ok && show_bilingual > 0) {
-        --show_bilingual;
-        std::printf(
-            "  MISS %s+%s -> %s (best %s %.1f, partner %s %.1f, "
-            "second %s %.1f)\n%s\n\n",
-            s.a.c_str(), s.b.c_str(), l.code.c_str(), l.best.c_str(), l.score,
-            l.partner.c_str(), l.partner_score, l.second.c_str(),
-            l.second_score, s.text.c_str());
+        // Only the misses of the rules: each paragraph alone read right.
+        Options forced = with_ngram;
+        forced.min_words = 1;
+        forced.min_score = 0;
+        const Language ra = mw::langid::Decide(s.alone[0], *model, forced);
+        const Language rb = mw::langid::Decide(s.alone[1], *model, forced);
+        if (ra.best == s.a && rb.best == s.b) {
+          --show_bilingual;
+          std::printf(
+              "  MISS %s+%s -> %s (best %s %.1f, partner %s %.1f, "
+              "second %s %.1f; alone %s %.1f, %s %.1f)\n%s\n\n",
+              s.a.c_str(), s.b.c_str(), l.code.c_str(), l.best.c_str(), l.score,
+              l.partner.c_str(), l.partner_score, l.second.c_str(),
+              l.second_score, ra.best.c_str(), ra.score, rb.best.c_str(),
+              rb.score, s.text.c_str());
+        }
       }
     }
     std::printf(

@@ -174,7 +174,7 @@ void ExpectSameEvidence(const Evidence& a, const Evidence& b) {
   EXPECT_EQ(a.ngram, b.ngram);
   EXPECT_EQ(a.segment_words, b.segment_words);
   EXPECT_EQ(a.segment_lines, b.segment_lines);
-  EXPECT_EQ(a.paragraph_words, b.paragraph_words);
+  EXPECT_TRUE(a.paragraphs == b.paragraphs);
   EXPECT_EQ(a.common_ngram, b.common_ngram);
   EXPECT_EQ(a.n_common_ngram, b.n_common_ngram);
   EXPECT_EQ(a.scripts, b.scripts);

@@ -28,14 +28,15 @@
 //  - "und" when the text has fewer than min_words words ("und" means too
 //    little text; the best guess and its score are still reported);
 //  - bilingual ("en+es") when the best and another language each win
-//    paragraphs (blocks between blank lines, of 5 or more words) holding at
-//    least bilingual_min_paragraphs of those paragraphs' words (two
-//    paragraphs in two languages, the way bilingual mail is written), or
-//    when the two best languages together reach
-//    min_score, the second has at least bilingual_min_score, and either each
-//    falls short of min_score (a text in one block) or, in a text of several
-//    lines, each is the best language of lines holding at least
-//    bilingual_min_lines of the words;
+//    paragraphs (blocks between blank lines; Evidence::paragraphs) holding at
+//    least bilingual_min_paragraphs of the won paragraphs' words (two
+//    paragraphs in two languages, the way bilingual mail is written; when the
+//    best wins too few, the two languages that win the most); else, unless
+//    two or more won paragraphs all count for the best, when the two best
+//    languages together reach min_score, the second has at least
+//    bilingual_min_score, and either each falls short of min_score (a text in
+//    one block) or, in a text of several lines, each is the best language of
+//    lines holding at least bilingual_min_lines of the words;
 //  - otherwise the best language when it reaches min_score; else "und".
 // With min_words <= 1 and min_score 0 (forced) every text with a word that
 // any tier can score names a language: a text of common cross-language words
@@ -76,9 +77,9 @@ struct Options {
   // words) that each language of a bilingual verdict must win line by line.
   double bilingual_min_lines = 0.3;
   // In a text of several paragraphs (blocks between blank lines), the share of
-  // the words (in paragraphs of 5 or more words) that each language of a
-  // bilingual verdict must win paragraph by paragraph; no score is needed.
-  // Above 1: off.
+  // the words of the won paragraphs (Evidence::paragraphs) that each language
+  // of a bilingual verdict must win paragraph by paragraph; no score is
+  // needed. Above 1: off.
   double bilingual_min_paragraphs = 0.1;
   // Optional character-trigram tier: the share (0-1) of each unknown word that
   // its trigram language shares contribute as tier-2 evidence (Xovp_i += w *
@@ -139,12 +140,24 @@ struct Evidence {
   std::vector<std::uint32_t> segment_words;
   // Per candidate: the number of those lines.
   std::vector<std::uint32_t> segment_lines;
-  // Per candidate: the words of the paragraphs (blocks between blank lines,
-  // of 5 or more words) it wins; empty when no paragraph was won or the text
-  // is one line. Lines and paragraphs are won as Decide picks
-  // the best: the highest sum of tier-1 and tier-2 weights, or a candidate
-  // within 0.3 of it with a higher affinity.
-  std::vector<std::uint32_t> paragraph_words;
+  // The paragraphs (blocks between blank lines) that a candidate won, in text
+  // order; empty in a text of one paragraph. A paragraph is won by the
+  // candidate Decide names best on that paragraph alone (the formula with the
+  // tie-break, with the default Options), when it has 8 or more words, 5 or
+  // more of them giving evidence (not common words), and the winner scores at
+  // least 5 (the default min_score) there: a signature, a block of names or a
+  // list footer wins nothing.
+  struct Paragraph {
+    std::uint32_t words = 0;   // all its words
+    std::uint32_t winner = 0;  // candidate index
+    // The runner-up on that paragraph when it scores at least close_ratio
+    // (0.3) of the winner's L (two relatives such as bs and hr); else
+    // `winner`. Decide counts the paragraph for the text's best when that is
+    // this runner-up.
+    std::uint32_t close = 0;
+    friend bool operator==(const Paragraph&, const Paragraph&) = default;
+  };
+  std::vector<Paragraph> paragraphs;
   // Per candidate: summed n-gram shares of the unknown words the n-gram tier
   // could score.
   std::vector<double> ngram;
