@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -157,17 +158,17 @@ inline double AffinityGain(double share) {
 }
 
 #if defined(__SSE2__)
-// Shares delta[a] / sum and delta[b] / sum and their AffinityGain, two at a
-// time: the same IEEE operations in the same order as the scalar code (SSE2
-// has no fused multiply-add, and this is part of every x86-64 CPU), so the
-// same bits, at about half the cost of its three divisions per share.
-inline void SharesAndGains2(double da, double db, double sum, double* share,
-                            double* gain) {
-  const __m128d s = _mm_div_pd(_mm_set_pd(db, da), _mm_set1_pd(sum));
+// AffinityGain(share[0]) and AffinityGain(share[1]) into gain[0..1], for shares
+// above kAffinityFloor: the same IEEE operations in the same order as the
+// scalar code (SSE2 has no fused multiply-add, and this is part of every
+// x86-64 CPU), so the same bits, at about half the cost of its two divisions
+// per share.
+inline void Gains2(const double* share, double* gain) {
+  const __m128d s = _mm_loadu_pd(share);
   const __m128d x = _mm_div_pd(s, _mm_set1_pd(kAffinityFloor));
   const __m128i bits = _mm_castpd_si128(x);
-  // The exponents (x > 0 where it is used: the sign bit is clear) as two
-  // 32-bit integers in the low lanes.
+  // The exponents (x > 1: the sign bit is clear) as two 32-bit integers in
+  // the low lanes.
   __m128i e = _mm_sub_epi32(
       _mm_shuffle_epi32(_mm_srli_epi64(bits, 52), _MM_SHUFFLE(3, 3, 2, 0)),
       _mm_set1_epi32(1023));
@@ -189,31 +190,55 @@ inline void SharesAndGains2(double da, double db, double sum, double* share,
   const __m128d log = _mm_add_pd(
       _mm_mul_pd(_mm_cvtepi32_pd(e), _mm_set1_pd(0.6931471805599453)),
       _mm_mul_pd(_mm_mul_pd(_mm_set1_pd(2.0), t), p));
-  const __m128d g =
-      _mm_and_pd(_mm_cmpgt_pd(s, _mm_set1_pd(kAffinityFloor)), log);
-  _mm_storeu_pd(share, s);
-  _mm_storeu_pd(gain, g);
+  _mm_storeu_pd(gain, log);
 }
 #endif
 
 // One language share of an unknown word from the n-gram tier, with its
-// affinity gain (computed once per distinct word).
+// affinity gain (the reference path, which scores every occurrence afresh).
 struct NgramShare {
   std::uint32_t language = 0;
   double share = 0;
   double gain = 0;
 };
 
-// What one distinct word of a text gave (a key is a view into the text).
+// A candidate and one value (a share or an affinity gain) for it.
+struct LanguageValue {
+  std::uint32_t language;
+  double value;
+};
+
+// A tier-2 posting of a word decoded once per text: its weight and
+// AffinityGain(weight).
+struct DecodedPosting {
+  std::uint32_t language;
+  double weight;
+  double gain;
+};
+
+// What a word is in the dictionary (MemoSlot::kind).
+enum class WordKind : std::uint8_t { kUnknown, kCommon, kPure, kShared };
+
+// What one distinct word of a text gave (a key is a view into the text): its
+// evidence ready to be added for each occurrence, decoded and with its
+// affinity gains computed once.
 struct MemoSlot {
   std::uint32_t gen = 0;
   std::uint32_t size = 0;
   std::uint64_t hash = 0;
   const char* data = nullptr;
-  std::uint32_t ngram_begin = 0;  // Scratch::ngram_shares of an unknown word
-  std::uint32_t ngram_count = 0;
+  WordKind kind = WordKind::kUnknown;
   bool ngram_scored = false;  // NgramShares counted it (++n_ngram)
-  PostingList postings;
+  // kPure: the language. kShared: Scratch::postings[begin, begin + count).
+  // kUnknown and kCommon scored by the n-gram tier: Scratch::ngram_shares
+  // [begin, begin + count) (every share, for Evidence::ngram) and
+  // Scratch::ngram_gains [gain_begin, gain_begin + gain_count) (the gains
+  // that are not 0: adding a 0 gain to a sum that is never -0 changes no bit).
+  std::uint32_t language = 0;
+  std::uint32_t begin = 0;
+  std::uint32_t count = 0;
+  std::uint32_t gain_begin = 0;
+  std::uint32_t gain_count = 0;
 };
 
 // A trigram of the n-gram tier (its UTF-8, at most 12 bytes, zero-padded to 16:
@@ -226,21 +251,27 @@ struct TrigramSlot {
   std::uint64_t hash = 0;
   std::uint64_t key[2] = {0, 0};
   std::uint32_t begin = 0;  // into Scratch::contribution_*
-  // Every posting has a language below 64 and a weight above 0: `languages`
-  // (one bit per language) then tells which languages it makes non-zero.
-  bool below_64 = false;
-  std::uint64_t languages = 0;
+  // Every posting has a weight above 0: `languages` (one bit per language, of
+  // at most 256: 8 bits in the file) then tells which languages it makes
+  // non-zero.
+  bool positive = false;
+  std::uint64_t languages[4] = {0, 0, 0, 0};
 };
 
 // Per-thread memory of Collect, reused from text to text.
 struct Scratch {
   ScratchTable<MemoSlot> words;
   ScratchTable<TrigramSlot> trigrams;
-  std::vector<NgramShare> ngram_shares;  // MemoSlot
+  std::vector<DecodedPosting> postings;     // MemoSlot of a kShared word
+  std::vector<LanguageValue> ngram_shares;  // MemoSlot of an unknown word
+  std::vector<LanguageValue> ngram_gains;   // likewise
   // TrigramSlot: language and weight * -floor of each posting, apart so that
   // the trigrams of a 60 KB text (about 50 k postings) stay in the L2 cache.
   std::vector<std::uint8_t> contribution_language;
   std::vector<double> contribution_weight;
+  // PrepareTrigrams: the postings of one word's trigrams (kMaxTrigrams once
+  // used).
+  std::vector<PostingList> trigram_postings;
 
   void Reset(std::size_t text_bytes) {
     // About one distinct word per 16 bytes of short text; fewer in long text.
@@ -250,13 +281,15 @@ struct Scratch {
     }
     words.Reset(capacity);
     trigrams.Reset(capacity);
+    postings.clear();
     ngram_shares.clear();
+    ngram_gains.clear();
     contribution_language.clear();
     contribution_weight.clear();
   }
 };
 
-// The memo key and hash of a trigram (at most 16 bytes).
+// The memo key and hash of a trigram (REQUIRES: at most 16 bytes).
 void TrigramKey(std::string_view trigram, std::uint64_t key[2],
                 std::uint64_t* hash) {
   key[0] = key[1] = 0;
@@ -282,38 +315,44 @@ TrigramSlot* FindTrigramSlot(Scratch* scratch, const std::uint64_t key[2],
   return s;
 }
 
-// Decodes the postings of a fresh trigram slot into Scratch::contribution_*.
+// Decodes the postings of a fresh trigram slot into Scratch::contribution_*:
+// the weight of each is Posting::weight * -floor, as the reference path
+// computes it (NgramShares).
 void FillTrigram(Scratch* scratch, TrigramSlot* s, const PostingList& p,
                  double floor) {
-  s->begin = static_cast<std::uint32_t>(scratch->contribution_weight.size());
-  s->count = p.size();
-  s->below_64 = true;
-  s->languages = 0;
-  for (std::uint32_t k = 0; k < p.size(); ++k) {
-    const Posting post = p[k];
-    const double weight = post.weight * -floor;
-    if (post.language < 64 && weight > 0) {
-      s->languages |= std::uint64_t{1} << post.language;
-    } else {
-      s->below_64 = false;
-    }
-    // A language index is 8 bits in the file (format.h).
-    scratch->contribution_language.push_back(
-        static_cast<std::uint8_t>(post.language));
-    scratch->contribution_weight.push_back(weight);
+  const std::size_t begin = scratch->contribution_weight.size();
+  const std::uint32_t n = p.size();
+  s->begin = static_cast<std::uint32_t>(begin);
+  s->count = n;
+  scratch->contribution_language.resize(begin + n);
+  scratch->contribution_weight.resize(begin + n);
+  std::uint8_t* language = scratch->contribution_language.data() + begin;
+  double* weight = scratch->contribution_weight.data() + begin;
+  std::uint32_t k = 0;
+#if defined(__SSE2__)
+  // Posting::weight is weight16 / 65535, or 1 for a tier-1 posting, which is
+  // 65535 / 65535 exactly: two divisions at a time, the same bits.
+  for (; k + 1 < n; k += 2) {
+    const std::uint32_t v0 = p.encoded(k), v1 = p.encoded(k + 1);
+    const double n0 = (v0 & PostingList::kPureBit) ? 65535.0 : (v0 & 0xffffu);
+    const double n1 = (v1 & PostingList::kPureBit) ? 65535.0 : (v1 & 0xffffu);
+    _mm_storeu_pd(weight + k, _mm_mul_pd(_mm_div_pd(_mm_set_pd(n1, n0),
+                                                    _mm_set1_pd(65535.0)),
+                                         _mm_set1_pd(-floor)));
   }
-}
-
-const TrigramSlot* FindTrigram(Scratch* scratch, std::string_view trigram,
-                               const Model& model, double floor) {
-  if (trigram.size() > 16) return nullptr;
-  std::uint64_t key[2];
-  std::uint64_t h;
-  TrigramKey(trigram, key, &h);
-  bool fresh = false;
-  TrigramSlot* s = FindTrigramSlot(scratch, key, h, &fresh);
-  if (fresh) FillTrigram(scratch, s, model.LookupNgram(trigram), floor);
-  return s;
+#endif
+  for (; k < n; ++k) weight[k] = p[k].weight * -floor;
+  bool positive = true;
+  std::uint64_t languages[4] = {0, 0, 0, 0};
+  for (k = 0; k < n; ++k) {
+    // A language index is 8 bits in the file (format.h).
+    const std::uint32_t l = (p.encoded(k) >> 16) & 0xffu;
+    language[k] = static_cast<std::uint8_t>(l);
+    languages[l >> 6] |= std::uint64_t{1} << (l & 63);
+    positive = positive && weight[k] > 0;
+  }
+  s->positive = positive;
+  std::memcpy(s->languages, languages, sizeof languages);
 }
 
 // Calls `f(trigram)` for each character trigram of `padded` (n bytes), in
@@ -337,52 +376,66 @@ std::int32_t ForEachTrigram(const char* padded, std::int32_t n, F f) {
   return trigrams;
 }
 
-// Enters the trigrams of one word (`padded`, n bytes) in the memo, as
-// FindTrigram would one by one, but with their cache misses overlapped: first
-// every memo slot is hinted, then the dictionary probes of the new trigrams
-// are started together (bucket indices, then entries), then resolved in
-// order. NgramShares then finds every trigram in the memo; `contribution_*`
-// receives the same values in the same order.
-void PrepareTrigrams(Scratch* scratch, const char* padded, std::int32_t n,
-                     const Model& model, double floor) {
+// The most trigrams of a word NgramShares scores: one per byte of its padded
+// copy at most.
+constexpr std::int32_t kMaxTrigrams = 256;
+
+// Finds or enters the trigrams of one word (`padded`, n <= kMaxTrigrams bytes)
+// in the memo and stores their slots in text order in `slots`; returns their
+// number. The cache misses are overlapped: first every memo slot is hinted,
+// then the dictionary probes of the new trigrams are started together (bucket
+// indices, then entries, then out-of-line postings), then resolved in order,
+// so that `contribution_*` receives the trigrams in order of first use.
+std::int32_t PrepareTrigrams(Scratch* scratch, const char* padded,
+                             std::int32_t n, const Model& model, double floor,
+                             TrigramSlot** slots) {
   struct Pending {
     std::uint64_t key[2];
     std::uint64_t hash;
-    std::uint64_t probe;  // Model::KeyHash of the dictionary key
-    TrigramSlot* slot;
+    std::uint64_t probe;     // Model::KeyHash of the dictionary key, when fresh
+    std::uint16_t at, size;  // the trigram in `padded`
     bool fresh;
   };
-  constexpr std::int32_t kMax = 64;  // longer words: FindTrigram alone
-  Pending p[kMax];
+  Pending p[kMaxTrigrams];
   std::int32_t count = 0;
-  bool fits = true;
   ForEachTrigram(padded, n, [&](std::string_view trigram) {
-    if (count == kMax || trigram.size() > 16) {
-      fits = false;
-      return;
-    }
     Pending& q = p[count++];
+    // At most 3 code points of at most 4 bytes (U8_FWD_1 steps over no more).
+    assert(trigram.size() <= 12);
+    q.at = static_cast<std::uint16_t>(trigram.data() - padded);
+    q.size = static_cast<std::uint16_t>(trigram.size());
     TrigramKey(trigram, q.key, &q.hash);
     scratch->trigrams.Prefetch(q.hash);
-    char key[17];
-    key[0] = internal::kNgramPrefix;
-    std::memcpy(key + 1, trigram.data(), trigram.size());
-    q.probe = Model::KeyHash(std::string_view(key, trigram.size() + 1));
   });
-  if (!fits) return;
   scratch->trigrams.Reserve(static_cast<std::size_t>(count));
   for (std::int32_t i = 0; i < count; ++i) {
-    p[i].slot = FindTrigramSlot(scratch, p[i].key, p[i].hash, &p[i].fresh);
-    if (p[i].fresh) model.PrefetchBucket(p[i].probe);
+    slots[i] = FindTrigramSlot(scratch, p[i].key, p[i].hash, &p[i].fresh);
+    if (p[i].fresh) {
+      // Only new trigrams need the dictionary: most repeat within a text.
+      char key[17];
+      key[0] = internal::kNgramPrefix;
+      std::memcpy(key + 1, padded + p[i].at, p[i].size);
+      p[i].probe = Model::KeyHash(std::string_view(key, p[i].size + 1u));
+      model.PrefetchBucket(p[i].probe);
+    }
   }
   for (std::int32_t i = 0; i < count; ++i) {
     if (p[i].fresh) model.PrefetchEntries(p[i].probe);
   }
+  std::vector<PostingList>& postings = scratch->trigram_postings;
+  if (postings.size() < static_cast<std::size_t>(count)) {
+    postings.resize(kMaxTrigrams);
+  }
   for (std::int32_t i = 0; i < count; ++i) {
     if (p[i].fresh) {
-      FillTrigram(scratch, p[i].slot, model.LookupHashed(p[i].probe), floor);
+      postings[i] = model.LookupHashed(p[i].probe);
+      postings[i].Prefetch();
     }
   }
+  for (std::int32_t i = 0; i < count; ++i) {
+    if (p[i].fresh) FillTrigram(scratch, slots[i], postings[i], floor);
+  }
+  return count;
 }
 
 MemoSlot* FindWord(Scratch* scratch, std::string_view word, std::uint64_t hash,
@@ -563,72 +616,32 @@ struct Tally {
 // log-probability).
 constexpr double kNgramSharpness = 1.5;
 
-// The n-gram tier on one unknown word: records its language shares (summing to
-// 1) in `slot`, which each occurrence then adds to t->ngram.
-void NgramShares(Tally* t, std::string_view word, MemoSlot* slot) {
+// The n-gram tier on one unknown word, the reference way (no memo): records
+// its language shares (summing to 1) and their affinity gains in
+// t->own_shares; false when it could score nothing.
+bool NgramShares(Tally* t, std::string_view word) {
   const Model& m = *t->model;
   const double floor = m.ngram_floor();
-  if (floor >= 0) return;
+  t->own_shares.clear();
+  if (floor >= 0) return false;
   char padded[256];
-  if (word.size() + 2 > sizeof padded) return;
+  if (word.size() + 2 > sizeof padded) return false;
   padded[0] = ' ';
   std::memcpy(padded + 1, word.data(), word.size());
   padded[word.size() + 1] = ' ';
   const std::int32_t n = static_cast<std::int32_t>(word.size() + 2);
-  if (t->memo) PrepareTrigrams(t->memo, padded, n, m, floor);
-  // Languages below 64 whose delta is not 0: the weights are never negative,
-  // so a delta is 0 exactly until a positive weight was added to it.
-  std::uint64_t nonzero = 0;
   const std::int32_t trigrams =
       ForEachTrigram(padded, n, [&](std::string_view trigram) {
-        const TrigramSlot* cached =
-            t->memo ? FindTrigram(t->memo, trigram, m, floor) : nullptr;
-        if (cached != nullptr && cached->below_64) {
-          // The same `touched` order as the test below, without a branch
-          // per posting: a language is new when its bit is not yet set.
-          const std::uint8_t* language =
-              t->memo->contribution_language.data() + cached->begin;
-          const double* weight =
-              t->memo->contribution_weight.data() + cached->begin;
-          std::uint64_t fresh = cached->languages & ~nonzero;
-          for (std::uint32_t i = 0; fresh != 0 && i < cached->count; ++i) {
-            const std::uint64_t bit = std::uint64_t{1} << language[i];
-            if (fresh & bit) {
-              t->touched.push_back(language[i]);
-              fresh &= ~bit;
-            }
+        const PostingList p = m.LookupNgram(trigram);
+        for (std::uint32_t i = 0; i < p.size(); ++i) {
+          const Posting post = p[i];
+          if (t->delta[post.language] == 0) {
+            t->touched.push_back(post.language);
           }
-          nonzero |= cached->languages;
-          for (std::uint32_t i = 0; i < cached->count; ++i) {
-            t->delta[language[i]] += weight[i];
-          }
-        } else if (cached != nullptr) {
-          for (std::uint32_t i = 0; i < cached->count; ++i) {
-            const std::uint32_t language =
-                t->memo->contribution_language[cached->begin + i];
-            const double weight =
-                t->memo->contribution_weight[cached->begin + i];
-            if (t->delta[language] == 0) t->touched.push_back(language);
-            t->delta[language] += weight;
-            if (language < 64 && t->delta[language] != 0) {
-              nonzero |= std::uint64_t{1} << language;
-            }
-          }
-        } else {
-          const PostingList p = m.LookupNgram(trigram);
-          for (std::uint32_t i = 0; i < p.size(); ++i) {
-            const Posting post = p[i];
-            if (t->delta[post.language] == 0) {
-              t->touched.push_back(post.language);
-            }
-            t->delta[post.language] += post.weight * -floor;
-            if (post.language < 64 && t->delta[post.language] != 0) {
-              nonzero |= std::uint64_t{1} << post.language;
-            }
-          }
+          t->delta[post.language] += post.weight * -floor;
         }
       });
-  if (trigrams == 0 || t->touched.empty()) return;
+  if (trigrams == 0 || t->touched.empty()) return false;
   double best = -1e300;
   for (std::size_t i : t->touched) best = std::max(best, t->delta[i]);
   double sum = 0;
@@ -636,34 +649,147 @@ void NgramShares(Tally* t, std::string_view word, MemoSlot* slot) {
     t->delta[i] = std::exp(kNgramSharpness * (t->delta[i] - best) / trigrams);
     sum += t->delta[i];
   }
-  std::vector<NgramShare>& shares =
-      t->memo ? t->memo->ngram_shares : t->own_shares;
-  slot->ngram_begin = static_cast<std::uint32_t>(shares.size());
-  std::size_t k = 0;
-#if defined(__SSE2__)
-  if (t->memo) {
-    // Two at a time (the reference path below keeps the scalar code, so
-    // langid_eval and the fuzzer compare the two).
-    for (; k + 1 < t->touched.size(); k += 2) {
-      const std::size_t a = t->touched[k], b = t->touched[k + 1];
-      double share[2], gain[2];
-      SharesAndGains2(t->delta[a], t->delta[b], sum, share, gain);
-      shares.push_back({static_cast<std::uint32_t>(a), share[0], gain[0]});
-      t->delta[a] = 0;
-      shares.push_back({static_cast<std::uint32_t>(b), share[1], gain[1]});
-      t->delta[b] = 0;
-    }
-  }
-#endif
-  for (; k < t->touched.size(); ++k) {
-    const std::size_t i = t->touched[k];
+  for (std::size_t i : t->touched) {
     const double share = t->delta[i] / sum;
-    shares.push_back(
+    t->own_shares.push_back(
         {static_cast<std::uint32_t>(i), share, AffinityGain(share)});
     t->delta[i] = 0;
   }
-  slot->ngram_count = static_cast<std::uint32_t>(t->touched.size());
   t->touched.clear();
+  return true;
+}
+
+// NgramShares with the memo, for a fresh `slot`: the same shares and gains to
+// the bit (the same operations on each value in the same order), stored in
+// Scratch::ngram_shares and ngram_gains. Each trigram's postings are decoded
+// once per text (PrepareTrigrams), a language's first positive weight is
+// found with a bit mask, and the divisions of the shares and gains go two at
+// a time; only gains above 0 are computed and kept.
+void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
+  const Model& m = *t->model;
+  const double floor = m.ngram_floor();
+  if (floor >= 0) return;
+  char padded[256];
+  static_assert(sizeof padded <= kMaxTrigrams);
+  if (word.size() + 2 > sizeof padded) return;
+  padded[0] = ' ';
+  std::memcpy(padded + 1, word.data(), word.size());
+  padded[word.size() + 1] = ' ';
+  const std::int32_t n = static_cast<std::int32_t>(word.size() + 2);
+  Scratch* memo = t->memo;
+  TrigramSlot* slots[kMaxTrigrams];
+  const std::int32_t trigrams =
+      PrepareTrigrams(memo, padded, n, m, floor, slots);
+  // The languages whose delta is not 0 (one bit each): the weights are never
+  // negative, so a delta is 0 exactly until a positive weight was added to it.
+  std::uint64_t nonzero[4] = {0, 0, 0, 0};
+  // A language can enter `touched` twice only through the second branch (a
+  // weight of 0 leaves its delta at 0); the shares then take the plain loop.
+  bool plain = false;
+  const std::uint8_t* languages = memo->contribution_language.data();
+  const double* weights = memo->contribution_weight.data();
+  double* delta = t->delta.data();
+  for (std::int32_t k = 0; k < trigrams; ++k) {
+    const TrigramSlot* cached = slots[k];
+    const std::uint8_t* language = languages + cached->begin;
+    const double* weight = weights + cached->begin;
+    if (cached->positive) {
+      // The same `touched` order as the test below, without a branch per
+      // posting: a language is new when its bit is not yet set.
+      std::uint64_t fresh[4];
+      std::uint64_t any = 0;
+      for (int w = 0; w < 4; ++w) {
+        fresh[w] = cached->languages[w] & ~nonzero[w];
+        any |= fresh[w];
+        nonzero[w] |= cached->languages[w];
+      }
+      for (std::uint32_t i = 0; any != 0 && i < cached->count; ++i) {
+        const std::uint32_t l = language[i];
+        const std::uint64_t bit = std::uint64_t{1} << (l & 63);
+        if (fresh[l >> 6] & bit) {
+          t->touched.push_back(l);
+          fresh[l >> 6] &= ~bit;
+          any = fresh[0] | fresh[1] | fresh[2] | fresh[3];
+        }
+      }
+      for (std::uint32_t i = 0; i < cached->count; ++i) {
+        delta[language[i]] += weight[i];
+      }
+    } else {
+      plain = true;
+      for (std::uint32_t i = 0; i < cached->count; ++i) {
+        const std::uint32_t l = language[i];
+        if (delta[l] == 0) t->touched.push_back(l);
+        delta[l] += weight[i];
+        if (delta[l] != 0) nonzero[l >> 6] |= std::uint64_t{1} << (l & 63);
+      }
+    }
+  }
+  if (trigrams == 0 || t->touched.empty()) return;
+  const std::size_t count = t->touched.size();
+  const std::size_t* touched = t->touched.data();
+  double best = -1e300;
+  for (std::size_t k = 0; k < count; ++k)
+    best = std::max(best, delta[touched[k]]);
+  double sum = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t i = touched[k];
+    delta[i] = std::exp(kNgramSharpness * (delta[i] - best) / trigrams);
+    sum += delta[i];
+  }
+  const std::size_t begin = memo->ngram_shares.size();
+  memo->ngram_shares.resize(begin + count);
+  LanguageValue* shares = memo->ngram_shares.data() + begin;
+  std::size_t k = 0;
+  if (!plain) {
+    // Each language once: every share reads its own delta.
+#if defined(__SSE2__)
+    for (; k + 1 < count; k += 2) {
+      double share[2];
+      _mm_storeu_pd(share, _mm_div_pd(_mm_set_pd(delta[touched[k + 1]],
+                                                 delta[touched[k]]),
+                                      _mm_set1_pd(sum)));
+      shares[k] = {static_cast<std::uint32_t>(touched[k]), share[0]};
+      shares[k + 1] = {static_cast<std::uint32_t>(touched[k + 1]), share[1]};
+    }
+#endif
+    for (; k < count; ++k) {
+      shares[k] = {static_cast<std::uint32_t>(touched[k]),
+                   delta[touched[k]] / sum};
+    }
+    for (k = 0; k < count; ++k) delta[touched[k]] = 0;
+  } else {
+    // As the reference: a repeated language's second share is 0.
+    for (; k < count; ++k) {
+      shares[k] = {static_cast<std::uint32_t>(touched[k]),
+                   delta[touched[k]] / sum};
+      delta[touched[k]] = 0;
+    }
+  }
+  t->touched.clear();
+  // The gains above 0: those of the shares above kAffinityFloor.
+  const std::size_t gain_begin = memo->ngram_gains.size();
+  for (k = 0; k < count; ++k) {
+    if (shares[k].value > kAffinityFloor)
+      memo->ngram_gains.push_back(shares[k]);
+  }
+  LanguageValue* gains = memo->ngram_gains.data() + gain_begin;
+  const std::size_t gain_count = memo->ngram_gains.size() - gain_begin;
+  k = 0;
+#if defined(__SSE2__)
+  for (; k + 1 < gain_count; k += 2) {
+    const double share[2] = {gains[k].value, gains[k + 1].value};
+    double gain[2];
+    Gains2(share, gain);
+    gains[k].value = gain[0];
+    gains[k + 1].value = gain[1];
+  }
+#endif
+  for (; k < gain_count; ++k) gains[k].value = AffinityGain(gains[k].value);
+  slot->begin = static_cast<std::uint32_t>(begin);
+  slot->count = static_cast<std::uint32_t>(count);
+  slot->gain_begin = static_cast<std::uint32_t>(gain_begin);
+  slot->gain_count = static_cast<std::uint32_t>(gain_count);
   slot->ngram_scored = true;
 }
 
@@ -824,6 +950,90 @@ void FlushText(Tally* t) {
   if (t->broken) FlushParagraph(t, true);
 }
 
+// Fills a fresh memo slot: what the dictionary and the n-gram tier say of
+// `word` (`hash` is Model::KeyHash(word)), decoded once for every occurrence.
+void Remember(Tally* t, std::string_view word, std::uint64_t hash,
+              bool no_evidence_yet, MemoSlot* slot) {
+  const PostingList p = t->model->LookupHashed(hash);
+  if (p.common()) {
+    slot->kind = WordKind::kCommon;
+    if (no_evidence_yet) NgramSharesMemo(t, word, slot);
+  } else if (p.empty()) {
+    slot->kind = WordKind::kUnknown;
+    NgramSharesMemo(t, word, slot);
+  } else if (p.size() == 1 && p[0].pure) {
+    slot->kind = WordKind::kPure;
+    slot->language = p[0].language;
+  } else {
+    slot->kind = WordKind::kShared;
+    std::vector<DecodedPosting>& decoded = t->memo->postings;
+    slot->begin = static_cast<std::uint32_t>(decoded.size());
+    slot->count = p.size();
+    for (std::uint32_t i = 0; i < p.size(); ++i) {
+      const Posting post = p[i];
+      decoded.push_back(
+          {post.language, post.weight, AffinityGain(post.weight)});
+    }
+  }
+}
+
+// ScoreWord's dictionary part with the memo: the same sums as the reference
+// code at the end of ScoreWord, in the same order.
+void ScoreRemembered(Tally* t, std::string_view word, std::uint64_t hash,
+                     bool no_evidence_yet) {
+  bool fresh = false;
+  MemoSlot* slot = FindWord(t->memo, word, hash, &fresh);
+  if (fresh) Remember(t, word, hash, no_evidence_yet, slot);
+  const Scratch& memo = *t->memo;
+  switch (slot->kind) {
+    case WordKind::kCommon:
+      ++t->n_common;
+      if (no_evidence_yet && slot->ngram_scored) {
+        if (t->common_ngram.empty()) {
+          t->common_ngram.assign(t->pure.size(), 0.0);
+        }
+        const LanguageValue* s = memo.ngram_shares.data() + slot->begin;
+        for (std::uint32_t k = 0; k < slot->count; ++k) {
+          t->common_ngram[s[k].language] += s[k].value;
+        }
+        ++t->n_common_ngram;
+      }
+      return;
+    case WordKind::kUnknown:
+      ++t->n_unknown;
+      if (slot->ngram_scored) {
+        const LanguageValue* s = memo.ngram_shares.data() + slot->begin;
+        for (std::uint32_t k = 0; k < slot->count; ++k) {
+          t->ngram[s[k].language] += s[k].value;
+        }
+        const LanguageValue* g = memo.ngram_gains.data() + slot->gain_begin;
+        for (std::uint32_t k = 0; k < slot->gain_count; ++k) {
+          t->ngram_affinity[g[k].language] += g[k].value;
+        }
+        ++t->n_ngram;
+      }
+      return;
+    case WordKind::kPure:
+      t->pure[slot->language] += 1;
+      t->line[slot->language] += 1;
+      t->affinity[slot->language] += kPureAffinity;
+      t->line_affinity[slot->language] += kPureAffinity;
+      ++t->n_pure;
+      return;
+    case WordKind::kShared: {
+      const DecodedPosting* p = memo.postings.data() + slot->begin;
+      for (std::uint32_t k = 0; k < slot->count; ++k) {
+        t->shared[p[k].language] += p[k].weight;
+        t->line[p[k].language] += p[k].weight;
+        t->affinity[p[k].language] += p[k].gain;
+        t->line_affinity[p[k].language] += p[k].gain;
+      }
+      ++t->n_shared;
+      return;
+    }
+  }
+}
+
 // Scores one word: `hash` is Model::KeyHash(word) when there is a memo.
 void ScoreWord(Tally* t, std::string_view word, int script,
                std::uint64_t hash) {
@@ -863,29 +1073,23 @@ void ScoreWord(Tally* t, std::string_view word, int script,
     ++t->n_pure;
     return;
   }
-  bool fresh = true;
-  MemoSlot scratch;
-  MemoSlot* slot = &scratch;
-  if (t->memo) slot = FindWord(t->memo, word, hash, &fresh);
   // Common words count for no language unless no other word has given
   // evidence yet (Evidence::common_ngram): then their trigrams are scored.
   const bool no_evidence_yet = t->n_pure + t->n_shared + t->n_unknown == 0;
-  if (fresh) {
-    slot->postings =
-        t->memo ? t->model->LookupHashed(hash) : t->model->Lookup(word);
-    const PostingList& p = slot->postings;
-    if (p.empty() && (!p.common() || no_evidence_yet)) {
-      NgramShares(t, word, slot);
-    }
+  if (t->memo) {
+    ScoreRemembered(t, word, hash, no_evidence_yet);
+    return;
   }
-  const PostingList& postings = slot->postings;
+  const PostingList postings = t->model->Lookup(word);
+  bool ngram_scored = false;
+  if (postings.empty() && (!postings.common() || no_evidence_yet)) {
+    ngram_scored = NgramShares(t, word);
+  }
   if (postings.common()) {
     ++t->n_common;
-    if (no_evidence_yet && slot->ngram_scored) {
+    if (no_evidence_yet && ngram_scored) {
       if (t->common_ngram.empty()) t->common_ngram.assign(t->pure.size(), 0.0);
-      for (std::uint32_t k = 0; k < slot->ngram_count; ++k) {
-        const NgramShare& s = (t->memo ? t->memo->ngram_shares
-                                       : t->own_shares)[slot->ngram_begin + k];
+      for (const NgramShare& s : t->own_shares) {
         t->common_ngram[s.language] += s.share;
       }
       ++t->n_common_ngram;
@@ -894,10 +1098,8 @@ void ScoreWord(Tally* t, std::string_view word, int script,
   }
   if (postings.empty()) {
     ++t->n_unknown;
-    if (slot->ngram_scored) {
-      for (std::uint32_t k = 0; k < slot->ngram_count; ++k) {
-        const NgramShare& s = (t->memo ? t->memo->ngram_shares
-                                       : t->own_shares)[slot->ngram_begin + k];
+    if (ngram_scored) {
+      for (const NgramShare& s : t->own_shares) {
         t->ngram[s.language] += s.share;
         t->ngram_affinity[s.language] += s.gain;
       }
