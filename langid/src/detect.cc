@@ -255,6 +255,9 @@ struct TrigramSlot {
   // at most 256: 8 bits in the file) then tells which languages it makes
   // non-zero.
   bool positive = false;
+  // Also its languages ascend (as `mailwave dict build` writes them): its
+  // new languages, in posting order, are then the set bits in order.
+  bool ascending = false;
   std::uint64_t languages[4] = {0, 0, 0, 0};
 };
 
@@ -343,6 +346,7 @@ void FillTrigram(Scratch* scratch, TrigramSlot* s, const PostingList& p,
 #endif
   for (; k < n; ++k) weight[k] = p[k].weight * -floor;
   bool positive = true;
+  bool ascending = true;
   std::uint64_t languages[4] = {0, 0, 0, 0};
   for (k = 0; k < n; ++k) {
     // A language index is 8 bits in the file (format.h).
@@ -350,8 +354,10 @@ void FillTrigram(Scratch* scratch, TrigramSlot* s, const PostingList& p,
     language[k] = static_cast<std::uint8_t>(l);
     languages[l >> 6] |= std::uint64_t{1} << (l & 63);
     positive = positive && weight[k] > 0;
+    ascending = ascending && (k == 0 || language[k - 1] < l);
   }
   s->positive = positive;
+  s->ascending = positive && ascending;
   std::memcpy(s->languages, languages, sizeof languages);
 }
 
@@ -703,6 +709,15 @@ void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
         any |= fresh[w];
         nonzero[w] |= cached->languages[w];
       }
+      if (cached->ascending) {
+        for (std::uint32_t w = 0; w < 4; ++w) {
+          for (std::uint64_t f = fresh[w]; f != 0; f &= f - 1) {
+            t->touched.push_back(
+                64 * w + static_cast<std::uint32_t>(__builtin_ctzll(f)));
+          }
+        }
+        any = 0;
+      }
       for (std::uint32_t i = 0; any != 0 && i < cached->count; ++i) {
         const std::uint32_t l = language[i];
         const std::uint64_t bit = std::uint64_t{1} << (l & 63);
@@ -728,54 +743,74 @@ void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
   if (trigrams == 0 || t->touched.empty()) return;
   const std::size_t count = t->touched.size();
   const std::size_t* touched = t->touched.data();
-  double best = -1e300;
-  for (std::size_t k = 0; k < count; ++k)
-    best = std::max(best, delta[touched[k]]);
-  double sum = 0;
-  for (std::size_t k = 0; k < count; ++k) {
-    const std::size_t i = touched[k];
-    delta[i] = std::exp(kNgramSharpness * (delta[i] - best) / trigrams);
-    sum += delta[i];
-  }
   const std::size_t begin = memo->ngram_shares.size();
   memo->ngram_shares.resize(begin + count);
   LanguageValue* shares = memo->ngram_shares.data() + begin;
-  std::size_t k = 0;
-  if (!plain) {
-    // Each language once: every share reads its own delta.
+  if (plain) {
+    // As the reference, step by step: a repeated language's exp is taken
+    // again and its second share is 0.
+    double best = -1e300;
+    for (std::size_t k = 0; k < count; ++k) {
+      best = std::max(best, delta[touched[k]]);
+    }
+    double sum = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t i = touched[k];
+      delta[i] = std::exp(kNgramSharpness * (delta[i] - best) / trigrams);
+      sum += delta[i];
+    }
+    for (std::size_t k = 0; k < count; ++k) {
+      shares[k] = {static_cast<std::uint32_t>(touched[k]),
+                   delta[touched[k]] / sum};
+      delta[touched[k]] = 0;
+    }
+  } else {
+    // Each language once (so at most 256): the exps go to a local array in
+    // `touched` order, and the maximum (exact in any order) takes two chains.
+    assert(count <= 256);
+    double best0 = -1e300, best1 = -1e300;
+    std::size_t k = 0;
+    for (; k + 1 < count; k += 2) {
+      best0 = std::max(best0, delta[touched[k]]);
+      best1 = std::max(best1, delta[touched[k + 1]]);
+    }
+    if (k < count) best0 = std::max(best0, delta[touched[k]]);
+    const double best = std::max(best0, best1);
+    double e[256];
+    double sum = 0;
+    for (k = 0; k < count; ++k) {
+      double& d = delta[touched[k]];
+      e[k] = std::exp(kNgramSharpness * (d - best) / trigrams);
+      d = 0;
+      sum += e[k];
+    }
+    k = 0;
 #if defined(__SSE2__)
     for (; k + 1 < count; k += 2) {
       double share[2];
-      _mm_storeu_pd(share, _mm_div_pd(_mm_set_pd(delta[touched[k + 1]],
-                                                 delta[touched[k]]),
-                                      _mm_set1_pd(sum)));
+      _mm_storeu_pd(share, _mm_div_pd(_mm_loadu_pd(e + k), _mm_set1_pd(sum)));
       shares[k] = {static_cast<std::uint32_t>(touched[k]), share[0]};
       shares[k + 1] = {static_cast<std::uint32_t>(touched[k + 1]), share[1]};
     }
 #endif
     for (; k < count; ++k) {
-      shares[k] = {static_cast<std::uint32_t>(touched[k]),
-                   delta[touched[k]] / sum};
-    }
-    for (k = 0; k < count; ++k) delta[touched[k]] = 0;
-  } else {
-    // As the reference: a repeated language's second share is 0.
-    for (; k < count; ++k) {
-      shares[k] = {static_cast<std::uint32_t>(touched[k]),
-                   delta[touched[k]] / sum};
-      delta[touched[k]] = 0;
+      shares[k] = {static_cast<std::uint32_t>(touched[k]), e[k] / sum};
     }
   }
   t->touched.clear();
-  // The gains above 0: those of the shares above kAffinityFloor.
+  // The gains above 0: those of the shares above kAffinityFloor (written
+  // without a branch: which shares pass is unpredictable).
   const std::size_t gain_begin = memo->ngram_gains.size();
-  for (k = 0; k < count; ++k) {
-    if (shares[k].value > kAffinityFloor)
-      memo->ngram_gains.push_back(shares[k]);
+  memo->ngram_gains.resize(gain_begin + count);
+  LanguageValue* kept = memo->ngram_gains.data() + gain_begin;
+  std::size_t gain_count = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    kept[gain_count] = shares[k];
+    gain_count += shares[k].value > kAffinityFloor ? 1 : 0;
   }
+  memo->ngram_gains.resize(gain_begin + gain_count);
   LanguageValue* gains = memo->ngram_gains.data() + gain_begin;
-  const std::size_t gain_count = memo->ngram_gains.size() - gain_begin;
-  k = 0;
+  std::size_t k = 0;
 #if defined(__SSE2__)
   for (; k + 1 < gain_count; k += 2) {
     const double share[2] = {gains[k].value, gains[k + 1].value};
