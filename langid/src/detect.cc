@@ -19,6 +19,7 @@
 #include "format.h"
 #include "langid/langid.h"
 #include "mw/pool.h"
+#include "scratch.h"
 #include "text.h"
 
 namespace mw::langid {
@@ -47,11 +48,6 @@ class ScratchTable {
  public:
   // Starts a text; `capacity` is a power of two, the first table size.
   void Reset(std::size_t capacity) {
-    if (slots_.size() > kMaxKeptSlots) {
-      // A huge text: give its memory back.
-      std::vector<Slot>().swap(slots_);
-      std::vector<Slot>().swap(spare_);
-    }
     if (++gen_ == 0) {
       for (Slot& s : slots_) s.gen = 0;
       for (Slot& s : spare_) s.gen = 0;
@@ -61,6 +57,28 @@ class ScratchTable {
     capacity_ = capacity;
     if (slots_.size() < capacity_) slots_.resize(capacity_);
   }
+
+  // Ends a text: a table that grew beyond kMaxKeptSlots (a huge text) gives
+  // its memory back, so that an idle table holds at most kMaxKeptBytes.
+  void Trim() {
+    if (slots_.capacity() > kMaxKeptSlots ||
+        spare_.capacity() > kMaxKeptSlots) {
+      std::vector<Slot>().swap(slots_);
+      std::vector<Slot>().swap(spare_);
+      capacity_ = 0;
+      used_ = 0;
+    }
+  }
+
+  // The heap memory the table holds.
+  std::size_t HeldBytes() const {
+    return (slots_.capacity() + spare_.capacity()) * sizeof(Slot);
+  }
+
+  // At most 16384 slots kept per vector (0.75 MiB of words, 1.1 MiB of
+  // trigrams, each twice): enough for texts of about 100 KB.
+  static constexpr std::size_t kMaxKeptSlots = std::size_t{1} << 14;
+  static constexpr std::size_t kMaxKeptBytes = 2 * kMaxKeptSlots * sizeof(Slot);
 
   // A cache hint for a later Find(hash): the slot where its probe starts.
   void Prefetch(std::uint64_t hash) const {
@@ -97,10 +115,6 @@ class ScratchTable {
   }
 
  private:
-  // At most 16384 slots kept per thread (1 MiB of words, 0.6 MiB of
-  // trigrams, each twice): enough for texts of about 100 KB.
-  static constexpr std::size_t kMaxKeptSlots = std::size_t{1} << 14;
-
   void Grow() {
     const std::size_t capacity = 2 * capacity_;
     if (spare_.size() < capacity) spare_.resize(capacity);
@@ -261,6 +275,10 @@ struct TrigramSlot {
   std::uint64_t languages[4] = {0, 0, 0, 0};
 };
 
+// The most trigrams of a word NgramShares scores: one per byte of its padded
+// copy at most.
+constexpr std::int32_t kMaxTrigrams = 256;
+
 // Per-thread memory of Collect, reused from text to text.
 struct Scratch {
   ScratchTable<MemoSlot> words;
@@ -289,6 +307,44 @@ struct Scratch {
     ngram_gains.clear();
     contribution_language.clear();
     contribution_weight.clear();
+  }
+
+  // Ends a text: what a huge text made grow beyond its cap is given back, so
+  // that an idle Scratch holds at most kMaxKeptBytes of heap (HeldBytes).
+  void Trim() {
+    words.Trim();
+    trigrams.Trim();
+    TrimVector(&postings);
+    TrimVector(&ngram_shares);
+    TrimVector(&ngram_gains);
+    TrimVector(&contribution_language);
+    TrimVector(&contribution_weight);
+  }
+
+  std::size_t HeldBytes() const {
+    return words.HeldBytes() + trigrams.HeldBytes() + BytesOf(postings) +
+           BytesOf(ngram_shares) + BytesOf(ngram_gains) +
+           BytesOf(contribution_language) + BytesOf(contribution_weight) +
+           BytesOf(trigram_postings);
+  }
+
+  // Each vector of per-text evidence keeps at most this much: a 4 KB text
+  // needs about a tenth of it, a 60 KB one (the longest dev texts) about
+  // half of it for the n-gram shares.
+  static constexpr std::size_t kMaxKeptVectorBytes = std::size_t{1} << 20;
+  static constexpr std::size_t kMaxKeptBytes =
+      ScratchTable<MemoSlot>::kMaxKeptBytes +
+      ScratchTable<TrigramSlot>::kMaxKeptBytes + 5 * kMaxKeptVectorBytes +
+      kMaxTrigrams * sizeof(PostingList);
+
+ private:
+  template <typename T>
+  static std::size_t BytesOf(const std::vector<T>& v) {
+    return v.capacity() * sizeof(T);
+  }
+  template <typename T>
+  static void TrimVector(std::vector<T>* v) {
+    if (BytesOf(*v) > kMaxKeptVectorBytes) std::vector<T>().swap(*v);
   }
 };
 
@@ -381,10 +437,6 @@ std::int32_t ForEachTrigram(const char* padded, std::int32_t n, F f) {
   }
   return trigrams;
 }
-
-// The most trigrams of a word NgramShares scores: one per byte of its padded
-// copy at most.
-constexpr std::int32_t kMaxTrigrams = 256;
 
 // Finds or enters the trigrams of one word (`padded`, n <= kMaxTrigrams bytes)
 // in the memo and stores their slots in text order in `slots`; returns their
@@ -1277,6 +1329,14 @@ std::string_view CandidateCode(const Model& model, std::size_t i) {
 
 namespace {
 
+// The memos come from a bounded pool, not one per thread: the milter runs a
+// thread per busy connection (mw/pool.h).
+Pool<Scratch>& ScratchPool() {
+  static Pool<Scratch> pool(DefaultPoolIdle(),
+                            [] { return std::make_unique<Scratch>(); });
+  return pool;
+}
+
 Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   std::string mapped;
   if (HasC1(text)) {
@@ -1290,13 +1350,9 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   Tally t;
   t.model = &model;
   t.direct_candidate.fill(-1);
-  // The memo comes from a bounded pool, not one per thread: the milter runs
-  // a thread per busy connection (mw/pool.h).
-  static Pool<Scratch> scratch_pool(DefaultPoolIdle(),
-                                    [] { return std::make_unique<Scratch>(); });
   std::optional<Pool<Scratch>::Lease> scratch;
   if (memoise) {
-    scratch.emplace(scratch_pool.Acquire());
+    scratch.emplace(ScratchPool().Acquire());
     (*scratch)->Reset(text.size());
     t.memo = scratch->get();
   }
@@ -1315,6 +1371,10 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   if (t.memo) {
     internal::SegmentWords(text, BufferWord, &t);
     while (t.scored < t.pushed) ScorePending(&t);
+    // Before the memo goes back to the pool: an idle one stays within its
+    // bound (internal::ScratchKeptBound) whatever this text was.
+    t.memo->Trim();
+    t.memo = nullptr;
   } else {
     internal::SegmentWords(text, CountWord, &t);
   }
@@ -1384,6 +1444,32 @@ Evidence Collect(std::string_view text, const Model& model) {
 Evidence TEST_CollectEveryWord(std::string_view text, const Model& model) {
   return CollectImpl(text, model, false);
 }
+
+namespace internal {
+
+std::size_t ScratchKeptBound() { return Scratch::kMaxKeptBytes; }
+
+std::size_t ScratchIdleBound() { return DefaultPoolIdle(); }
+
+ScratchUsage TEST_ScratchUsage() {
+  // The idle memos are borrowed and given back (REQUIRES: no Collect runs
+  // meanwhile, or it would build a memo of its own and the count be off).
+  Pool<Scratch>& pool = ScratchPool();
+  std::vector<Pool<Scratch>::Lease> leases;
+  for (std::size_t n = pool.idle(); n > 0; --n) {
+    leases.push_back(pool.Acquire());
+  }
+  ScratchUsage usage;
+  usage.idle = leases.size();
+  for (const Pool<Scratch>::Lease& lease : leases) {
+    const std::size_t held = lease->HeldBytes();
+    usage.total_held_bytes += held;
+    usage.max_held_bytes = std::max(usage.max_held_bytes, held);
+  }
+  return usage;
+}
+
+}  // namespace internal
 
 // Bilingual by line count: each language wins at least 1/kLineShare of the
 // lines (of kMinSegmentWords or more words).
