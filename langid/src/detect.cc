@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -136,6 +137,48 @@ class ScratchTable {
   std::size_t capacity_ = 0;
   std::size_t used_ = 0;
   std::uint32_t gen_ = 0;
+};
+
+// A growable array of a trivially copyable T whose new elements are left
+// uninitialised (std::vector::resize zeroes them, and the memo extends its
+// arrays once per distinct word or trigram, then writes every element).
+template <typename T>
+class Buffer {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  std::size_t size() const { return size_; }
+  std::size_t capacity() const { return capacity_; }
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  void clear() { size_ = 0; }
+  // Appends `n` elements for the caller to write; returns the first.
+  T* Extend(std::size_t n) {
+    if (size_ + n > capacity_) {
+      const std::size_t capacity = std::max(size_ + n, 2 * capacity_);
+      std::unique_ptr<T[]> bigger(new T[capacity]);
+      if (size_ > 0) std::memcpy(bigger.get(), data_.get(), size_ * sizeof(T));
+      data_ = std::move(bigger);
+      capacity_ = capacity;
+    }
+    T* first = data_.get() + size_;
+    size_ += n;
+    return first;
+  }
+  // Drops the elements from `size` on.
+  void Truncate(std::size_t size) { size_ = std::min(size_, size); }
+  // Frees the storage when it holds more than `max_bytes`.
+  void Trim(std::size_t max_bytes) {
+    if (capacity_ * sizeof(T) > max_bytes) {
+      data_.reset();
+      size_ = capacity_ = 0;
+    }
+  }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
 };
 
 // Affinity (Evidence::affinity) is measured against this share: a language
@@ -283,13 +326,13 @@ constexpr std::int32_t kMaxTrigrams = 256;
 struct Scratch {
   ScratchTable<MemoSlot> words;
   ScratchTable<TrigramSlot> trigrams;
-  std::vector<DecodedPosting> postings;     // MemoSlot of a kShared word
-  std::vector<LanguageValue> ngram_shares;  // MemoSlot of an unknown word
-  std::vector<LanguageValue> ngram_gains;   // likewise
+  Buffer<DecodedPosting> postings;     // MemoSlot of a kShared word
+  Buffer<LanguageValue> ngram_shares;  // MemoSlot of an unknown word
+  Buffer<LanguageValue> ngram_gains;   // likewise
   // TrigramSlot: language and weight * -floor of each posting, apart so that
   // the trigrams of a 60 KB text (about 50 k postings) stay in the L2 cache.
-  std::vector<std::uint8_t> contribution_language;
-  std::vector<double> contribution_weight;
+  Buffer<std::uint8_t> contribution_language;
+  Buffer<double> contribution_weight;
   // PrepareTrigrams: the postings of one word's trigrams (kMaxTrigrams once
   // used).
   std::vector<PostingList> trigram_postings;
@@ -338,13 +381,13 @@ struct Scratch {
       kMaxTrigrams * sizeof(PostingList);
 
  private:
-  template <typename T>
-  static std::size_t BytesOf(const std::vector<T>& v) {
-    return v.capacity() * sizeof(T);
+  template <typename V>
+  static std::size_t BytesOf(const V& v) {
+    return v.capacity() * sizeof(*v.data());
   }
   template <typename T>
-  static void TrimVector(std::vector<T>* v) {
-    if (BytesOf(*v) > kMaxKeptVectorBytes) std::vector<T>().swap(*v);
+  static void TrimVector(Buffer<T>* v) {
+    v->Trim(kMaxKeptVectorBytes);
   }
 };
 
@@ -379,14 +422,27 @@ TrigramSlot* FindTrigramSlot(Scratch* scratch, const std::uint64_t key[2],
 // computes it (NgramShares).
 void FillTrigram(Scratch* scratch, TrigramSlot* s, const PostingList& p,
                  double floor) {
-  const std::size_t begin = scratch->contribution_weight.size();
   const std::uint32_t n = p.size();
-  s->begin = static_cast<std::uint32_t>(begin);
+  s->begin = static_cast<std::uint32_t>(scratch->contribution_weight.size());
   s->count = n;
-  scratch->contribution_language.resize(begin + n);
-  scratch->contribution_weight.resize(begin + n);
-  std::uint8_t* language = scratch->contribution_language.data() + begin;
-  double* weight = scratch->contribution_weight.data() + begin;
+  std::uint8_t* language = scratch->contribution_language.Extend(n);
+  double* weight = scratch->contribution_weight.Extend(n);
+  // A weight is above 0 exactly when its posting is tier 1 or its weight16 is
+  // not 0 (-floor > 0): tested on the integers, apart from the divisions.
+  std::uint32_t zero = 0;
+  std::uint32_t previous = 0;
+  bool ascending = true;
+  std::uint64_t languages[4] = {0, 0, 0, 0};
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const std::uint32_t v = p.encoded(k);
+    // A language index is 8 bits in the file (format.h).
+    const std::uint32_t l = (v >> 16) & 0xffu;
+    language[k] = static_cast<std::uint8_t>(l);
+    languages[l >> 6] |= std::uint64_t{1} << (l & 63);
+    zero |= (v & (PostingList::kPureBit | 0xffffu)) == 0 ? 1u : 0u;
+    ascending = ascending && (k == 0 || previous < l);
+    previous = l;
+  }
   std::uint32_t k = 0;
 #if defined(__SSE2__)
   // Posting::weight is weight16 / 65535, or 1 for a tier-1 posting, which is
@@ -401,19 +457,8 @@ void FillTrigram(Scratch* scratch, TrigramSlot* s, const PostingList& p,
   }
 #endif
   for (; k < n; ++k) weight[k] = p[k].weight * -floor;
-  bool positive = true;
-  bool ascending = true;
-  std::uint64_t languages[4] = {0, 0, 0, 0};
-  for (k = 0; k < n; ++k) {
-    // A language index is 8 bits in the file (format.h).
-    const std::uint32_t l = (p.encoded(k) >> 16) & 0xffu;
-    language[k] = static_cast<std::uint8_t>(l);
-    languages[l >> 6] |= std::uint64_t{1} << (l & 63);
-    positive = positive && weight[k] > 0;
-    ascending = ascending && (k == 0 || language[k - 1] < l);
-  }
-  s->positive = positive;
-  s->ascending = positive && ascending;
+  s->positive = zero == 0;
+  s->ascending = zero == 0 && ascending;
   std::memcpy(s->languages, languages, sizeof languages);
 }
 
@@ -796,8 +841,7 @@ void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
   const std::size_t count = t->touched.size();
   const std::size_t* touched = t->touched.data();
   const std::size_t begin = memo->ngram_shares.size();
-  memo->ngram_shares.resize(begin + count);
-  LanguageValue* shares = memo->ngram_shares.data() + begin;
+  LanguageValue* shares = memo->ngram_shares.Extend(count);
   if (plain) {
     // As the reference, step by step: a repeated language's exp is taken
     // again and its second share is 0.
@@ -853,15 +897,14 @@ void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
   // The gains above 0: those of the shares above kAffinityFloor (written
   // without a branch: which shares pass is unpredictable).
   const std::size_t gain_begin = memo->ngram_gains.size();
-  memo->ngram_gains.resize(gain_begin + count);
-  LanguageValue* kept = memo->ngram_gains.data() + gain_begin;
+  LanguageValue* kept = memo->ngram_gains.Extend(count);
   std::size_t gain_count = 0;
   for (std::size_t k = 0; k < count; ++k) {
     kept[gain_count] = shares[k];
     gain_count += shares[k].value > kAffinityFloor ? 1 : 0;
   }
-  memo->ngram_gains.resize(gain_begin + gain_count);
-  LanguageValue* gains = memo->ngram_gains.data() + gain_begin;
+  memo->ngram_gains.Truncate(gain_begin + gain_count);
+  LanguageValue* gains = kept;
   std::size_t k = 0;
 #if defined(__SSE2__)
   for (; k + 1 < gain_count; k += 2) {
@@ -1053,13 +1096,12 @@ void Remember(Tally* t, std::string_view word, std::uint64_t hash,
     slot->language = p[0].language;
   } else {
     slot->kind = WordKind::kShared;
-    std::vector<DecodedPosting>& decoded = t->memo->postings;
-    slot->begin = static_cast<std::uint32_t>(decoded.size());
+    slot->begin = static_cast<std::uint32_t>(t->memo->postings.size());
     slot->count = p.size();
+    DecodedPosting* decoded = t->memo->postings.Extend(p.size());
     for (std::uint32_t i = 0; i < p.size(); ++i) {
       const Posting post = p[i];
-      decoded.push_back(
-          {post.language, post.weight, AffinityGain(post.weight)});
+      decoded[i] = {post.language, post.weight, AffinityGain(post.weight)};
     }
   }
 }
