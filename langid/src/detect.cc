@@ -338,13 +338,21 @@ struct Scratch {
   std::vector<PostingList> trigram_postings;
 
   void Reset(std::size_t text_bytes) {
-    // About one distinct word per 16 bytes of short text; fewer in long text.
-    std::size_t capacity = 64;
-    while (capacity < text_bytes / 8 && capacity < (std::size_t{1} << 14)) {
-      capacity *= 2;
-    }
-    words.Reset(capacity);
-    trigrams.Reset(capacity);
+    // About one distinct word per 16 bytes of short text, fewer in long
+    // text, and 4-6 distinct trigrams per distinct word: the trigram table is
+    // sized so that a message-sized text does not grow it (a doubling
+    // rehashes every slot: 3% of the time on 4 KB texts at a slot per 8
+    // bytes).
+    const auto size_for = [&](std::size_t per_slot) {
+      std::size_t capacity = 64;
+      while (capacity < text_bytes / per_slot &&
+             capacity < ScratchTable<MemoSlot>::kMaxKeptSlots) {
+        capacity *= 2;
+      }
+      return capacity;
+    };
+    words.Reset(size_for(8));
+    trigrams.Reset(size_for(2));
     postings.clear();
     ngram_shares.clear();
     ngram_gains.clear();
