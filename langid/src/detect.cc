@@ -880,12 +880,31 @@ void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
     }
     if (k < count) best0 = std::max(best0, delta[touched[k]]);
     const double best = std::max(best0, best1);
+    // The exps' arguments first (two divisions at a time where SSE2 has
+    // them: the same IEEE operations), then the exps and their sum in order.
     double e[256];
+    k = 0;
+#if defined(__SSE2__)
+    for (; k + 1 < count; k += 2) {
+      double& d0 = delta[touched[k]];
+      double& d1 = delta[touched[k + 1]];
+      _mm_storeu_pd(e + k,
+                    _mm_div_pd(_mm_mul_pd(_mm_set1_pd(kNgramSharpness),
+                                          _mm_sub_pd(_mm_set_pd(d1, d0),
+                                                     _mm_set1_pd(best))),
+                               _mm_set1_pd(static_cast<double>(trigrams))));
+      d0 = 0;
+      d1 = 0;
+    }
+#endif
+    for (; k < count; ++k) {
+      double& d = delta[touched[k]];
+      e[k] = kNgramSharpness * (d - best) / trigrams;
+      d = 0;
+    }
     double sum = 0;
     for (k = 0; k < count; ++k) {
-      double& d = delta[touched[k]];
-      e[k] = std::exp(kNgramSharpness * (d - best) / trigrams);
-      d = 0;
+      e[k] = std::exp(e[k]);
       sum += e[k];
     }
     k = 0;
