@@ -32,11 +32,36 @@ constexpr std::array<std::string_view, 24> kDirect = {
     "el", "ka", "hy", "ko", "ja", "zh", "th", "he", "bn", "gu", "pa", "ta",
     "te", "kn", "ml", "or", "si", "km", "lo", "my", "am", "bo", "dv", "mn"};
 
-int DirectSlot(std::string_view code) {
+constexpr int DirectSlot(std::string_view code) {
   for (std::size_t i = 0; i < kDirect.size(); ++i) {
     if (kDirect[i] == code) return static_cast<int>(i);
   }
   return -1;
+}
+
+constexpr int kZhSlot = DirectSlot("zh");
+
+// The kDirect slot of the language each script decides alone, by
+// UScriptCode; -1 for the other scripts. A table: the words of Indic, Greek
+// or Hangul text looked the slot up by name (a search with string compares,
+// a tenth of the time on those texts).
+const std::array<std::int8_t, USCRIPT_CODE_LIMIT>& DirectSlotsByScript() {
+  static const std::array<std::int8_t, USCRIPT_CODE_LIMIT> table = [] {
+    std::array<std::int8_t, USCRIPT_CODE_LIMIT> slots;
+    for (int s = 0; s < USCRIPT_CODE_LIMIT; ++s) {
+      slots[s] =
+          static_cast<std::int8_t>(DirectSlot(internal::DirectLanguage(s)));
+    }
+    return slots;
+  }();
+  return table;
+}
+
+// DirectSlot(internal::DirectLanguage(script)).
+int DirectSlotOfScript(int script) {
+  return script >= 0 && script < USCRIPT_CODE_LIMIT
+             ? DirectSlotsByScript()[script]
+             : -1;
 }
 
 // Open-addressing table (linear probing, doubled at half load) of the words or
@@ -955,11 +980,10 @@ void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
 // another script (Mongolian: a Cyrillic list, and the Mongolian script), so
 // that one language is one candidate and a text in both scripts is not
 // "mn+mn"; else the direct slot.
-std::size_t DirectCandidate(Tally* t, std::string_view code) {
-  const int slot = DirectSlot(code);
+std::size_t DirectCandidate(Tally* t, int slot) {
   std::int32_t& c = t->direct_candidate[slot];
   if (c < 0) {
-    const int i = t->model->FindLanguage(code);
+    const int i = t->model->FindLanguage(kDirect[slot]);
     c = i >= 0 && !t->model->languages()[i].script_decided
             ? i
             : static_cast<std::int32_t>(t->languages) + slot;
@@ -1214,13 +1238,13 @@ void ScoreWord(Tally* t, std::string_view word, int script,
   if (script == USCRIPT_HAN) {
     ++t->han;  // zh or ja: decided once the whole text is seen
     internal::CountHanVariants(word, &t->han_simplified, &t->han_traditional);
-    t->line[t->languages + DirectSlot("zh")] += 1;
-    t->line_affinity[t->languages + DirectSlot("zh")] += kPureAffinity;
+    t->line[t->languages + kZhSlot] += 1;
+    t->line_affinity[t->languages + kZhSlot] += kPureAffinity;
     return;
   }
   if (script == USCRIPT_HIRAGANA || script == USCRIPT_KATAKANA) ++t->kana;
-  const std::string_view direct = internal::DirectLanguage(script);
-  if (!direct.empty()) {
+  const int direct = DirectSlotOfScript(script);
+  if (direct >= 0) {
     const std::size_t i = DirectCandidate(t, direct);
     t->pure[i] += 1;
     t->line[i] += 1;
@@ -1301,7 +1325,7 @@ void BufferWord(void* context, std::string_view word, int script) {
   PendingWord& w = t->pending[t->pushed % kLookAhead];
   w.word = word;
   w.script = script;
-  w.lookup = script != USCRIPT_HAN && internal::DirectLanguage(script).empty();
+  w.lookup = script != USCRIPT_HAN && DirectSlotOfScript(script) < 0;
   if (w.lookup) {
     w.hash = Model::KeyHash(word);
     t->memo->words.Prefetch(w.hash);
