@@ -459,7 +459,8 @@ std::string DistinctWords(std::size_t n) {
 // a million words, tens of MB of n-gram shares while it runs) each idle
 // memo holds at most ScratchKeptBound() bytes, the pool at most
 // ScratchIdleBound() memos, and the heap in use has grown by at most one
-// bound (the one memo this thread used).
+// bound (the one memo this thread used); likewise after 2 MB of unspaced
+// Japanese.
 TEST(DetectTest, MemoryKeptBetweenTextsIsBounded) {
   const Model model = TinyModel();
   Options o;
@@ -482,6 +483,19 @@ TEST(DetectTest, MemoryKeptBetweenTextsIsBounded) {
   EXPECT_LE(after.total_held_bytes, after.idle * internal::ScratchKeptBound());
   EXPECT_LE(heap_after, heap_before + internal::ScratchKeptBound())
       << "heap grew by " << heap_after - heap_before << " bytes";
+  // 2 MB of Japanese without punctuation (one unspaced run, cut by
+  // segmentation into word-sized pieces): nothing else is kept either.
+  std::string japanese;
+  while (japanese.size() < (2u << 20)) {
+    japanese += "日本語の文章をたくさん書いてみました東京都に住んでいる友達と";
+  }
+  const std::size_t heap_before_ja = HeapInUse();
+  EXPECT_GT(Detect(japanese, model, o).words, 10000u);
+  const std::size_t heap_after_ja = HeapInUse();
+  EXPECT_LE(heap_after_ja, heap_before_ja + internal::ScratchKeptBound())
+      << "heap grew by " << heap_after_ja - heap_before_ja << " bytes";
+  EXPECT_LE(internal::TEST_ScratchUsage().max_held_bytes,
+            internal::ScratchKeptBound());
   // Still a working memo: the small text gives the same evidence as the
   // reference path.
   const Evidence memo = Collect(small, model);
