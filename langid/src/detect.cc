@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -435,6 +436,29 @@ void TrigramKey(std::string_view trigram, std::uint64_t key[2],
   *hash = h;
 }
 
+// TrigramKey(std::string_view(at, size), key, hash) read as two 8-byte words
+// and masked (a memcpy of a variable size is a call). REQUIRES: size <= 16,
+// and 16 bytes readable at `at`.
+void TrigramKey16(const char* at, std::size_t size, std::uint64_t key[2],
+                  std::uint64_t* hash) {
+  if constexpr (std::endian::native == std::endian::little) {
+    std::uint64_t w[2];
+    std::memcpy(w, at, 16);
+    const auto mask = [](std::size_t bytes) {
+      return bytes >= 8 ? ~std::uint64_t{0}
+                        : (std::uint64_t{1} << (8 * bytes)) - 1;
+    };
+    key[0] = w[0] & mask(size);
+    key[1] = size > 8 ? w[1] & mask(size - 8) : 0;
+    std::uint64_t h =
+        (key[0] ^ (key[1] * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+    *hash = h;
+  } else {
+    TrigramKey(std::string_view(at, size), key, hash);
+  }
+}
+
 TrigramSlot* FindTrigramSlot(Scratch* scratch, const std::uint64_t key[2],
                              std::uint64_t hash, bool* fresh) {
   TrigramSlot* s = scratch->trigrams.Find(
@@ -516,8 +540,9 @@ std::int32_t ForEachTrigram(const char* padded, std::int32_t n, F f) {
   return trigrams;
 }
 
-// Finds or enters the trigrams of one word (`padded`, n <= kMaxTrigrams bytes)
-// in the memo and stores their slots in text order in `slots`; returns their
+// Finds or enters the trigrams of one word (`padded`, n <= kMaxTrigrams bytes,
+// REQUIRES: 16 more bytes readable after them) in the memo and stores their
+// slots in text order in `slots`; returns their
 // number. The cache misses are overlapped: first every memo slot is hinted,
 // then the dictionary probes of the new trigrams are started together (bucket
 // indices, then entries, then out-of-line postings), then resolved in order,
@@ -540,7 +565,7 @@ std::int32_t PrepareTrigrams(Scratch* scratch, const char* padded,
     assert(trigram.size() <= 12);
     q.at = static_cast<std::uint16_t>(trigram.data() - padded);
     q.size = static_cast<std::uint16_t>(trigram.size());
-    TrigramKey(trigram, q.key, &q.hash);
+    TrigramKey16(padded + q.at, q.size, q.key, &q.hash);
     scratch->trigrams.Prefetch(q.hash);
   });
   scratch->trigrams.Reserve(static_cast<std::size_t>(count));
@@ -550,7 +575,7 @@ std::int32_t PrepareTrigrams(Scratch* scratch, const char* padded,
       // Only new trigrams need the dictionary: most repeat within a text.
       char key[17];
       key[0] = internal::kNgramPrefix;
-      std::memcpy(key + 1, padded + p[i].at, p[i].size);
+      std::memcpy(key + 1, padded + p[i].at, 16);  // the bytes after: unused
       p[i].probe = Model::KeyHash(std::string_view(key, p[i].size + 1u));
       model.PrefetchBucket(p[i].probe);
     }
@@ -805,13 +830,15 @@ void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
   const Model& m = *t->model;
   const double floor = m.ngram_floor();
   if (floor >= 0) return;
-  char padded[256];
-  static_assert(sizeof padded <= kMaxTrigrams);
-  if (word.size() + 2 > sizeof padded) return;
+  // The word as the reference pads it (256 bytes at most), then 16 zero
+  // bytes: PrepareTrigrams reads each trigram as two whole words.
+  char padded[256 + 16];
+  if (word.size() + 2 > 256) return;
   padded[0] = ' ';
   std::memcpy(padded + 1, word.data(), word.size());
   padded[word.size() + 1] = ' ';
   const std::int32_t n = static_cast<std::int32_t>(word.size() + 2);
+  std::memset(padded + n, 0, 16);
   Scratch* memo = t->memo;
   TrigramSlot* slots[kMaxTrigrams];
   const std::int32_t trigrams =
