@@ -405,9 +405,9 @@ struct Scratch {
            BytesOf(trigram_postings);
   }
 
-  // Each vector of per-text evidence keeps at most this much: a 4 KB text
-  // needs about a tenth of it, a 60 KB one (the longest dev texts) about
-  // half of it for the n-gram shares.
+  // Each vector of per-text evidence keeps at most this much: the largest,
+  // the n-gram shares, takes up to about a quarter of it for a 4 KB text of
+  // mostly unknown words (zu), so that texts up to about 100 KB keep theirs.
   static constexpr std::size_t kMaxKeptVectorBytes = std::size_t{1} << 20;
   static constexpr std::size_t kMaxKeptBytes =
       ScratchTable<MemoSlot>::kMaxKeptBytes +
@@ -425,15 +425,19 @@ struct Scratch {
   }
 };
 
+// The memo hash of a trigram's key.
+std::uint64_t TrigramHash(const std::uint64_t key[2]) {
+  std::uint64_t h =
+      (key[0] ^ (key[1] * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+  return h ^ (h >> 29);
+}
+
 // The memo key and hash of a trigram (REQUIRES: at most 16 bytes).
 void TrigramKey(std::string_view trigram, std::uint64_t key[2],
                 std::uint64_t* hash) {
   key[0] = key[1] = 0;
   std::memcpy(key, trigram.data(), trigram.size());
-  std::uint64_t h =
-      (key[0] ^ (key[1] * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
-  h ^= h >> 29;
-  *hash = h;
+  *hash = TrigramHash(key);
 }
 
 // TrigramKey(std::string_view(at, size), key, hash) read as two 8-byte words
@@ -450,10 +454,7 @@ void TrigramKey16(const char* at, std::size_t size, std::uint64_t key[2],
     };
     key[0] = w[0] & mask(size);
     key[1] = size > 8 ? w[1] & mask(size - 8) : 0;
-    std::uint64_t h =
-        (key[0] ^ (key[1] * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
-    h ^= h >> 29;
-    *hash = h;
+    *hash = TrigramHash(key);
   } else {
     TrigramKey(std::string_view(at, size), key, hash);
   }
