@@ -8,16 +8,20 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "format.h"
 #include "langid/langid.h"
 #include "mw/pool.h"
+#include "scratch.h"
 #include "text.h"
 
 namespace mw::langid {
@@ -29,11 +33,36 @@ constexpr std::array<std::string_view, 24> kDirect = {
     "el", "ka", "hy", "ko", "ja", "zh", "th", "he", "bn", "gu", "pa", "ta",
     "te", "kn", "ml", "or", "si", "km", "lo", "my", "am", "bo", "dv", "mn"};
 
-int DirectSlot(std::string_view code) {
+constexpr int DirectSlot(std::string_view code) {
   for (std::size_t i = 0; i < kDirect.size(); ++i) {
     if (kDirect[i] == code) return static_cast<int>(i);
   }
   return -1;
+}
+
+constexpr int kZhSlot = DirectSlot("zh");
+
+// The kDirect slot of the language each script decides alone, by
+// UScriptCode; -1 for the other scripts. A table: the words of Indic, Greek
+// or Hangul text looked the slot up by name (a search with string compares,
+// a tenth of the time on those texts).
+const std::array<std::int8_t, USCRIPT_CODE_LIMIT>& DirectSlotsByScript() {
+  static const std::array<std::int8_t, USCRIPT_CODE_LIMIT> table = [] {
+    std::array<std::int8_t, USCRIPT_CODE_LIMIT> slots;
+    for (int s = 0; s < USCRIPT_CODE_LIMIT; ++s) {
+      slots[s] =
+          static_cast<std::int8_t>(DirectSlot(internal::DirectLanguage(s)));
+    }
+    return slots;
+  }();
+  return table;
+}
+
+// DirectSlot(internal::DirectLanguage(script)).
+int DirectSlotOfScript(int script) {
+  return script >= 0 && script < USCRIPT_CODE_LIMIT
+             ? DirectSlotsByScript()[script]
+             : -1;
 }
 
 // Open-addressing table (linear probing, doubled at half load) of the words or
@@ -46,11 +75,6 @@ class ScratchTable {
  public:
   // Starts a text; `capacity` is a power of two, the first table size.
   void Reset(std::size_t capacity) {
-    if (slots_.size() > kMaxKeptSlots) {
-      // A huge text: give its memory back.
-      std::vector<Slot>().swap(slots_);
-      std::vector<Slot>().swap(spare_);
-    }
     if (++gen_ == 0) {
       for (Slot& s : slots_) s.gen = 0;
       for (Slot& s : spare_) s.gen = 0;
@@ -60,6 +84,28 @@ class ScratchTable {
     capacity_ = capacity;
     if (slots_.size() < capacity_) slots_.resize(capacity_);
   }
+
+  // Ends a text: a table that grew beyond kMaxKeptSlots (a huge text) gives
+  // its memory back, so that an idle table holds at most kMaxKeptBytes.
+  void Trim() {
+    if (slots_.capacity() > kMaxKeptSlots ||
+        spare_.capacity() > kMaxKeptSlots) {
+      std::vector<Slot>().swap(slots_);
+      std::vector<Slot>().swap(spare_);
+      capacity_ = 0;
+      used_ = 0;
+    }
+  }
+
+  // The heap memory the table holds.
+  std::size_t HeldBytes() const {
+    return (slots_.capacity() + spare_.capacity()) * sizeof(Slot);
+  }
+
+  // At most 16384 slots kept per vector (0.75 MiB of words, 1.1 MiB of
+  // trigrams, each twice): enough for texts of about 100 KB.
+  static constexpr std::size_t kMaxKeptSlots = std::size_t{1} << 14;
+  static constexpr std::size_t kMaxKeptBytes = 2 * kMaxKeptSlots * sizeof(Slot);
 
   // A cache hint for a later Find(hash): the slot where its probe starts.
   void Prefetch(std::uint64_t hash) const {
@@ -96,10 +142,6 @@ class ScratchTable {
   }
 
  private:
-  // At most 16384 slots kept per thread (1 MiB of words, 0.6 MiB of
-  // trigrams, each twice): enough for texts of about 100 KB.
-  static constexpr std::size_t kMaxKeptSlots = std::size_t{1} << 14;
-
   void Grow() {
     const std::size_t capacity = 2 * capacity_;
     if (spare_.size() < capacity) spare_.resize(capacity);
@@ -121,6 +163,48 @@ class ScratchTable {
   std::size_t capacity_ = 0;
   std::size_t used_ = 0;
   std::uint32_t gen_ = 0;
+};
+
+// A growable array of a trivially copyable T whose new elements are left
+// uninitialised (std::vector::resize zeroes them, and the memo extends its
+// arrays once per distinct word or trigram, then writes every element).
+template <typename T>
+class Buffer {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  std::size_t size() const { return size_; }
+  std::size_t capacity() const { return capacity_; }
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  void clear() { size_ = 0; }
+  // Appends `n` elements for the caller to write; returns the first.
+  T* Extend(std::size_t n) {
+    if (size_ + n > capacity_) {
+      const std::size_t capacity = std::max(size_ + n, 2 * capacity_);
+      std::unique_ptr<T[]> bigger(new T[capacity]);
+      if (size_ > 0) std::memcpy(bigger.get(), data_.get(), size_ * sizeof(T));
+      data_ = std::move(bigger);
+      capacity_ = capacity;
+    }
+    T* first = data_.get() + size_;
+    size_ += n;
+    return first;
+  }
+  // Drops the elements from `size` on.
+  void Truncate(std::size_t size) { size_ = std::min(size_, size); }
+  // Frees the storage when it holds more than `max_bytes`.
+  void Trim(std::size_t max_bytes) {
+    if (capacity_ * sizeof(T) > max_bytes) {
+      data_.reset();
+      size_ = capacity_ = 0;
+    }
+  }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
 };
 
 // Affinity (Evidence::affinity) is measured against this share: a language
@@ -157,17 +241,17 @@ inline double AffinityGain(double share) {
 }
 
 #if defined(__SSE2__)
-// Shares delta[a] / sum and delta[b] / sum and their AffinityGain, two at a
-// time: the same IEEE operations in the same order as the scalar code (SSE2
-// has no fused multiply-add, and this is part of every x86-64 CPU), so the
-// same bits, at about half the cost of its three divisions per share.
-inline void SharesAndGains2(double da, double db, double sum, double* share,
-                            double* gain) {
-  const __m128d s = _mm_div_pd(_mm_set_pd(db, da), _mm_set1_pd(sum));
+// AffinityGain(share[0]) and AffinityGain(share[1]) into gain[0..1], for shares
+// above kAffinityFloor: the same IEEE operations in the same order as the
+// scalar code (SSE2 has no fused multiply-add, and this is part of every
+// x86-64 CPU), so the same bits, at about half the cost of its two divisions
+// per share.
+inline void Gains2(const double* share, double* gain) {
+  const __m128d s = _mm_loadu_pd(share);
   const __m128d x = _mm_div_pd(s, _mm_set1_pd(kAffinityFloor));
   const __m128i bits = _mm_castpd_si128(x);
-  // The exponents (x > 0 where it is used: the sign bit is clear) as two
-  // 32-bit integers in the low lanes.
+  // The exponents (x > 1: the sign bit is clear) as two 32-bit integers in
+  // the low lanes.
   __m128i e = _mm_sub_epi32(
       _mm_shuffle_epi32(_mm_srli_epi64(bits, 52), _MM_SHUFFLE(3, 3, 2, 0)),
       _mm_set1_epi32(1023));
@@ -189,31 +273,55 @@ inline void SharesAndGains2(double da, double db, double sum, double* share,
   const __m128d log = _mm_add_pd(
       _mm_mul_pd(_mm_cvtepi32_pd(e), _mm_set1_pd(0.6931471805599453)),
       _mm_mul_pd(_mm_mul_pd(_mm_set1_pd(2.0), t), p));
-  const __m128d g =
-      _mm_and_pd(_mm_cmpgt_pd(s, _mm_set1_pd(kAffinityFloor)), log);
-  _mm_storeu_pd(share, s);
-  _mm_storeu_pd(gain, g);
+  _mm_storeu_pd(gain, log);
 }
 #endif
 
 // One language share of an unknown word from the n-gram tier, with its
-// affinity gain (computed once per distinct word).
+// affinity gain (the reference path, which scores every occurrence afresh).
 struct NgramShare {
   std::uint32_t language = 0;
   double share = 0;
   double gain = 0;
 };
 
-// What one distinct word of a text gave (a key is a view into the text).
+// A candidate and one value (a share or an affinity gain) for it.
+struct LanguageValue {
+  std::uint32_t language;
+  double value;
+};
+
+// A tier-2 posting of a word decoded once per text: its weight and
+// AffinityGain(weight).
+struct DecodedPosting {
+  std::uint32_t language;
+  double weight;
+  double gain;
+};
+
+// What a word is in the dictionary (MemoSlot::kind).
+enum class WordKind : std::uint8_t { kUnknown, kCommon, kPure, kShared };
+
+// What one distinct word of a text gave (a key is a view into the text): its
+// evidence ready to be added for each occurrence, decoded and with its
+// affinity gains computed once.
 struct MemoSlot {
   std::uint32_t gen = 0;
   std::uint32_t size = 0;
   std::uint64_t hash = 0;
   const char* data = nullptr;
-  std::uint32_t ngram_begin = 0;  // Scratch::ngram_shares of an unknown word
-  std::uint32_t ngram_count = 0;
+  WordKind kind = WordKind::kUnknown;
   bool ngram_scored = false;  // NgramShares counted it (++n_ngram)
-  PostingList postings;
+  // kPure: the language. kShared: Scratch::postings[begin, begin + count).
+  // kUnknown and kCommon scored by the n-gram tier: Scratch::ngram_shares
+  // [begin, begin + count) (every share, for Evidence::ngram) and
+  // Scratch::ngram_gains [gain_begin, gain_begin + gain_count) (the gains
+  // that are not 0: adding a 0 gain to a sum that is never -0 changes no bit).
+  std::uint32_t language = 0;
+  std::uint32_t begin = 0;
+  std::uint32_t count = 0;
+  std::uint32_t gain_begin = 0;
+  std::uint32_t gain_count = 0;
 };
 
 // A trigram of the n-gram tier (its UTF-8, at most 12 bytes, zero-padded to 16:
@@ -226,45 +334,130 @@ struct TrigramSlot {
   std::uint64_t hash = 0;
   std::uint64_t key[2] = {0, 0};
   std::uint32_t begin = 0;  // into Scratch::contribution_*
-  // Every posting has a language below 64 and a weight above 0: `languages`
-  // (one bit per language) then tells which languages it makes non-zero.
-  bool below_64 = false;
-  std::uint64_t languages = 0;
+  // Every posting has a weight above 0: `languages` (one bit per language, of
+  // at most 256: 8 bits in the file) then tells which languages it makes
+  // non-zero.
+  bool positive = false;
+  // Also its languages ascend (as `mailwave dict build` writes them): its
+  // new languages, in posting order, are then the set bits in order.
+  bool ascending = false;
+  std::uint64_t languages[4] = {0, 0, 0, 0};
 };
+
+// The most trigrams of a word NgramShares scores: one per byte of its padded
+// copy at most.
+constexpr std::int32_t kMaxTrigrams = 256;
 
 // Per-thread memory of Collect, reused from text to text.
 struct Scratch {
   ScratchTable<MemoSlot> words;
   ScratchTable<TrigramSlot> trigrams;
-  std::vector<NgramShare> ngram_shares;  // MemoSlot
+  Buffer<DecodedPosting> postings;     // MemoSlot of a kShared word
+  Buffer<LanguageValue> ngram_shares;  // MemoSlot of an unknown word
+  Buffer<LanguageValue> ngram_gains;   // likewise
   // TrigramSlot: language and weight * -floor of each posting, apart so that
   // the trigrams of a 60 KB text (about 50 k postings) stay in the L2 cache.
-  std::vector<std::uint8_t> contribution_language;
-  std::vector<double> contribution_weight;
+  Buffer<std::uint8_t> contribution_language;
+  Buffer<double> contribution_weight;
+  // PrepareTrigrams: the postings of one word's trigrams (kMaxTrigrams once
+  // used).
+  std::vector<PostingList> trigram_postings;
 
   void Reset(std::size_t text_bytes) {
-    // About one distinct word per 16 bytes of short text; fewer in long text.
-    std::size_t capacity = 64;
-    while (capacity < text_bytes / 8 && capacity < (std::size_t{1} << 14)) {
-      capacity *= 2;
-    }
-    words.Reset(capacity);
-    trigrams.Reset(capacity);
+    // About one distinct word per 16 bytes of short text, fewer in long
+    // text, and 4-6 distinct trigrams per distinct word: the trigram table is
+    // sized so that a message-sized text does not grow it (a doubling
+    // rehashes every slot: 3% of the time on 4 KB texts at a slot per 8
+    // bytes).
+    const auto size_for = [&](std::size_t per_slot) {
+      std::size_t capacity = 64;
+      while (capacity < text_bytes / per_slot &&
+             capacity < ScratchTable<MemoSlot>::kMaxKeptSlots) {
+        capacity *= 2;
+      }
+      return capacity;
+    };
+    words.Reset(size_for(8));
+    trigrams.Reset(size_for(2));
+    postings.clear();
     ngram_shares.clear();
+    ngram_gains.clear();
     contribution_language.clear();
     contribution_weight.clear();
   }
+
+  // Ends a text: what a huge text made grow beyond its cap is given back, so
+  // that an idle Scratch holds at most kMaxKeptBytes of heap (HeldBytes).
+  void Trim() {
+    words.Trim();
+    trigrams.Trim();
+    TrimVector(&postings);
+    TrimVector(&ngram_shares);
+    TrimVector(&ngram_gains);
+    TrimVector(&contribution_language);
+    TrimVector(&contribution_weight);
+  }
+
+  std::size_t HeldBytes() const {
+    return words.HeldBytes() + trigrams.HeldBytes() + BytesOf(postings) +
+           BytesOf(ngram_shares) + BytesOf(ngram_gains) +
+           BytesOf(contribution_language) + BytesOf(contribution_weight) +
+           BytesOf(trigram_postings);
+  }
+
+  // Each vector of per-text evidence keeps at most this much: the largest,
+  // the n-gram shares, takes up to about a quarter of it for a 4 KB text of
+  // mostly unknown words (zu), so that texts up to about 100 KB keep theirs.
+  static constexpr std::size_t kMaxKeptVectorBytes = std::size_t{1} << 20;
+  static constexpr std::size_t kMaxKeptBytes =
+      ScratchTable<MemoSlot>::kMaxKeptBytes +
+      ScratchTable<TrigramSlot>::kMaxKeptBytes + 5 * kMaxKeptVectorBytes +
+      kMaxTrigrams * sizeof(PostingList);
+
+ private:
+  template <typename V>
+  static std::size_t BytesOf(const V& v) {
+    return v.capacity() * sizeof(*v.data());
+  }
+  template <typename T>
+  static void TrimVector(Buffer<T>* v) {
+    v->Trim(kMaxKeptVectorBytes);
+  }
 };
 
-// The memo key and hash of a trigram (at most 16 bytes).
+// The memo hash of a trigram's key.
+std::uint64_t TrigramHash(const std::uint64_t key[2]) {
+  std::uint64_t h =
+      (key[0] ^ (key[1] * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+  return h ^ (h >> 29);
+}
+
+// The memo key and hash of a trigram (REQUIRES: at most 16 bytes).
 void TrigramKey(std::string_view trigram, std::uint64_t key[2],
                 std::uint64_t* hash) {
   key[0] = key[1] = 0;
   std::memcpy(key, trigram.data(), trigram.size());
-  std::uint64_t h =
-      (key[0] ^ (key[1] * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
-  h ^= h >> 29;
-  *hash = h;
+  *hash = TrigramHash(key);
+}
+
+// TrigramKey(std::string_view(at, size), key, hash) read as two 8-byte words
+// and masked (a memcpy of a variable size is a call). REQUIRES: size <= 16,
+// and 16 bytes readable at `at`.
+void TrigramKey16(const char* at, std::size_t size, std::uint64_t key[2],
+                  std::uint64_t* hash) {
+  if constexpr (std::endian::native == std::endian::little) {
+    std::uint64_t w[2];
+    std::memcpy(w, at, 16);
+    const auto mask = [](std::size_t bytes) {
+      return bytes >= 8 ? ~std::uint64_t{0}
+                        : (std::uint64_t{1} << (8 * bytes)) - 1;
+    };
+    key[0] = w[0] & mask(size);
+    key[1] = size > 8 ? w[1] & mask(size - 8) : 0;
+    *hash = TrigramHash(key);
+  } else {
+    TrigramKey(std::string_view(at, size), key, hash);
+  }
 }
 
 TrigramSlot* FindTrigramSlot(Scratch* scratch, const std::uint64_t key[2],
@@ -282,38 +475,49 @@ TrigramSlot* FindTrigramSlot(Scratch* scratch, const std::uint64_t key[2],
   return s;
 }
 
-// Decodes the postings of a fresh trigram slot into Scratch::contribution_*.
+// Decodes the postings of a fresh trigram slot into Scratch::contribution_*:
+// the weight of each is Posting::weight * -floor, as the reference path
+// computes it (NgramShares).
 void FillTrigram(Scratch* scratch, TrigramSlot* s, const PostingList& p,
                  double floor) {
+  const std::uint32_t n = p.size();
   s->begin = static_cast<std::uint32_t>(scratch->contribution_weight.size());
-  s->count = p.size();
-  s->below_64 = true;
-  s->languages = 0;
-  for (std::uint32_t k = 0; k < p.size(); ++k) {
-    const Posting post = p[k];
-    const double weight = post.weight * -floor;
-    if (post.language < 64 && weight > 0) {
-      s->languages |= std::uint64_t{1} << post.language;
-    } else {
-      s->below_64 = false;
-    }
+  s->count = n;
+  std::uint8_t* language = scratch->contribution_language.Extend(n);
+  double* weight = scratch->contribution_weight.Extend(n);
+  // A weight is above 0 exactly when its posting is tier 1 or its weight16 is
+  // not 0 (-floor > 0): tested on the integers, apart from the divisions.
+  std::uint32_t zero = 0;
+  std::uint32_t previous = 0;
+  bool ascending = true;
+  std::uint64_t languages[4] = {0, 0, 0, 0};
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const std::uint32_t v = p.encoded(k);
     // A language index is 8 bits in the file (format.h).
-    scratch->contribution_language.push_back(
-        static_cast<std::uint8_t>(post.language));
-    scratch->contribution_weight.push_back(weight);
+    const std::uint32_t l = (v >> 16) & 0xffu;
+    language[k] = static_cast<std::uint8_t>(l);
+    languages[l >> 6] |= std::uint64_t{1} << (l & 63);
+    zero |= (v & (PostingList::kPureBit | 0xffffu)) == 0 ? 1u : 0u;
+    ascending = ascending && (k == 0 || previous < l);
+    previous = l;
   }
-}
-
-const TrigramSlot* FindTrigram(Scratch* scratch, std::string_view trigram,
-                               const Model& model, double floor) {
-  if (trigram.size() > 16) return nullptr;
-  std::uint64_t key[2];
-  std::uint64_t h;
-  TrigramKey(trigram, key, &h);
-  bool fresh = false;
-  TrigramSlot* s = FindTrigramSlot(scratch, key, h, &fresh);
-  if (fresh) FillTrigram(scratch, s, model.LookupNgram(trigram), floor);
-  return s;
+  std::uint32_t k = 0;
+#if defined(__SSE2__)
+  // Posting::weight is weight16 / 65535, or 1 for a tier-1 posting, which is
+  // 65535 / 65535 exactly: two divisions at a time, the same bits.
+  for (; k + 1 < n; k += 2) {
+    const std::uint32_t v0 = p.encoded(k), v1 = p.encoded(k + 1);
+    const double n0 = (v0 & PostingList::kPureBit) ? 65535.0 : (v0 & 0xffffu);
+    const double n1 = (v1 & PostingList::kPureBit) ? 65535.0 : (v1 & 0xffffu);
+    _mm_storeu_pd(weight + k, _mm_mul_pd(_mm_div_pd(_mm_set_pd(n1, n0),
+                                                    _mm_set1_pd(65535.0)),
+                                         _mm_set1_pd(-floor)));
+  }
+#endif
+  for (; k < n; ++k) weight[k] = p[k].weight * -floor;
+  s->positive = zero == 0;
+  s->ascending = zero == 0 && ascending;
+  std::memcpy(s->languages, languages, sizeof languages);
 }
 
 // Calls `f(trigram)` for each character trigram of `padded` (n bytes), in
@@ -337,52 +541,63 @@ std::int32_t ForEachTrigram(const char* padded, std::int32_t n, F f) {
   return trigrams;
 }
 
-// Enters the trigrams of one word (`padded`, n bytes) in the memo, as
-// FindTrigram would one by one, but with their cache misses overlapped: first
-// every memo slot is hinted, then the dictionary probes of the new trigrams
-// are started together (bucket indices, then entries), then resolved in
-// order. NgramShares then finds every trigram in the memo; `contribution_*`
-// receives the same values in the same order.
-void PrepareTrigrams(Scratch* scratch, const char* padded, std::int32_t n,
-                     const Model& model, double floor) {
+// Finds or enters the trigrams of one word (`padded`, n <= kMaxTrigrams bytes,
+// REQUIRES: 16 more bytes readable after them) in the memo and stores their
+// slots in text order in `slots`; returns their
+// number. The cache misses are overlapped: first every memo slot is hinted,
+// then the dictionary probes of the new trigrams are started together (bucket
+// indices, then entries, then out-of-line postings), then resolved in order,
+// so that `contribution_*` receives the trigrams in order of first use.
+std::int32_t PrepareTrigrams(Scratch* scratch, const char* padded,
+                             std::int32_t n, const Model& model, double floor,
+                             TrigramSlot** slots) {
   struct Pending {
     std::uint64_t key[2];
     std::uint64_t hash;
-    std::uint64_t probe;  // Model::KeyHash of the dictionary key
-    TrigramSlot* slot;
+    std::uint64_t probe;     // Model::KeyHash of the dictionary key, when fresh
+    std::uint16_t at, size;  // the trigram in `padded`
     bool fresh;
   };
-  constexpr std::int32_t kMax = 64;  // longer words: FindTrigram alone
-  Pending p[kMax];
+  Pending p[kMaxTrigrams];
   std::int32_t count = 0;
-  bool fits = true;
   ForEachTrigram(padded, n, [&](std::string_view trigram) {
-    if (count == kMax || trigram.size() > 16) {
-      fits = false;
-      return;
-    }
     Pending& q = p[count++];
-    TrigramKey(trigram, q.key, &q.hash);
+    // At most 3 code points of at most 4 bytes (U8_FWD_1 steps over no more).
+    assert(trigram.size() <= 12);
+    q.at = static_cast<std::uint16_t>(trigram.data() - padded);
+    q.size = static_cast<std::uint16_t>(trigram.size());
+    TrigramKey16(padded + q.at, q.size, q.key, &q.hash);
     scratch->trigrams.Prefetch(q.hash);
-    char key[17];
-    key[0] = internal::kNgramPrefix;
-    std::memcpy(key + 1, trigram.data(), trigram.size());
-    q.probe = Model::KeyHash(std::string_view(key, trigram.size() + 1));
   });
-  if (!fits) return;
   scratch->trigrams.Reserve(static_cast<std::size_t>(count));
   for (std::int32_t i = 0; i < count; ++i) {
-    p[i].slot = FindTrigramSlot(scratch, p[i].key, p[i].hash, &p[i].fresh);
-    if (p[i].fresh) model.PrefetchBucket(p[i].probe);
+    slots[i] = FindTrigramSlot(scratch, p[i].key, p[i].hash, &p[i].fresh);
+    if (p[i].fresh) {
+      // Only new trigrams need the dictionary: most repeat within a text.
+      char key[17];
+      key[0] = internal::kNgramPrefix;
+      std::memcpy(key + 1, padded + p[i].at, 16);  // the bytes after: unused
+      p[i].probe = Model::KeyHash(std::string_view(key, p[i].size + 1u));
+      model.PrefetchBucket(p[i].probe);
+    }
   }
   for (std::int32_t i = 0; i < count; ++i) {
     if (p[i].fresh) model.PrefetchEntries(p[i].probe);
   }
+  std::vector<PostingList>& postings = scratch->trigram_postings;
+  if (postings.size() < static_cast<std::size_t>(count)) {
+    postings.resize(kMaxTrigrams);
+  }
   for (std::int32_t i = 0; i < count; ++i) {
     if (p[i].fresh) {
-      FillTrigram(scratch, p[i].slot, model.LookupHashed(p[i].probe), floor);
+      postings[i] = model.LookupHashed(p[i].probe);
+      postings[i].Prefetch();
     }
   }
+  for (std::int32_t i = 0; i < count; ++i) {
+    if (p[i].fresh) FillTrigram(scratch, slots[i], postings[i], floor);
+  }
+  return count;
 }
 
 MemoSlot* FindWord(Scratch* scratch, std::string_view word, std::uint64_t hash,
@@ -563,72 +778,32 @@ struct Tally {
 // log-probability).
 constexpr double kNgramSharpness = 1.5;
 
-// The n-gram tier on one unknown word: records its language shares (summing to
-// 1) in `slot`, which each occurrence then adds to t->ngram.
-void NgramShares(Tally* t, std::string_view word, MemoSlot* slot) {
+// The n-gram tier on one unknown word, the reference way (no memo): records
+// its language shares (summing to 1) and their affinity gains in
+// t->own_shares; false when it could score nothing.
+bool NgramShares(Tally* t, std::string_view word) {
   const Model& m = *t->model;
   const double floor = m.ngram_floor();
-  if (floor >= 0) return;
+  t->own_shares.clear();
+  if (floor >= 0) return false;
   char padded[256];
-  if (word.size() + 2 > sizeof padded) return;
+  if (word.size() + 2 > sizeof padded) return false;
   padded[0] = ' ';
   std::memcpy(padded + 1, word.data(), word.size());
   padded[word.size() + 1] = ' ';
   const std::int32_t n = static_cast<std::int32_t>(word.size() + 2);
-  if (t->memo) PrepareTrigrams(t->memo, padded, n, m, floor);
-  // Languages below 64 whose delta is not 0: the weights are never negative,
-  // so a delta is 0 exactly until a positive weight was added to it.
-  std::uint64_t nonzero = 0;
   const std::int32_t trigrams =
       ForEachTrigram(padded, n, [&](std::string_view trigram) {
-        const TrigramSlot* cached =
-            t->memo ? FindTrigram(t->memo, trigram, m, floor) : nullptr;
-        if (cached != nullptr && cached->below_64) {
-          // The same `touched` order as the test below, without a branch
-          // per posting: a language is new when its bit is not yet set.
-          const std::uint8_t* language =
-              t->memo->contribution_language.data() + cached->begin;
-          const double* weight =
-              t->memo->contribution_weight.data() + cached->begin;
-          std::uint64_t fresh = cached->languages & ~nonzero;
-          for (std::uint32_t i = 0; fresh != 0 && i < cached->count; ++i) {
-            const std::uint64_t bit = std::uint64_t{1} << language[i];
-            if (fresh & bit) {
-              t->touched.push_back(language[i]);
-              fresh &= ~bit;
-            }
+        const PostingList p = m.LookupNgram(trigram);
+        for (std::uint32_t i = 0; i < p.size(); ++i) {
+          const Posting post = p[i];
+          if (t->delta[post.language] == 0) {
+            t->touched.push_back(post.language);
           }
-          nonzero |= cached->languages;
-          for (std::uint32_t i = 0; i < cached->count; ++i) {
-            t->delta[language[i]] += weight[i];
-          }
-        } else if (cached != nullptr) {
-          for (std::uint32_t i = 0; i < cached->count; ++i) {
-            const std::uint32_t language =
-                t->memo->contribution_language[cached->begin + i];
-            const double weight =
-                t->memo->contribution_weight[cached->begin + i];
-            if (t->delta[language] == 0) t->touched.push_back(language);
-            t->delta[language] += weight;
-            if (language < 64 && t->delta[language] != 0) {
-              nonzero |= std::uint64_t{1} << language;
-            }
-          }
-        } else {
-          const PostingList p = m.LookupNgram(trigram);
-          for (std::uint32_t i = 0; i < p.size(); ++i) {
-            const Posting post = p[i];
-            if (t->delta[post.language] == 0) {
-              t->touched.push_back(post.language);
-            }
-            t->delta[post.language] += post.weight * -floor;
-            if (post.language < 64 && t->delta[post.language] != 0) {
-              nonzero |= std::uint64_t{1} << post.language;
-            }
-          }
+          t->delta[post.language] += post.weight * -floor;
         }
       });
-  if (trigrams == 0 || t->touched.empty()) return;
+  if (trigrams == 0 || t->touched.empty()) return false;
   double best = -1e300;
   for (std::size_t i : t->touched) best = std::max(best, t->delta[i]);
   double sum = 0;
@@ -636,34 +811,195 @@ void NgramShares(Tally* t, std::string_view word, MemoSlot* slot) {
     t->delta[i] = std::exp(kNgramSharpness * (t->delta[i] - best) / trigrams);
     sum += t->delta[i];
   }
-  std::vector<NgramShare>& shares =
-      t->memo ? t->memo->ngram_shares : t->own_shares;
-  slot->ngram_begin = static_cast<std::uint32_t>(shares.size());
-  std::size_t k = 0;
-#if defined(__SSE2__)
-  if (t->memo) {
-    // Two at a time (the reference path below keeps the scalar code, so
-    // langid_eval and the fuzzer compare the two).
-    for (; k + 1 < t->touched.size(); k += 2) {
-      const std::size_t a = t->touched[k], b = t->touched[k + 1];
-      double share[2], gain[2];
-      SharesAndGains2(t->delta[a], t->delta[b], sum, share, gain);
-      shares.push_back({static_cast<std::uint32_t>(a), share[0], gain[0]});
-      t->delta[a] = 0;
-      shares.push_back({static_cast<std::uint32_t>(b), share[1], gain[1]});
-      t->delta[b] = 0;
-    }
-  }
-#endif
-  for (; k < t->touched.size(); ++k) {
-    const std::size_t i = t->touched[k];
+  for (std::size_t i : t->touched) {
     const double share = t->delta[i] / sum;
-    shares.push_back(
+    t->own_shares.push_back(
         {static_cast<std::uint32_t>(i), share, AffinityGain(share)});
     t->delta[i] = 0;
   }
-  slot->ngram_count = static_cast<std::uint32_t>(t->touched.size());
   t->touched.clear();
+  return true;
+}
+
+// NgramShares with the memo, for a fresh `slot`: the same shares and gains to
+// the bit (the same operations on each value in the same order), stored in
+// Scratch::ngram_shares and ngram_gains. Each trigram's postings are decoded
+// once per text (PrepareTrigrams), a language's first positive weight is
+// found with a bit mask, and the divisions of the shares and gains go two at
+// a time; only gains above 0 are computed and kept.
+void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
+  const Model& m = *t->model;
+  const double floor = m.ngram_floor();
+  if (floor >= 0) return;
+  // The word as the reference pads it (256 bytes at most), then 16 zero
+  // bytes: PrepareTrigrams reads each trigram as two whole words.
+  char padded[256 + 16];
+  if (word.size() + 2 > 256) return;
+  padded[0] = ' ';
+  std::memcpy(padded + 1, word.data(), word.size());
+  padded[word.size() + 1] = ' ';
+  const std::int32_t n = static_cast<std::int32_t>(word.size() + 2);
+  std::memset(padded + n, 0, 16);
+  Scratch* memo = t->memo;
+  TrigramSlot* slots[kMaxTrigrams];
+  const std::int32_t trigrams =
+      PrepareTrigrams(memo, padded, n, m, floor, slots);
+  // The languages whose delta is not 0 (one bit each): the weights are never
+  // negative, so a delta is 0 exactly until a positive weight was added to it.
+  std::uint64_t nonzero[4] = {0, 0, 0, 0};
+  // A language can enter `touched` twice only through the second branch (a
+  // weight of 0 leaves its delta at 0); the shares then take the plain loop.
+  bool plain = false;
+  const std::uint8_t* languages = memo->contribution_language.data();
+  const double* weights = memo->contribution_weight.data();
+  double* delta = t->delta.data();
+  for (std::int32_t k = 0; k < trigrams; ++k) {
+    const TrigramSlot* cached = slots[k];
+    const std::uint8_t* language = languages + cached->begin;
+    const double* weight = weights + cached->begin;
+    if (cached->positive) {
+      // The same `touched` order as the test below, without a branch per
+      // posting: a language is new when its bit is not yet set.
+      std::uint64_t fresh[4];
+      std::uint64_t any = 0;
+      for (int w = 0; w < 4; ++w) {
+        fresh[w] = cached->languages[w] & ~nonzero[w];
+        any |= fresh[w];
+        nonzero[w] |= cached->languages[w];
+      }
+      if (cached->ascending) {
+        for (std::uint32_t w = 0; w < 4; ++w) {
+          for (std::uint64_t f = fresh[w]; f != 0; f &= f - 1) {
+            t->touched.push_back(
+                64 * w + static_cast<std::uint32_t>(__builtin_ctzll(f)));
+          }
+        }
+        any = 0;
+      }
+      for (std::uint32_t i = 0; any != 0 && i < cached->count; ++i) {
+        const std::uint32_t l = language[i];
+        const std::uint64_t bit = std::uint64_t{1} << (l & 63);
+        if (fresh[l >> 6] & bit) {
+          t->touched.push_back(l);
+          fresh[l >> 6] &= ~bit;
+          any = fresh[0] | fresh[1] | fresh[2] | fresh[3];
+        }
+      }
+      for (std::uint32_t i = 0; i < cached->count; ++i) {
+        delta[language[i]] += weight[i];
+      }
+    } else {
+      plain = true;
+      for (std::uint32_t i = 0; i < cached->count; ++i) {
+        const std::uint32_t l = language[i];
+        if (delta[l] == 0) t->touched.push_back(l);
+        delta[l] += weight[i];
+        if (delta[l] != 0) nonzero[l >> 6] |= std::uint64_t{1} << (l & 63);
+      }
+    }
+  }
+  if (trigrams == 0 || t->touched.empty()) return;
+  const std::size_t count = t->touched.size();
+  const std::size_t* touched = t->touched.data();
+  const std::size_t begin = memo->ngram_shares.size();
+  LanguageValue* shares = memo->ngram_shares.Extend(count);
+  if (plain) {
+    // As the reference, step by step: a repeated language's exp is taken
+    // again and its second share is 0.
+    double best = -1e300;
+    for (std::size_t k = 0; k < count; ++k) {
+      best = std::max(best, delta[touched[k]]);
+    }
+    double sum = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t i = touched[k];
+      delta[i] = std::exp(kNgramSharpness * (delta[i] - best) / trigrams);
+      sum += delta[i];
+    }
+    for (std::size_t k = 0; k < count; ++k) {
+      shares[k] = {static_cast<std::uint32_t>(touched[k]),
+                   delta[touched[k]] / sum};
+      delta[touched[k]] = 0;
+    }
+  } else {
+    // Each language once (so at most 256): the exps go to a local array in
+    // `touched` order, and the maximum (exact in any order) takes two chains.
+    assert(count <= 256);
+    double best0 = -1e300, best1 = -1e300;
+    std::size_t k = 0;
+    for (; k + 1 < count; k += 2) {
+      best0 = std::max(best0, delta[touched[k]]);
+      best1 = std::max(best1, delta[touched[k + 1]]);
+    }
+    if (k < count) best0 = std::max(best0, delta[touched[k]]);
+    const double best = std::max(best0, best1);
+    // The exps' arguments first (two divisions at a time where SSE2 has
+    // them: the same IEEE operations), then the exps and their sum in order.
+    double e[256];
+    k = 0;
+#if defined(__SSE2__)
+    for (; k + 1 < count; k += 2) {
+      double& d0 = delta[touched[k]];
+      double& d1 = delta[touched[k + 1]];
+      _mm_storeu_pd(e + k,
+                    _mm_div_pd(_mm_mul_pd(_mm_set1_pd(kNgramSharpness),
+                                          _mm_sub_pd(_mm_set_pd(d1, d0),
+                                                     _mm_set1_pd(best))),
+                               _mm_set1_pd(static_cast<double>(trigrams))));
+      d0 = 0;
+      d1 = 0;
+    }
+#endif
+    for (; k < count; ++k) {
+      double& d = delta[touched[k]];
+      e[k] = kNgramSharpness * (d - best) / trigrams;
+      d = 0;
+    }
+    double sum = 0;
+    for (k = 0; k < count; ++k) {
+      e[k] = std::exp(e[k]);
+      sum += e[k];
+    }
+    k = 0;
+#if defined(__SSE2__)
+    for (; k + 1 < count; k += 2) {
+      double share[2];
+      _mm_storeu_pd(share, _mm_div_pd(_mm_loadu_pd(e + k), _mm_set1_pd(sum)));
+      shares[k] = {static_cast<std::uint32_t>(touched[k]), share[0]};
+      shares[k + 1] = {static_cast<std::uint32_t>(touched[k + 1]), share[1]};
+    }
+#endif
+    for (; k < count; ++k) {
+      shares[k] = {static_cast<std::uint32_t>(touched[k]), e[k] / sum};
+    }
+  }
+  t->touched.clear();
+  // The gains above 0: those of the shares above kAffinityFloor (written
+  // without a branch: which shares pass is unpredictable).
+  const std::size_t gain_begin = memo->ngram_gains.size();
+  LanguageValue* kept = memo->ngram_gains.Extend(count);
+  std::size_t gain_count = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    kept[gain_count] = shares[k];
+    gain_count += shares[k].value > kAffinityFloor ? 1 : 0;
+  }
+  memo->ngram_gains.Truncate(gain_begin + gain_count);
+  LanguageValue* gains = kept;
+  std::size_t k = 0;
+#if defined(__SSE2__)
+  for (; k + 1 < gain_count; k += 2) {
+    const double share[2] = {gains[k].value, gains[k + 1].value};
+    double gain[2];
+    Gains2(share, gain);
+    gains[k].value = gain[0];
+    gains[k + 1].value = gain[1];
+  }
+#endif
+  for (; k < gain_count; ++k) gains[k].value = AffinityGain(gains[k].value);
+  slot->begin = static_cast<std::uint32_t>(begin);
+  slot->count = static_cast<std::uint32_t>(count);
+  slot->gain_begin = static_cast<std::uint32_t>(gain_begin);
+  slot->gain_count = static_cast<std::uint32_t>(gain_count);
   slot->ngram_scored = true;
 }
 
@@ -672,11 +1008,10 @@ void NgramShares(Tally* t, std::string_view word, MemoSlot* slot) {
 // another script (Mongolian: a Cyrillic list, and the Mongolian script), so
 // that one language is one candidate and a text in both scripts is not
 // "mn+mn"; else the direct slot.
-std::size_t DirectCandidate(Tally* t, std::string_view code) {
-  const int slot = DirectSlot(code);
+std::size_t DirectCandidate(Tally* t, int slot) {
   std::int32_t& c = t->direct_candidate[slot];
   if (c < 0) {
-    const int i = t->model->FindLanguage(code);
+    const int i = t->model->FindLanguage(kDirect[slot]);
     c = i >= 0 && !t->model->languages()[i].script_decided
             ? i
             : static_cast<std::int32_t>(t->languages) + slot;
@@ -824,6 +1159,89 @@ void FlushText(Tally* t) {
   if (t->broken) FlushParagraph(t, true);
 }
 
+// Fills a fresh memo slot: what the dictionary and the n-gram tier say of
+// `word` (`hash` is Model::KeyHash(word)), decoded once for every occurrence.
+void Remember(Tally* t, std::string_view word, std::uint64_t hash,
+              bool no_evidence_yet, MemoSlot* slot) {
+  const PostingList p = t->model->LookupHashed(hash);
+  if (p.common()) {
+    slot->kind = WordKind::kCommon;
+    if (no_evidence_yet) NgramSharesMemo(t, word, slot);
+  } else if (p.empty()) {
+    slot->kind = WordKind::kUnknown;
+    NgramSharesMemo(t, word, slot);
+  } else if (p.size() == 1 && p[0].pure) {
+    slot->kind = WordKind::kPure;
+    slot->language = p[0].language;
+  } else {
+    slot->kind = WordKind::kShared;
+    slot->begin = static_cast<std::uint32_t>(t->memo->postings.size());
+    slot->count = p.size();
+    DecodedPosting* decoded = t->memo->postings.Extend(p.size());
+    for (std::uint32_t i = 0; i < p.size(); ++i) {
+      const Posting post = p[i];
+      decoded[i] = {post.language, post.weight, AffinityGain(post.weight)};
+    }
+  }
+}
+
+// ScoreWord's dictionary part with the memo: the same sums as the reference
+// code at the end of ScoreWord, in the same order.
+void ScoreRemembered(Tally* t, std::string_view word, std::uint64_t hash,
+                     bool no_evidence_yet) {
+  bool fresh = false;
+  MemoSlot* slot = FindWord(t->memo, word, hash, &fresh);
+  if (fresh) Remember(t, word, hash, no_evidence_yet, slot);
+  const Scratch& memo = *t->memo;
+  switch (slot->kind) {
+    case WordKind::kCommon:
+      ++t->n_common;
+      if (no_evidence_yet && slot->ngram_scored) {
+        if (t->common_ngram.empty()) {
+          t->common_ngram.assign(t->pure.size(), 0.0);
+        }
+        const LanguageValue* s = memo.ngram_shares.data() + slot->begin;
+        for (std::uint32_t k = 0; k < slot->count; ++k) {
+          t->common_ngram[s[k].language] += s[k].value;
+        }
+        ++t->n_common_ngram;
+      }
+      return;
+    case WordKind::kUnknown:
+      ++t->n_unknown;
+      if (slot->ngram_scored) {
+        const LanguageValue* s = memo.ngram_shares.data() + slot->begin;
+        for (std::uint32_t k = 0; k < slot->count; ++k) {
+          t->ngram[s[k].language] += s[k].value;
+        }
+        const LanguageValue* g = memo.ngram_gains.data() + slot->gain_begin;
+        for (std::uint32_t k = 0; k < slot->gain_count; ++k) {
+          t->ngram_affinity[g[k].language] += g[k].value;
+        }
+        ++t->n_ngram;
+      }
+      return;
+    case WordKind::kPure:
+      t->pure[slot->language] += 1;
+      t->line[slot->language] += 1;
+      t->affinity[slot->language] += kPureAffinity;
+      t->line_affinity[slot->language] += kPureAffinity;
+      ++t->n_pure;
+      return;
+    case WordKind::kShared: {
+      const DecodedPosting* p = memo.postings.data() + slot->begin;
+      for (std::uint32_t k = 0; k < slot->count; ++k) {
+        t->shared[p[k].language] += p[k].weight;
+        t->line[p[k].language] += p[k].weight;
+        t->affinity[p[k].language] += p[k].gain;
+        t->line_affinity[p[k].language] += p[k].gain;
+      }
+      ++t->n_shared;
+      return;
+    }
+  }
+}
+
 // Scores one word: `hash` is Model::KeyHash(word) when there is a memo.
 void ScoreWord(Tally* t, std::string_view word, int script,
                std::uint64_t hash) {
@@ -848,13 +1266,13 @@ void ScoreWord(Tally* t, std::string_view word, int script,
   if (script == USCRIPT_HAN) {
     ++t->han;  // zh or ja: decided once the whole text is seen
     internal::CountHanVariants(word, &t->han_simplified, &t->han_traditional);
-    t->line[t->languages + DirectSlot("zh")] += 1;
-    t->line_affinity[t->languages + DirectSlot("zh")] += kPureAffinity;
+    t->line[t->languages + kZhSlot] += 1;
+    t->line_affinity[t->languages + kZhSlot] += kPureAffinity;
     return;
   }
   if (script == USCRIPT_HIRAGANA || script == USCRIPT_KATAKANA) ++t->kana;
-  const std::string_view direct = internal::DirectLanguage(script);
-  if (!direct.empty()) {
+  const int direct = DirectSlotOfScript(script);
+  if (direct >= 0) {
     const std::size_t i = DirectCandidate(t, direct);
     t->pure[i] += 1;
     t->line[i] += 1;
@@ -863,29 +1281,23 @@ void ScoreWord(Tally* t, std::string_view word, int script,
     ++t->n_pure;
     return;
   }
-  bool fresh = true;
-  MemoSlot scratch;
-  MemoSlot* slot = &scratch;
-  if (t->memo) slot = FindWord(t->memo, word, hash, &fresh);
   // Common words count for no language unless no other word has given
   // evidence yet (Evidence::common_ngram): then their trigrams are scored.
   const bool no_evidence_yet = t->n_pure + t->n_shared + t->n_unknown == 0;
-  if (fresh) {
-    slot->postings =
-        t->memo ? t->model->LookupHashed(hash) : t->model->Lookup(word);
-    const PostingList& p = slot->postings;
-    if (p.empty() && (!p.common() || no_evidence_yet)) {
-      NgramShares(t, word, slot);
-    }
+  if (t->memo) {
+    ScoreRemembered(t, word, hash, no_evidence_yet);
+    return;
   }
-  const PostingList& postings = slot->postings;
+  const PostingList postings = t->model->Lookup(word);
+  bool ngram_scored = false;
+  if (postings.empty() && (!postings.common() || no_evidence_yet)) {
+    ngram_scored = NgramShares(t, word);
+  }
   if (postings.common()) {
     ++t->n_common;
-    if (no_evidence_yet && slot->ngram_scored) {
+    if (no_evidence_yet && ngram_scored) {
       if (t->common_ngram.empty()) t->common_ngram.assign(t->pure.size(), 0.0);
-      for (std::uint32_t k = 0; k < slot->ngram_count; ++k) {
-        const NgramShare& s = (t->memo ? t->memo->ngram_shares
-                                       : t->own_shares)[slot->ngram_begin + k];
+      for (const NgramShare& s : t->own_shares) {
         t->common_ngram[s.language] += s.share;
       }
       ++t->n_common_ngram;
@@ -894,10 +1306,8 @@ void ScoreWord(Tally* t, std::string_view word, int script,
   }
   if (postings.empty()) {
     ++t->n_unknown;
-    if (slot->ngram_scored) {
-      for (std::uint32_t k = 0; k < slot->ngram_count; ++k) {
-        const NgramShare& s = (t->memo ? t->memo->ngram_shares
-                                       : t->own_shares)[slot->ngram_begin + k];
+    if (ngram_scored) {
+      for (const NgramShare& s : t->own_shares) {
         t->ngram[s.language] += s.share;
         t->ngram_affinity[s.language] += s.gain;
       }
@@ -943,7 +1353,7 @@ void BufferWord(void* context, std::string_view word, int script) {
   PendingWord& w = t->pending[t->pushed % kLookAhead];
   w.word = word;
   w.script = script;
-  w.lookup = script != USCRIPT_HAN && internal::DirectLanguage(script).empty();
+  w.lookup = script != USCRIPT_HAN && DirectSlotOfScript(script) < 0;
   if (w.lookup) {
     w.hash = Model::KeyHash(word);
     t->memo->words.Prefetch(w.hash);
@@ -1040,6 +1450,14 @@ std::string_view CandidateCode(const Model& model, std::size_t i) {
 
 namespace {
 
+// The memos come from a bounded pool, not one per thread: the milter runs a
+// thread per busy connection (mw/pool.h).
+Pool<Scratch>& ScratchPool() {
+  static Pool<Scratch> pool(DefaultPoolIdle(),
+                            [] { return std::make_unique<Scratch>(); });
+  return pool;
+}
+
 Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   std::string mapped;
   if (HasC1(text)) {
@@ -1053,13 +1471,9 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   Tally t;
   t.model = &model;
   t.direct_candidate.fill(-1);
-  // The memo comes from a bounded pool, not one per thread: the milter runs
-  // a thread per busy connection (mw/pool.h).
-  static Pool<Scratch> scratch_pool(DefaultPoolIdle(),
-                                    [] { return std::make_unique<Scratch>(); });
   std::optional<Pool<Scratch>::Lease> scratch;
   if (memoise) {
-    scratch.emplace(scratch_pool.Acquire());
+    scratch.emplace(ScratchPool().Acquire());
     (*scratch)->Reset(text.size());
     t.memo = scratch->get();
   }
@@ -1078,6 +1492,10 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   if (t.memo) {
     internal::SegmentWords(text, BufferWord, &t);
     while (t.scored < t.pushed) ScorePending(&t);
+    // Before the memo goes back to the pool: an idle one stays within its
+    // bound (internal::ScratchKeptBound) whatever this text was.
+    t.memo->Trim();
+    t.memo = nullptr;
   } else {
     internal::SegmentWords(text, CountWord, &t);
   }
@@ -1147,6 +1565,32 @@ Evidence Collect(std::string_view text, const Model& model) {
 Evidence TEST_CollectEveryWord(std::string_view text, const Model& model) {
   return CollectImpl(text, model, false);
 }
+
+namespace internal {
+
+std::size_t ScratchKeptBound() { return Scratch::kMaxKeptBytes; }
+
+std::size_t ScratchIdleBound() { return DefaultPoolIdle(); }
+
+ScratchUsage TEST_ScratchUsage() {
+  // The idle memos are borrowed and given back (REQUIRES: no Collect runs
+  // meanwhile, or it would build a memo of its own and the count be off).
+  Pool<Scratch>& pool = ScratchPool();
+  std::vector<Pool<Scratch>::Lease> leases;
+  for (std::size_t n = pool.idle(); n > 0; --n) {
+    leases.push_back(pool.Acquire());
+  }
+  ScratchUsage usage;
+  usage.idle = leases.size();
+  for (const Pool<Scratch>::Lease& lease : leases) {
+    const std::size_t held = lease->HeldBytes();
+    usage.total_held_bytes += held;
+    usage.max_held_bytes = std::max(usage.max_held_bytes, held);
+  }
+  return usage;
+}
+
+}  // namespace internal
 
 // Bilingual by line count: each language wins at least 1/kLineShare of the
 // lines (of kMinSegmentWords or more words).

@@ -2,6 +2,7 @@
 // computed by hand; the "und" (too little text), forced-guess and bilingual
 // rules, and what a verdict names (best guess, partner, second).
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <string>
 #include <utility>
@@ -9,6 +10,7 @@
 
 #include "langid/build.h"
 #include "langid/langid.h"
+#include "langid/src/scratch.h"
 #include "tests/langid/testutil.h"
 
 namespace mw::langid {
@@ -427,6 +429,80 @@ TEST(DetectTest, TwoParagraphsFromTheDevelopmentSet) {
     const Language l = Detect(c.text, *model, Options{});
     EXPECT_EQ(l.code, c.want) << c.name;
   }
+}
+
+// Heap bytes in use (arenas and mmapped blocks).
+std::size_t HeapInUse() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+// `n` bytes of distinct made-up words (base-26 numerals in a-z, every
+// trigram of the alphabet sooner or later), with a shared word "bank" and a
+// line break now and then: unknown words for the n-gram tier, tier-2 words,
+// lines and paragraphs.
+std::string DistinctWords(std::size_t n) {
+  std::string text;
+  text.reserve(n + 16);
+  for (std::uint64_t i = 0; text.size() < n; ++i) {
+    for (std::uint64_t v = i * 2654435761u + 17576; v > 0; v /= 26) {
+      text.push_back(static_cast<char>('a' + v % 26));
+    }
+    text += i % 16 == 0 ? " bank\n" : (i % 1000 == 0 ? "\n\n" : " ");
+  }
+  return text;
+}
+
+// Issue 14 item 5: the milter runs a thread per connection, and what
+// Collect keeps between texts (the pooled memos) must not grow with the
+// largest text it ever read: after 5 MB of distinct words (tables of about
+// a million words, tens of MB of n-gram shares while it runs) each idle
+// memo holds at most ScratchKeptBound() bytes, the pool at most
+// ScratchIdleBound() memos, and the heap in use has grown by at most one
+// bound (the one memo this thread used); likewise after 2 MB of unspaced
+// Japanese.
+TEST(DetectTest, MemoryKeptBetweenTextsIsBounded) {
+  const Model model = TinyModel();
+  Options o;
+  // A message-sized text first, so that the memo exists before measuring.
+  const std::string small = DistinctWords(4096);
+  EXPECT_GT(Detect(small, model, o).words, 0u);
+  const internal::ScratchUsage before = internal::TEST_ScratchUsage();
+  ASSERT_GE(before.idle, 1u);
+  EXPECT_LE(before.max_held_bytes, internal::ScratchKeptBound());
+  const std::string huge = DistinctWords(5 << 20);
+  const std::size_t heap_before = HeapInUse();
+  const Language l = Detect(huge, model, o);
+  const std::size_t heap_after = HeapInUse();
+  EXPECT_GT(l.words, 400000u);
+  EXPECT_EQ(l.best, "en");
+  const internal::ScratchUsage after = internal::TEST_ScratchUsage();
+  EXPECT_EQ(after.idle, before.idle);
+  EXPECT_LE(after.idle, internal::ScratchIdleBound());
+  EXPECT_LE(after.max_held_bytes, internal::ScratchKeptBound());
+  EXPECT_LE(after.total_held_bytes, after.idle * internal::ScratchKeptBound());
+  EXPECT_LE(heap_after, heap_before + internal::ScratchKeptBound())
+      << "heap grew by " << heap_after - heap_before << " bytes";
+  // 2 MB of Japanese without punctuation (one unspaced run, cut by
+  // segmentation into word-sized pieces): nothing else is kept either.
+  std::string japanese;
+  while (japanese.size() < (2u << 20)) {
+    japanese += "日本語の文章をたくさん書いてみました東京都に住んでいる友達と";
+  }
+  const std::size_t heap_before_ja = HeapInUse();
+  EXPECT_GT(Detect(japanese, model, o).words, 10000u);
+  const std::size_t heap_after_ja = HeapInUse();
+  EXPECT_LE(heap_after_ja, heap_before_ja + internal::ScratchKeptBound())
+      << "heap grew by " << heap_after_ja - heap_before_ja << " bytes";
+  EXPECT_LE(internal::TEST_ScratchUsage().max_held_bytes,
+            internal::ScratchKeptBound());
+  // Still a working memo: the small text gives the same evidence as the
+  // reference path.
+  const Evidence memo = Collect(small, model);
+  const Evidence every = TEST_CollectEveryWord(small, model);
+  EXPECT_EQ(memo.ngram, every.ngram);
+  EXPECT_EQ(memo.ngram_affinity, every.ngram_affinity);
+  EXPECT_EQ(memo.shared, every.shared);
 }
 
 }  // namespace

@@ -77,12 +77,29 @@ class PostingList {
   bool common() const { return common_; }
   // Inline: the n-gram tier decodes tens of postings per trigram.
   Posting operator[](std::uint32_t i) const {
-    const std::uint32_t v = data_ ? data_[i] : inline_;
+    const std::uint32_t v = encoded(i);
     Posting p;
     p.language = (v >> 16) & 0xffu;
     p.pure = (v & kPureBit) != 0;
     p.weight = p.pure ? 1.0 : static_cast<double>(v & 0xffffu) / 65535.0;
     return p;
+  }
+
+  // The encoded posting (langid/src/format.h: bits 0-15 weight * 65535, bits
+  // 16-23 language, bit 24 pure), which operator[] decodes.
+  std::uint32_t encoded(std::uint32_t i) const {
+    return data_ ? data_[i] : inline_;
+  }
+  // A cache hint for a later read of the postings: out of line, they are a
+  // third dependent cache miss after the dictionary's bucket and entry.
+  void Prefetch() const {
+    if (data_ == nullptr) return;
+    const auto end = reinterpret_cast<std::uintptr_t>(data_ + size_);
+    for (auto line =
+             reinterpret_cast<std::uintptr_t>(data_) & ~std::uintptr_t{63};
+         line < end; line += 64) {
+      __builtin_prefetch(reinterpret_cast<const void*>(line));
+    }
   }
 
   // The tier-1 flag of an encoded posting (langid/src/format.h).
