@@ -36,9 +36,19 @@ void EmitPiece(std::string_view piece, bool has_digit, UScriptCode script,
   sink(context, piece, script);
 }
 
-}  // namespace
-
-namespace {
+// Gives a piece whose script is `*script` so far the script of its next letter
+// or mark `c`: the first that is not Common or Inherited, except that kana
+// wins over Han. Once the piece has a script only kana can change it, and
+// there is no kana below U+3040: most letters skip the lookup.
+void UpdateScript(UChar32 c, UScriptCode* script) {
+  if (*script != USCRIPT_COMMON && c < 0x3040) return;
+  UErrorCode err = U_ZERO_ERROR;
+  const UScriptCode sc = uscript_getScript(c, &err);
+  if (U_SUCCESS(err) && sc != USCRIPT_COMMON && sc != USCRIPT_INHERITED &&
+      (*script == USCRIPT_COMMON || (IsKana(sc) && !IsKana(*script)))) {
+    *script = sc;
+  }
+}
 
 // Scripts written without spaces between words: Thai, Lao, Myanmar, Khmer,
 // kana, Han (and their compatibility and supplementary blocks). Every one of
@@ -88,22 +98,10 @@ std::int32_t SplitUnspacedRun(std::string_view text, std::int32_t i,
       }
       if (letters == 0) limit = UnspacedWordLetters(c);
       ++letters;
-      if (script == USCRIPT_COMMON || c >= 0x3040) {
-        UErrorCode err = U_ZERO_ERROR;
-        const UScriptCode sc = uscript_getScript(c, &err);
-        if (U_SUCCESS(err) && sc != USCRIPT_COMMON && sc != USCRIPT_INHERITED &&
-            (script == USCRIPT_COMMON || (IsKana(sc) && !IsKana(script)))) {
-          script = sc;
-        }
-      }
-    } else if (script == USCRIPT_COMMON) {
-      // A mark after Common letters (e.g. U+30FC) can give the piece its
-      // script, as in Split.
-      UErrorCode err = U_ZERO_ERROR;
-      const UScriptCode sc = uscript_getScript(c, &err);
-      if (U_SUCCESS(err) && sc != USCRIPT_COMMON && sc != USCRIPT_INHERITED)
-        script = sc;
     }
+    // A mark counts for the script as in Split: after Common letters (e.g.
+    // U+30FC) it can give the piece its script.
+    UpdateScript(c, &script);
     i = next;
   }
   EmitPiece(text.substr(start, i - start), false, script, sink, context);
@@ -147,17 +145,7 @@ void Split(std::string_view word, WordSink sink, void* context) {
         continue;
       }
       if (c >= 0 && IsWordChar(c)) {
-        // Once the piece has a script, only kana can change it, and there is
-        // no kana below U+3040: most letters skip the script lookup.
-        if (script == USCRIPT_COMMON || c >= 0x3040) {
-          UErrorCode err = U_ZERO_ERROR;
-          const UScriptCode sc = uscript_getScript(c, &err);
-          if (U_SUCCESS(err) && sc != USCRIPT_COMMON &&
-              sc != USCRIPT_INHERITED) {
-            if (script == USCRIPT_COMMON || (IsKana(sc) && !IsKana(script)))
-              script = sc;
-          }
-        }
+        UpdateScript(c, &script);
         continue;
       }
       if (c >= 0 && u_isdigit(c)) {
@@ -223,10 +211,8 @@ std::string_view ScriptName(int script) {
 }
 
 namespace {
-#include "han_variants.inc"
-}  // namespace
 
-namespace {
+#include "han_variants.inc"
 
 // kSimplifiedMarkers and kTraditionalMarkers as two bits per BMP code point
 // (16 KiB, built once): a binary search per character of Chinese text cost

@@ -121,18 +121,22 @@ std::string Layout(Next next, std::size_t size_hint) {
   int pending_breaks = 0;      // 0 none, 1 line, 2 paragraph, likewise
   bool line_has_text = false;
   bool after_cr = false;
+  // Before a visible character: the breaks or the space since the last one.
+  auto start_text = [&] {
+    if (pending_breaks > 0 && !out.empty()) {
+      out.append(static_cast<size_t>(pending_breaks), '\n');
+    } else if (pending_space) {
+      out.push_back(' ');
+    }
+    pending_breaks = 0;
+    pending_space = false;
+    line_has_text = true;
+  };
   UChar32 c = 0;
   std::string_view run;
   while (next(c, run)) {
     if (!run.empty()) {
-      if (pending_breaks > 0 && !out.empty()) {
-        out.append(static_cast<size_t>(pending_breaks), '\n');
-      } else if (pending_space) {
-        out.push_back(' ');
-      }
-      pending_breaks = 0;
-      pending_space = false;
-      line_has_text = true;
+      start_text();
       after_cr = false;
       out.append(run);
       run = {};
@@ -163,14 +167,7 @@ std::string Layout(Next next, std::size_t size_hint) {
       continue;
     }
     if ((cls & kClassInvisible) != 0) continue;
-    if (pending_breaks > 0 && !out.empty()) {
-      out.append(static_cast<size_t>(pending_breaks), '\n');
-    } else if (pending_space) {
-      out.push_back(' ');
-    }
-    pending_breaks = 0;
-    pending_space = false;
-    line_has_text = true;
+    start_text();
     if (c < 0x80) {
       out.push_back(static_cast<char>(c));
     } else {

@@ -56,7 +56,37 @@ class StoreTest : public ::testing::Test {
     return log_;
   }
 
+  // A background prune every 200 ms of messages older than 10 minutes, and a
+  // short busy timeout, for the tests of pruning under another writer.
+  SqliteOptions PruneOften() {
+    SqliteOptions o = Options();
+    o.retention = std::chrono::minutes(10);
+    o.maintenance_interval = std::chrono::milliseconds(200);
+    o.busy_timeout = std::chrono::milliseconds(5);
+    return o;
+  }
+
+  // Another connection to the store's file, in a write transaction (what
+  // another process's writer holds), until ReleaseWriteLock.
+  void HoldWriteLock() {
+    ASSERT_EQ(sqlite3_open(dir_.File("mailwave.db").c_str(), &other_),
+              SQLITE_OK);
+    ASSERT_EQ(
+        sqlite3_exec(other_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr),
+        SQLITE_OK);
+  }
+  void ReleaseWriteLock() {
+    ASSERT_EQ(sqlite3_exec(other_, "ROLLBACK", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(other_);
+    other_ = nullptr;
+  }
+  void TearDown() override {
+    if (other_ != nullptr) sqlite3_close(other_);
+  }
+
   TempDir dir_;
+  sqlite3* other_ = nullptr;
   std::mutex log_mu_;
   std::vector<std::string> log_;
 };
@@ -731,16 +761,9 @@ TEST_F(StoreTest, BackgroundPruneFailureIsLoggedOnce) {
   }
   // The store is opened first (opening writes), then the lock taken well
   // within its first round (maintenance_interval after the open).
-  SqliteOptions o = Options();
-  o.retention = std::chrono::minutes(10);
-  o.maintenance_interval = std::chrono::milliseconds(200);
-  o.busy_timeout = std::chrono::milliseconds(5);
-  auto store = Open(o);
+  auto store = Open(PruneOften());
   ASSERT_NE(store, nullptr);
-  sqlite3* other = nullptr;
-  ASSERT_EQ(sqlite3_open(dir_.File("mailwave.db").c_str(), &other), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr),
-            SQLITE_OK);
+  ASSERT_NO_FATAL_FAILURE(HoldWriteLock());
   ASSERT_EQ(store->GetStats()->messages, 5u);  // the lock came first
   auto count = [&](std::string_view what) {
     int n = 0;
@@ -753,9 +776,7 @@ TEST_F(StoreTest, BackgroundPruneFailureIsLoggedOnce) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // 6 rounds
   EXPECT_EQ(count("background prune: "), 1);
-  ASSERT_EQ(sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(other);
+  ReleaseWriteLock();
   for (int tries = 0; tries < 300 && store->GetStats()->messages > 0; ++tries)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(store->GetStats()->messages, 0u);
@@ -770,24 +791,15 @@ TEST_F(StoreTest, BackgroundPruneFailureIsLoggedOnce) {
 // and logged "database is locked", before).
 TEST_F(StoreTest, BackgroundPruneWithNothingToPruneDoesNotWrite) {
   const UnixMillis now = NowMillis();
-  SqliteOptions o = Options();
-  o.retention = std::chrono::minutes(10);
-  o.maintenance_interval = std::chrono::milliseconds(200);
-  o.busy_timeout = std::chrono::milliseconds(5);
-  auto store = Open(o);
+  auto store = Open(PruneOften());
   ASSERT_NE(store, nullptr);
   Record(*store, MessageOf(Body(500, 6), now));  // recent: nothing to prune
-  sqlite3* other = nullptr;
-  ASSERT_EQ(sqlite3_open(dir_.File("mailwave.db").c_str(), &other), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr),
-            SQLITE_OK);
+  ASSERT_NO_FATAL_FAILURE(HoldWriteLock());
   std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // 6 rounds
   for (const std::string& line : Log()) {
     EXPECT_EQ(line.find("background prune"), std::string::npos) << line;
   }
-  ASSERT_EQ(sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(other);
+  ReleaseWriteLock();
   EXPECT_EQ(store->GetStats()->messages, 1u);
 }
 
