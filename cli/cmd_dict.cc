@@ -257,6 +257,14 @@ int Info(const std::vector<std::string>& args) {
     }
     std::cout << line;
   }
+  // Letters only one list writes (langid::Model::LetterLanguage).
+  std::cout << "marker letters: " << m.letters().size();
+  for (const auto& [c, language] : m.letters()) {
+    std::snprintf(line, sizeof line, " U+%04X %s", static_cast<unsigned>(c),
+                  m.languages()[language].code.c_str());
+    std::cout << line;
+  }
+  std::cout << "\n";
   return kExitOk;
 }
 

@@ -1,5 +1,6 @@
 #include "langid/build.h"
 
+#include <unicode/uchar.h>
 #include <unicode/uscript.h>
 #include <unicode/utf8.h>
 
@@ -112,6 +113,110 @@ constexpr double kNgramFloor = -12.0;
 // more and build to the same bytes as without this floor. 12,000 was chosen on
 // the tune half of the evaluation (docs/langid.md, Tuning).
 constexpr double kMinTrigramTotal = 12000.0;
+
+// Letter markers (Model::LetterLanguage): a letter marks a language when it is
+// at least kLetterMinShare of the letters of its list (each word weighted by
+// its count) and every other list that writes the letter's script shows it
+// at most 1/kLetterRatio as often, and is large enough to show it: at that
+// rate, its letters in that script would hold kLetterAbsence or more of it.
+// A small list (a declaration text) proves nothing by lacking a letter: ß is
+// 2e-3 of German letters, and the Zulu declaration's 10,000 letters would
+// show 0.2 of it at 1/100 of that rate, so ß marks nothing. What passes with
+// the shipped lists: Azerbaijani ə, Marathi ळ, Albanian ë, Urdu ں ھ ہ ے
+// (docs/langid.md, "Letters"; the constants were checked on the tune half).
+constexpr double kLetterMinShare = 1e-3;
+constexpr double kLetterRatio = 100.0;
+constexpr double kLetterAbsence = 3.0;
+
+// One list's letters: the share of each (words weighted by count), and the
+// letters of its distinct words per script of the word (unweighted: how much
+// text the absence of a letter rests on; a stray Latin letter inside an
+// Arabic word does not make a list one that writes Latin).
+struct LetterStats {
+  std::map<UChar32, double> share;
+  std::map<int, std::uint64_t> per_script;
+};
+
+LetterStats CountLetters(
+    const std::vector<std::pair<std::string, std::uint64_t>>& words,
+    const std::vector<std::size_t>& keep, const std::vector<int>& scripts) {
+  LetterStats s;
+  double total = 0;
+  for (std::size_t i : keep) {
+    const std::string& w = words[i].first;
+    const auto* p = reinterpret_cast<const std::uint8_t*>(w.data());
+    const std::int32_t n = static_cast<std::int32_t>(w.size());
+    for (std::int32_t k = 0; k < n;) {
+      UChar32 c;
+      U8_NEXT(p, k, n, c);
+      if (c < 0 || (U_GET_GC_MASK(c) & (U_GC_L_MASK | U_GC_M_MASK)) == 0) {
+        continue;
+      }
+      const double count = static_cast<double>(words[i].second);
+      s.share[c] += count;
+      total += count;
+      ++s.per_script[scripts[i]];
+    }
+  }
+  if (total > 0) {
+    for (auto& [c, v] : s.share) v /= total;
+  }
+  return s;
+}
+
+// The marker letters of the lists (index = language; script-decided
+// languages have empty stats), as encoded postings, by code point: letters
+// of a script that at least one other list writes, at most kMaxPostings (the
+// most frequent).
+std::vector<std::uint32_t> LetterMarkers(const std::vector<LetterStats>& all) {
+  struct Marker {
+    UChar32 letter;
+    std::uint32_t language;
+    double share;
+  };
+  std::vector<Marker> found;
+  for (std::uint32_t li = 0; li < all.size(); ++li) {
+    for (const auto& [c, share] : all[li].share) {
+      // ASCII letters are every Latin list's; the format holds the BMP only.
+      if (c < 0x80 || c > 0xffff || share < kLetterMinShare) continue;
+      UErrorCode err = U_ZERO_ERROR;
+      const int script = uscript_getScript(c, &err);
+      // Marks shared by scripts (Arabic harakat, combining accents) belong to
+      // no script's lists alone.
+      if (script == USCRIPT_COMMON || script == USCRIPT_INHERITED) continue;
+      // A letter of a script no other list writes tells no two lists apart.
+      bool alone = true, shared_script = false;
+      for (std::uint32_t lj = 0; lj < all.size() && alone; ++lj) {
+        if (lj == li) continue;
+        const auto written = all[lj].per_script.find(script);
+        if (written == all[lj].per_script.end()) continue;
+        shared_script = true;
+        const auto other = all[lj].share.find(c);
+        const double rate = other == all[lj].share.end() ? 0 : other->second;
+        alone = rate * kLetterRatio <= share &&
+                static_cast<double>(written->second) * share / kLetterRatio >=
+                    kLetterAbsence;
+      }
+      if (alone && shared_script) found.push_back({c, li, share});
+    }
+  }
+  // The format holds kMaxPostings of them: the most frequent.
+  std::sort(found.begin(), found.end(), [](const Marker& a, const Marker& b) {
+    return a.share != b.share ? a.share > b.share : a.letter < b.letter;
+  });
+  if (found.size() > internal::kMaxPostings) {
+    found.resize(internal::kMaxPostings);
+  }
+  std::sort(found.begin(), found.end(), [](const Marker& a, const Marker& b) {
+    return a.letter < b.letter;
+  });
+  std::vector<std::uint32_t> postings;
+  for (const Marker& m : found) {
+    postings.push_back(internal::EncodePosting(
+        m.language, true, static_cast<std::uint32_t>(m.letter)));
+  }
+  return postings;
+}
 
 struct TrigramRow {
   std::string trigram;
@@ -268,6 +373,7 @@ Result<std::string> Build(std::vector<WordList> lists,
   };
   std::vector<Row> rows;
   std::vector<TrigramRow> trigram_rows;
+  std::vector<LetterStats> letters(lists.size());
   std::vector<LanguageRecord> records(lists.size());
   for (std::uint32_t li = 0; li < lists.size(); ++li) {
     WordList& list = lists[li];
@@ -326,6 +432,7 @@ Result<std::string> Build(std::vector<WordList> lists,
       keep.resize(params.max_words);
     if (params.ngram_top > 0)
       AddTrigrams(merged, keep, li, params.ngram_top, trigram_rows);
+    letters[li] = CountLetters(merged, keep, scripts);
     for (std::size_t i : keep) {
       rows.push_back(
           {merged[i].first, li,
@@ -358,7 +465,7 @@ Result<std::string> Build(std::vector<WordList> lists,
     std::uint64_t hash;
     std::string_view word;
     std::vector<std::uint32_t> postings;
-    bool ngram = false;
+    bool ngram = false;  // not a word: a trigram, or the letter markers
   };
   std::vector<Word> words;
   std::uint32_t dropped_common = 0;
@@ -409,6 +516,13 @@ Result<std::string> Build(std::vector<WordList> lists,
     words.push_back(std::move(w));
     ++ngram_keys;
     i = j;
+  }
+  const std::string letter_key(1, internal::kLetterKey);
+  std::vector<std::uint32_t> letter_postings = LetterMarkers(letters);
+  const std::size_t letter_markers = letter_postings.size();
+  if (letter_markers > 0) {
+    words.push_back({internal::Hash64(letter_key), letter_key,
+                     std::move(letter_postings), true});
   }
   std::sort(words.begin(), words.end(), [](const Word& a, const Word& b) {
     return a.hash != b.hash ? a.hash < b.hash : a.word < b.word;
@@ -469,7 +583,8 @@ Result<std::string> Build(std::vector<WordList> lists,
       " tier 1, " + std::to_string(shared) + " tier 2, " +
       std::to_string(dropped_common) + " common words (no language), " +
       std::to_string(collisions) + " hash collisions dropped, " +
-      std::to_string(ngram_keys) + " trigrams");
+      std::to_string(ngram_keys) + " trigrams, " +
+      std::to_string(letter_markers) + " marker letters");
 
   FileHeader h;
   std::memset(&h, 0, sizeof h);

@@ -790,6 +790,39 @@ void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
   slot->ngram_scored = true;
 }
 
+// A tier-1 word of candidate `i` (a pure dictionary word, a word of a script
+// that decides its language, a word with a marker letter).
+void CountPure(Tally* t, std::size_t i) {
+  t->pure[i] += 1;
+  t->line[i] += 1;
+  t->affinity[i] += kPureAffinity;
+  t->line_affinity[i] += kPureAffinity;
+  ++t->n_pure;
+}
+
+// The language a word no list has is written in by its marker letters
+// (Model::LetterLanguage: letters only one list writes, such as Urdu's ے),
+// or -1: none, or letters of two languages.
+int MarkedLanguage(const Model& model, std::string_view word) {
+  if (model.letters().empty()) return -1;
+  const auto* s = reinterpret_cast<const std::uint8_t*>(word.data());
+  const auto n = static_cast<std::int32_t>(word.size());
+  int found = -1;
+  for (std::int32_t k = 0; k < n;) {
+    if (s[k] < 0x80) {  // ASCII letters mark no language
+      ++k;
+      continue;
+    }
+    UChar32 c;
+    U8_NEXT(s, k, n, c);
+    const int l = c < 0 ? -1 : model.LetterLanguage(static_cast<char32_t>(c));
+    if (l < 0) continue;
+    if (found >= 0 && found != l) return -1;
+    found = l;
+  }
+  return found;
+}
+
 // The candidate a word of a script that decides `code` alone counts for: the
 // model's own entry when the model has a word list for that language in
 // another script (Mongolian: a Cyrillic list, and the Mongolian script), so
@@ -951,6 +984,11 @@ void Remember(Tally* t, std::string_view word, std::uint64_t hash,
   if (p.common()) {
     slot->kind = WordKind::kCommon;
     if (no_evidence_yet) NgramSharesMemo(t, word, slot);
+  } else if (const int marked =
+                 p.empty() ? MarkedLanguage(*t->model, word) : -1;
+             marked >= 0) {
+    slot->kind = WordKind::kPure;
+    slot->language = static_cast<std::uint32_t>(marked);
   } else if (p.empty()) {
     slot->kind = WordKind::kUnknown;
     NgramSharesMemo(t, word, slot);
@@ -1006,11 +1044,7 @@ void ScoreRemembered(Tally* t, std::string_view word, std::uint64_t hash,
       }
       return;
     case WordKind::kPure:
-      t->pure[slot->language] += 1;
-      t->line[slot->language] += 1;
-      t->affinity[slot->language] += kPureAffinity;
-      t->line_affinity[slot->language] += kPureAffinity;
-      ++t->n_pure;
+      CountPure(t, slot->language);
       return;
     case WordKind::kShared: {
       const DecodedPosting* p = memo.postings.data() + slot->begin;
@@ -1057,12 +1091,7 @@ void ScoreWord(Tally* t, std::string_view word, int script,
   if (script == USCRIPT_HIRAGANA || script == USCRIPT_KATAKANA) ++t->kana;
   const int direct = DirectSlotOfScript(script);
   if (direct >= 0) {
-    const std::size_t i = DirectCandidate(t, direct);
-    t->pure[i] += 1;
-    t->line[i] += 1;
-    t->affinity[i] += kPureAffinity;
-    t->line_affinity[i] += kPureAffinity;
-    ++t->n_pure;
+    CountPure(t, DirectCandidate(t, direct));
     return;
   }
   // Common words count for no language unless no other word has given
@@ -1073,6 +1102,13 @@ void ScoreWord(Tally* t, std::string_view word, int script,
     return;
   }
   const PostingList postings = t->model->Lookup(word);
+  if (postings.empty() && !postings.common()) {
+    const int marked = MarkedLanguage(*t->model, word);
+    if (marked >= 0) {
+      CountPure(t, static_cast<std::size_t>(marked));
+      return;
+    }
+  }
   bool ngram_scored = false;
   if (postings.empty() && (!postings.common() || no_evidence_yet)) {
     ngram_scored = NgramShares(t, word);
@@ -1100,11 +1136,7 @@ void ScoreWord(Tally* t, std::string_view word, int script,
     return;
   }
   if (postings.size() == 1 && postings[0].pure) {
-    t->pure[postings[0].language] += 1;
-    t->line[postings[0].language] += 1;
-    t->affinity[postings[0].language] += kPureAffinity;
-    t->line_affinity[postings[0].language] += kPureAffinity;
-    ++t->n_pure;
+    CountPure(t, postings[0].language);
     return;
   }
   for (std::uint32_t i = 0; i < postings.size(); ++i) {

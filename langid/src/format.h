@@ -98,6 +98,10 @@ inline constexpr std::uint32_t EncodePosting(std::uint32_t language, bool pure,
 // N-gram tier keys: a byte that no normalised word contains, then the trigram's
 // UTF-8.
 inline constexpr char kNgramPrefix = '\x01';
+// The letter markers (Model::LetterLanguage): one entry under this key alone,
+// one posting per marker, pure, its language in bits 16-23 and the letter's
+// code point (the BMP only) in the 16 weight bits.
+inline constexpr char kLetterKey = '\x02';
 
 inline std::uint64_t Hash64(std::string_view s) {
   std::uint64_t h = 0xcbf29ce484222325ull;

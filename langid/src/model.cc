@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -164,6 +165,18 @@ Result<Model> Model::Validate(std::unique_ptr<Storage> storage,
   model.params_.ngram_top = h.ngram_top;
   model.ngram_floor_ =
       h.ngram_top == 0 ? 0.0 : -static_cast<double>(h.ngram_floor_milli) / 1000;
+  const PostingList letters =
+      model.Lookup(std::string_view(&internal::kLetterKey, 1));
+  for (std::uint32_t i = 0; i < letters.size(); ++i) {
+    const std::uint32_t v = letters.encoded(i);
+    model.letters_.emplace_back(static_cast<char32_t>(v & 0xffffu),
+                                (v >> 16) & 0xffu);
+  }
+  std::sort(model.letters_.begin(), model.letters_.end());
+  if (!model.letters_.empty()) {
+    model.letters_lo_ = model.letters_.front().first;
+    model.letters_hi_ = model.letters_.back().first;
+  }
   return model;
 }
 

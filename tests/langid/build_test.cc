@@ -1,6 +1,6 @@
 // The dictionary builder: word-list parsing (frequency lists and plain text),
-// tiers and weights, common-word exclusion, script handling and Serbian
-// Cyrillic.
+// tiers and weights, common-word exclusion, script handling, Serbian
+// Cyrillic and marker letters.
 #include "langid/build.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "langid/model.h"
 
@@ -147,6 +149,58 @@ TEST(BuildTest, SmallListsTrigramsAreDiscounted) {
   const PostingList aa = large->LookupNgram(" aa");
   ASSERT_EQ(aa.size(), 1u);
   EXPECT_NEAR(aa[0].weight, weight(std::log(26.0 / 15000)), 1e-4);
+}
+
+// `n` distinct three-letter ASCII words starting with `first`, counted 1.
+std::vector<std::pair<std::string, std::uint64_t>> AsciiWords(char first,
+                                                              int n) {
+  std::vector<std::pair<std::string, std::uint64_t>> words;
+  for (int i = 0; i < n; ++i) {
+    words.emplace_back(std::string{first, static_cast<char>('a' + i / 26),
+                                   static_cast<char>('a' + i % 26)},
+                       1);
+  }
+  return words;
+}
+
+std::vector<std::pair<char32_t, std::string>> Markers(
+    const std::vector<WordList>& lists) {
+  auto model = Model::FromBytes(*Build(lists, BuildParams{}));
+  EXPECT_TRUE(model.has_value());
+  std::vector<std::pair<char32_t, std::string>> out;
+  for (const auto& [c, language] : model->letters()) {
+    out.emplace_back(c, model->languages()[language].code);
+    EXPECT_EQ(model->LetterLanguage(c), static_cast<int>(language));
+  }
+  return out;
+}
+
+TEST(BuildTest, MarkerLettersAreLettersOneLargeEnoughListAloneWrites) {
+  using Marks = std::vector<std::pair<char32_t, std::string>>;
+  // aa: ŋ is 1000 of 3000 + 1000 weighted letters (0.25); bb writes Latin in
+  // 1500 letters of distinct words, which would hold 1500 * 0.25 / 100 = 3.75
+  // ŋ at a hundredth of aa's rate, and holds none: ŋ marks aa.
+  WordList aa{"aa", AsciiWords('q', 333)};
+  aa.words.emplace_back("aŋa", 1000);
+  const WordList bb{"bb", AsciiWords('z', 500)};
+  EXPECT_EQ(Markers({aa, bb}), (Marks{{U'ŋ', "aa"}}));
+  // A Cyrillic list, however small, writes no Latin and proves nothing; and
+  // as the only Cyrillic list, its letters tell no two lists apart.
+  EXPECT_EQ(Markers({aa, bb, {"cc", {{"мама", 3}}}}), (Marks{{U'ŋ', "aa"}}));
+
+  // 900 letters would hold 2.25 at that rate: too little text to tell.
+  EXPECT_EQ(Markers({aa, {"bb", AsciiWords('z', 300)}}), Marks{});
+  // bb writes ŋ too, at more than a hundredth of aa's rate (6 of 1506).
+  WordList writes = bb;
+  writes.words.emplace_back("ŋŋŋ", 2);
+  EXPECT_EQ(Markers({aa, writes}), Marks{});
+
+  // A mark shared by scripts (U+0301, combining acute) marks nothing, and an
+  // ASCII letter never does.
+  WordList accents{"aa", AsciiWords('q', 333)};
+  accents.words.emplace_back("a\u0301\u0301a", 1000);
+  EXPECT_EQ(Markers({accents, bb}), Marks{});
+  EXPECT_EQ(Markers({{"aa", {{"qqq", 1000}}}, bb}), Marks{});
 }
 
 }  // namespace

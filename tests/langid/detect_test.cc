@@ -100,6 +100,56 @@ TEST(DetectTest, NgramTierScoresUnknownWords) {
   EXPECT_NEAR(Detect("houses", model, o).score, 50.0, 1e-6);
 }
 
+TEST(DetectTest, MarkerLetterNamesTheLanguageOfAnUnknownWord) {
+  // xa writes ŋ and xb ɲ, each in a quarter of its letters, and each list is
+  // large enough to show the other's letter were it used (BuildTest has the
+  // rule): ŋ marks xa, ɲ marks xb.
+  auto ascii = [](char first) {
+    std::vector<std::pair<std::string, std::uint64_t>> words;
+    for (int i = 0; i < 500; ++i) {
+      words.emplace_back(std::string{first, static_cast<char>('a' + i / 26),
+                                     static_cast<char>('a' + i % 26)},
+                         1);
+    }
+    return words;
+  };
+  WordList xa{"xa", ascii('q')}, xb{"xb", ascii('z')};
+  xa.words.emplace_back("aŋa", 1000);
+  xb.words.emplace_back("oɲo", 1000);
+  auto bytes = Build({xa, xb}, BuildParams{});
+  ASSERT_TRUE(bytes.has_value());
+  auto model = Model::FromBytes(std::move(*bytes));
+  ASSERT_TRUE(model.has_value());
+  const int a = model->FindLanguage("xa");
+  const int b = model->FindLanguage("xb");
+  ASSERT_EQ(model->LetterLanguage(U'ŋ'), a);
+  ASSERT_EQ(model->LetterLanguage(U'ɲ'), b);
+
+  // "ŋuŋu" is in no list: a tier-1 word of xa, not an n-gram guess.
+  Evidence e = Collect("ŋuŋu", *model);
+  EXPECT_EQ(e.pure[a], 1.0);
+  EXPECT_EQ(e.n_pure, 1u);
+  EXPECT_EQ(e.n_unknown, 0u);
+  // Letters of two languages: an unknown word as before.
+  e = Collect("ŋuɲu", *model);
+  EXPECT_EQ(e.n_pure, 0u);
+  EXPECT_EQ(e.n_unknown, 1u);
+  // Known words keep their lists' evidence: "aŋa" is xa's list word, "qaa"
+  // holds no marker.
+  e = Collect("aŋa qaa", *model);
+  EXPECT_EQ(e.pure[a], 2.0);
+
+  // With and without the memo alike (a text over its 1 KB threshold).
+  std::string text;
+  while (text.size() < 4096) text += "ŋuŋu ɲiɲi ŋuɲu qaa oɲo uŋ\n";
+  const Evidence memo = Collect(text, *model);
+  const Evidence every = TEST_CollectEveryWord(text, *model);
+  EXPECT_EQ(memo.pure, every.pure);
+  EXPECT_EQ(memo.n_pure, every.n_pure);
+  EXPECT_EQ(memo.n_unknown, every.n_unknown);
+  EXPECT_GT(memo.pure[b], 0.0);
+}
+
 TEST(DetectTest, FewerThanMinWordsIsUnd) {
   const Model model = TinyModel();
   Options o = Formula();  // min_words 5

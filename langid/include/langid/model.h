@@ -12,10 +12,12 @@
 #ifndef MW_LANGID_MODEL_H_
 #define MW_LANGID_MODEL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "mw/result.h"
@@ -152,6 +154,23 @@ class Model {
   // The log-probability of a trigram a language's list does not have (< 0); 0 =
   // no tier.
   double ngram_floor() const { return ngram_floor_; }
+  // The language (index into languages()) whose list alone writes letter `c`
+  // (a code point, NFKC case-folded as words are), or -1. A word no list has
+  // that holds such a letter is that language's (docs/langid.md, "Letters");
+  // the builder finds these letters in the lists. Allocation-free.
+  int LetterLanguage(char32_t c) const {
+    if (c < letters_lo_ || c > letters_hi_) return -1;
+    const auto it =
+        std::lower_bound(letters_.begin(), letters_.end(), c,
+                         [](const std::pair<char32_t, std::uint32_t>& m,
+                            char32_t v) { return m.first < v; });
+    return it != letters_.end() && it->first == c ? static_cast<int>(it->second)
+                                                  : -1;
+  }
+  // The marker letters with their languages, by code point.
+  const std::vector<std::pair<char32_t, std::uint32_t>>& letters() const {
+    return letters_;
+  }
 
   const std::vector<LanguageInfo>& languages() const { return languages_; }
   // Index of `code` in languages(), or -1.
@@ -180,6 +199,8 @@ class Model {
   const std::uint32_t* postings_ = nullptr;
   std::uint32_t bucket_bits_ = 0;
   double ngram_floor_ = 0;
+  std::vector<std::pair<char32_t, std::uint32_t>> letters_;
+  char32_t letters_lo_ = 1, letters_hi_ = 0;  // their range (empty: lo > hi)
 };
 
 // Where the programs look for the dictionary when the configuration names none,
