@@ -123,7 +123,8 @@ constexpr double kMinTrigramTotal = 12000.0;
 // 2e-3 of German letters, and the Zulu declaration's 10,000 letters would
 // show 0.2 of it at 1/100 of that rate, so ß marks nothing. What passes with
 // the shipped lists: Azerbaijani ə, Marathi ळ, Albanian ë, Urdu ں ھ ہ ے
-// (docs/langid.md, "Letters"; the constants were checked on the tune half).
+// (docs/langid.md, "Marker letters"; the constants were checked on the tune
+// half).
 constexpr double kLetterMinShare = 1e-3;
 constexpr double kLetterRatio = 100.0;
 constexpr double kLetterAbsence = 3.0;
@@ -144,6 +145,7 @@ LetterStats CountLetters(
   double total = 0;
   for (std::size_t i : keep) {
     const std::string& w = words[i].first;
+    const double count = static_cast<double>(words[i].second);
     const auto* p = reinterpret_cast<const std::uint8_t*>(w.data());
     const std::int32_t n = static_cast<std::int32_t>(w.size());
     for (std::int32_t k = 0; k < n;) {
@@ -152,7 +154,6 @@ LetterStats CountLetters(
       if (c < 0 || (U_GET_GC_MASK(c) & (U_GC_L_MASK | U_GC_M_MASK)) == 0) {
         continue;
       }
-      const double count = static_cast<double>(words[i].second);
       s.share[c] += count;
       total += count;
       ++s.per_script[scripts[i]];
@@ -465,7 +466,7 @@ Result<std::string> Build(std::vector<WordList> lists,
     std::uint64_t hash;
     std::string_view word;
     std::vector<std::uint32_t> postings;
-    bool ngram = false;  // not a word: a trigram, or the letter markers
+    bool not_a_word = false;  // a trigram, or the letter markers
   };
   std::vector<Word> words;
   std::uint32_t dropped_common = 0;
@@ -567,9 +568,9 @@ Result<std::string> Build(std::vector<WordList> lists,
                   (static_cast<std::uint32_t>(w.postings.size()) << 24);
       postings.insert(postings.end(), w.postings.begin(), w.postings.end());
     }
-    if (!w.postings.empty() && !w.ngram) (is_pure ? pure : shared)++;
+    if (!w.postings.empty() && !w.not_a_word) (is_pure ? pure : shared)++;
     for (std::uint32_t p : w.postings) {
-      if (w.ngram) break;
+      if (w.not_a_word) break;
       LanguageRecord& rec = records[(p >> 16) & 0xffu];
       ++rec.words;
       if (is_pure) ++rec.pure_words;

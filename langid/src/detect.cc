@@ -984,14 +984,14 @@ void Remember(Tally* t, std::string_view word, std::uint64_t hash,
   if (p.common()) {
     slot->kind = WordKind::kCommon;
     if (no_evidence_yet) NgramSharesMemo(t, word, slot);
-  } else if (const int marked =
-                 p.empty() ? MarkedLanguage(*t->model, word) : -1;
-             marked >= 0) {
-    slot->kind = WordKind::kPure;
-    slot->language = static_cast<std::uint32_t>(marked);
   } else if (p.empty()) {
-    slot->kind = WordKind::kUnknown;
-    NgramSharesMemo(t, word, slot);
+    if (const int marked = MarkedLanguage(*t->model, word); marked >= 0) {
+      slot->kind = WordKind::kPure;
+      slot->language = static_cast<std::uint32_t>(marked);
+    } else {
+      slot->kind = WordKind::kUnknown;
+      NgramSharesMemo(t, word, slot);
+    }
   } else if (p.size() == 1 && p[0].pure) {
     slot->kind = WordKind::kPure;
     slot->language = p[0].language;
@@ -1005,6 +1005,12 @@ void Remember(Tally* t, std::string_view word, std::uint64_t hash,
       decoded[i] = {post.language, post.weight, AffinityGain(post.weight)};
     }
   }
+}
+
+// Adds `n` remembered per-language values to `sums`, in order.
+void AddValues(std::vector<double>* sums, const LanguageValue* v,
+               std::uint32_t n) {
+  for (std::uint32_t k = 0; k < n; ++k) (*sums)[v[k].language] += v[k].value;
 }
 
 // ScoreWord's dictionary part with the memo: the same sums as the reference
@@ -1022,24 +1028,18 @@ void ScoreRemembered(Tally* t, std::string_view word, std::uint64_t hash,
         if (t->common_ngram.empty()) {
           t->common_ngram.assign(t->pure.size(), 0.0);
         }
-        const LanguageValue* s = memo.ngram_shares.data() + slot->begin;
-        for (std::uint32_t k = 0; k < slot->count; ++k) {
-          t->common_ngram[s[k].language] += s[k].value;
-        }
+        AddValues(&t->common_ngram, memo.ngram_shares.data() + slot->begin,
+                  slot->count);
         ++t->n_common_ngram;
       }
       return;
     case WordKind::kUnknown:
       ++t->n_unknown;
       if (slot->ngram_scored) {
-        const LanguageValue* s = memo.ngram_shares.data() + slot->begin;
-        for (std::uint32_t k = 0; k < slot->count; ++k) {
-          t->ngram[s[k].language] += s[k].value;
-        }
-        const LanguageValue* g = memo.ngram_gains.data() + slot->gain_begin;
-        for (std::uint32_t k = 0; k < slot->gain_count; ++k) {
-          t->ngram_affinity[g[k].language] += g[k].value;
-        }
+        AddValues(&t->ngram, memo.ngram_shares.data() + slot->begin,
+                  slot->count);
+        AddValues(&t->ngram_affinity,
+                  memo.ngram_gains.data() + slot->gain_begin, slot->gain_count);
         ++t->n_ngram;
       }
       return;
@@ -1102,12 +1102,12 @@ void ScoreWord(Tally* t, std::string_view word, int script,
     return;
   }
   const PostingList postings = t->model->Lookup(word);
-  if (postings.empty() && !postings.common()) {
-    const int marked = MarkedLanguage(*t->model, word);
-    if (marked >= 0) {
-      CountPure(t, static_cast<std::size_t>(marked));
-      return;
-    }
+  if (const int marked = postings.empty() && !postings.common()
+                             ? MarkedLanguage(*t->model, word)
+                             : -1;
+      marked >= 0) {
+    CountPure(t, static_cast<std::size_t>(marked));
+    return;
   }
   bool ngram_scored = false;
   if (postings.empty() && (!postings.common() || no_evidence_yet)) {

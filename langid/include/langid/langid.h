@@ -11,7 +11,8 @@
 //    their language, tier-2 words add their per-language weights to Xovp;
 //    words in no dictionary are unknown, and the optional n-gram tier turns a
 //    share (Options::ngram_weight) of each into tier-2 evidence from its
-//    character trigrams.
+//    character trigrams; a word in no dictionary with a letter only one list
+//    writes (Model::LetterLanguage) is a tier-1 hit for that list's language.
 // clang-format off
 // The decision formula (docs/langid.md has the derivation and the tuning):
 //    N_w = tier-1 hits + tier-2 words + unknown words (common cross-language

@@ -156,7 +156,8 @@ class Model {
   double ngram_floor() const { return ngram_floor_; }
   // The language (index into languages()) whose list alone writes letter `c`
   // (a code point, NFKC case-folded as words are), or -1. A word no list has
-  // that holds such a letter is that language's (docs/langid.md, "Letters");
+  // that holds such a letter is that language's (docs/langid.md, "Marker
+  // letters");
   // the builder finds these letters in the lists. Allocation-free.
   int LetterLanguage(char32_t c) const {
     if (c < letters_lo_ || c > letters_hi_) return -1;
