@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mw/result.h"
 
@@ -193,6 +194,26 @@ struct WaveSettings {
   // File that receives one JSON line when a cluster becomes a wave; empty:
   // none.
   std::string events;
+  // Authentication-Results authserv-ids written by the site's own
+  // authentication milter (OpenDKIM, OpenDMARC, rspamd): only those, above
+  // the first Received, count (sender/identity.h). Empty: trust none.
+  std::vector<std::string> trusted_authserv_ids;
+  // The allow list (sender/allow.h); empty: none.
+  std::string allow;
+  // An authenticated identity whose cluster came from more client networks
+  // than this is a spread wave.
+  std::uint32_t bulk_networks = 3;
+  // What a message of a spread wave gets beyond the headers: "header",
+  // "quarantine", "reject" or "tempfail".
+  std::string action = "header";
+  // How long after its first member a spread wave is "young": with action
+  // "tempfail" its copies get 451 until then, and are accepted (tagged)
+  // after.
+  std::chrono::milliseconds young = std::chrono::minutes(20);
+  // Normalised bodies shorter than this are neither looked up nor recorded:
+  // empty and near-empty bodies (a read receipt, a bare attachment) are not
+  // duplicates of each other.
+  std::uint64_t min_body = 16;
 
   bool operator==(const WaveSettings&) const = default;
 };

@@ -24,6 +24,7 @@
 #include "langid/model.h"
 #include "mime/message.h"
 #include "mw/result.h"
+#include "sender/identity.h"
 
 namespace mw::pipeline {
 
@@ -32,6 +33,8 @@ namespace mw::pipeline {
 struct Envelope {
   std::string sender;    // MAIL FROM address, "" for the null sender
   std::string queue_id;  // the MTA's queue id, for logs and wave events
+  std::vector<std::string> recipients;  // RCPT TO addresses; empty: unknown
+  std::string client_ip;  // the SMTP client's address; "" unknown
 };
 
 // Typed warnings, so that a policy or a script reads a kind, not free text.
@@ -84,6 +87,9 @@ struct Analysis {
   std::string message_id;        // Message-ID header, without brackets
   // The envelope sender, else Return-Path, else the From address.
   std::string sender;
+  // Who sent it (sender/identity.h): from the site's trusted
+  // Authentication-Results, the envelope and the client address.
+  sender::Identity identity;
   langid::Language language;
   fingerprint::Fingerprint fingerprint;
   std::vector<Warning> warnings;

@@ -52,6 +52,10 @@ struct Outcome {
   std::optional<store::ClusterId> cluster;
   std::optional<WaveVerdict> wave;  // present when it matched earlier mail
   std::vector<Header> headers;      // in the order the milter adds them
+  // What the MTA should do beyond the headers ([wave] action), and the
+  // reply text for reject and tempfail ("spread wave, cluster 7f3a9c21").
+  Action action = Action::kNone;
+  std::string action_text;
   std::optional<WaveEvent> event;
   // The window was asked (options.window set and the index found no match),
   // and how many stored messages it named.

@@ -9,7 +9,8 @@
 //     trailer|reordered|ctph|simhash); sim=[01]\.[0-9]{2};
 //     cluster=[0-9a-f]{8}; size=[0-9]+; senders=[0-9]+;
 //     first=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z;
-//     wave=(yes|no)
+//     rcpts=[0-9]+; networks=[0-9]+; kind=(bulk|spread);
+//     why=(allow|ham|spam|auth|unauth|senders|networks); wave=(yes|no)
 //   X-Mailwave-Language: [a-z]{2,3}(-Han[st])?(\+[a-z]{2,3}(-Han[st])?)?|und;
 //     score=[0-9]+; bilingual=(yes|no)
 // (the fields in this order, separated by "; ").
@@ -20,6 +21,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -53,6 +56,43 @@ std::optional<Match> Decide(const fingerprint::Fingerprint& fp,
 // 1 - Hamming/64 (reordered, simhash).
 double Similarity(const fingerprint::Comparison& comparison);
 
+// Whether the site wants a cluster's copies (docs/waves.md, "Kinds").
+enum class WaveKind {
+  kBulk,    // wanted bulk: newsletters, lists, receipts
+  kSpread,  // a spread wave: what spam waves look like
+};
+
+// Why a message's cluster is of its kind, strongest first.
+enum class WaveReason {
+  kAllowed,          // bulk: an allow-list entry ([wave] allow) matched
+  kHam,              // bulk: the cluster was learned or marked ham
+  kSpam,             // spread: the cluster was learned or marked spam
+  kAuthenticated,    // bulk: one authenticated identity, few networks
+  kUnauthenticated,  // spread: this message's identity is not authenticated
+  kSenders,          // spread: more than one identity in the cluster
+  kNetworks,         // spread: more than [wave] bulk_networks networks
+};
+
+// "bulk", "spread"; "allow", "ham", "spam", "auth", "unauth", "senders",
+// "networks".
+std::string_view WaveKindName(WaveKind kind);
+std::string_view WaveReasonName(WaveReason reason);
+
+// The facts the kind is decided on, for one message in its cluster.
+struct KindFacts {
+  bool allowed = false;                     // an allow entry matched
+  store::Mark mark = store::Mark::kNone;    // the cluster's mark
+  bool authenticated = false;               // this message's identity
+  std::uint64_t senders = 0;                // the cluster's identities
+  std::uint64_t networks = 0;               // the cluster's client networks
+  std::uint32_t bulk_networks = 0;          // [wave] bulk_networks
+};
+
+// Allowed, then the cluster's mark, then the counts: bulk when this message
+// is authenticated, its cluster holds one identity (this one) and at most
+// bulk_networks networks; spread otherwise.
+std::pair<WaveKind, WaveReason> DecideKind(const KindFacts& facts);
+
 // What the wave header says.
 struct WaveVerdict {
   fingerprint::Method method = fingerprint::Method::kNone;
@@ -61,11 +101,27 @@ struct WaveVerdict {
   std::uint64_t size = 0;  // members including this message
   std::uint64_t senders = 0;
   store::UnixMillis first_seen = 0;
+  std::uint64_t recipients = 0;  // of the cluster's members, this one's too
+  std::uint64_t networks = 0;
+  WaveKind kind = WaveKind::kSpread;
+  WaveReason reason = WaveReason::kUnauthenticated;
   bool wave = false;
 };
 
+// What the MTA is asked to do with a message ([wave] action), beyond the
+// headers: only for a spread wave (wave=yes), never for wanted bulk.
+enum class Action {
+  kNone,        // headers only ("header", or not a spread wave)
+  kQuarantine,  // hold in the MTA's quarantine (smfi_quarantine)
+  kReject,      // 550
+  kTempfail,    // 451 while the cluster is young ([wave] young)
+};
+// "none", "quarantine", "reject", "tempfail".
+std::string_view ActionName(Action action);
+
 // "dup=near; method=blocks; sim=0.93; cluster=7f3a9c21; size=148;
-// senders=97; first=2026-11-22T09:14:03Z; wave=yes".
+// senders=97; first=2026-11-22T09:14:03Z; rcpts=150; networks=41;
+// kind=spread; why=senders; wave=yes".
 std::string WaveHeaderValue(const WaveVerdict& verdict);
 // "en; score=87; bilingual=no", "en+es; score=61; bilingual=yes", "und; ...".
 std::string LanguageHeaderValue(const langid::Language& language);

@@ -64,6 +64,14 @@ using ClusterId = std::uint32_t;
 
 // "7f3a9c21".
 std::string ClusterIdString(ClusterId id);
+
+// What the site said about a cluster (`mailwave learn`, `mailwave store
+// allow|deny|forget`): kHam makes its copies wanted bulk whatever the counts
+// say, kSpam a spread wave; kNone leaves it to the counts. The latest word
+// stands.
+enum class Mark : std::uint8_t { kNone = 0, kHam = 1, kSpam = 2 };
+// "none", "ham", "spam".
+std::string_view MarkName(Mark mark);
 // Parses ClusterIdString's form (1-8 hex digits); nullopt otherwise.
 std::optional<ClusterId> ParseClusterId(std::string_view text);
 
@@ -76,6 +84,17 @@ struct Message {
   std::string queue_id;    // kept as given (it names a file in the MTA's queue)
   std::string message_id;  // Message-ID header value; kept only as a keyed hash
   std::string sender;      // envelope sender; kept only as a keyed hash
+  // Who sent it, as sender::Identity::Key() gives it ("a:example.com" for an
+  // authenticated identity, "u:example.org" for one that is not): kept only
+  // as a keyed hash; the cluster's `senders` counts distinct ones. Empty:
+  // the envelope sender counts instead (callers that know no identity).
+  std::string identity;
+  bool authenticated = false;  // `identity` was authenticated
+  // The SMTP client's network ("192.0.2.0/24", "2001:db8:1::/48"), kept only
+  // as a keyed hash; empty when unknown (not counted).
+  std::string network;
+  // RCPT TO addresses of this delivery; 0 (unknown) counts as 1.
+  std::uint32_t recipients = 0;
   std::string language;    // the language verdict's code ("en", "und")
   std::uint64_t size = 0;  // raw message bytes
 };
@@ -96,7 +115,13 @@ struct Cluster {
   UnixMillis first_seen = 0;
   UnixMillis last_seen = 0;
   std::uint64_t size = 0;     // members still stored
-  std::uint64_t senders = 0;  // distinct sender hashes among them
+  std::uint64_t senders = 0;  // distinct identities (Message::identity)
+  // Distinct authenticated identities among them.
+  std::uint64_t authenticated = 0;
+  std::uint64_t networks = 0;    // distinct known client networks
+  std::uint64_t recipients = 0;  // recipients of the members still stored
+  Mark mark = Mark::kNone;       // the site's word (SetMark)
+  UnixMillis marked_at = 0;      // when it was said (0: never)
   std::string language;       // the canonical message's language
   bool wave = false;          // it became a wave at some point
   UnixMillis wave_since = 0;  // when it became one (0 if never)
@@ -216,6 +241,10 @@ class Store {
                                                 UnixMillis now,
                                                 std::size_t limit) = 0;
   virtual Result<std::optional<Cluster>> FindCluster(ClusterId id) = 0;
+  // Sets (kHam, kSpam) or clears (kNone) the site's mark on cluster `id`,
+  // said at `now`, and returns the cluster afterwards; kNotFound when the
+  // store holds no such cluster. The mark lives as long as the cluster.
+  virtual Result<Cluster> SetMark(ClusterId id, Mark mark, UnixMillis now) = 0;
   // Members of a cluster, oldest first, at most `limit`.
   virtual Result<std::vector<Member>> Members(ClusterId id,
                                               std::size_t limit) = 0;
