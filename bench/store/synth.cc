@@ -77,6 +77,13 @@ store::Message BenchMessage(const fp::Fingerprint& f, store::UnixMillis arrival,
           .queue_id = "Q" + std::to_string(serial),
           .message_id = std::to_string(serial) + "@bench",
           .sender = "s" + std::to_string(serial % 997) + "@bench",
+          // What a site's mix looks like to the store: a few hundred
+          // identities (a third authenticated), a few hundred networks.
+          .identity = (serial % 3 == 0 ? "a:d" : "u:d") +
+                      std::to_string(serial % 997) + ".example",
+          .authenticated = serial % 3 == 0,
+          .network = "198.51." + std::to_string(serial % 251) + ".0/24",
+          .recipients = static_cast<std::uint32_t>(1 + serial % 3),
           .language = "en",
           .size = f.body_bytes + 800};
 }

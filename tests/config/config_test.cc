@@ -394,7 +394,14 @@ std::string BoundValue(const Param& p, bool upper) {
     case Kind::kBool:
       return upper ? "true" : "false";
     case Kind::kString:
+      if (!p.choices.empty()) {
+        return "\"" +
+               std::string(upper ? p.choices.back() : p.choices.front()) +
+               "\"";
+      }
       return upper ? "\"/nonexistent\"" : "\"\"";
+    case Kind::kList:
+      return upper ? "[\"a\", \"b\"]" : "[]";
   }
   return "";
 }
@@ -402,6 +409,33 @@ std::string BoundValue(const Param& p, bool upper) {
 // Setting any one key to a value other than its default changes that key alone.
 // This catches an entry whose accessor points at the wrong field, or two
 // entries sharing one.
+TEST(Parse, StringChoicesAndLists) {
+  auto ok = ParseToml(
+      "[wave]\naction = \"reject\"\ntrusted_authserv_ids = [\"mx.a\", "
+      "\"mx.b\"]\n",
+      "mailwave.toml");
+  ASSERT_TRUE(ok.has_value()) << ok.error().message();
+  EXPECT_EQ(ok->wave.action, "reject");
+  EXPECT_EQ(ok->wave.trusted_authserv_ids,
+            (std::vector<std::string>{"mx.a", "mx.b"}));
+  auto bad = ParseToml("[wave]\naction = \"drop\"\n", "mailwave.toml");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().message(),
+            "mailwave.toml:2: wave.action: must be one of \"header\", "
+            "\"quarantine\", \"reject\", \"tempfail\"");
+  auto not_list =
+      ParseToml("[wave]\ntrusted_authserv_ids = \"mx.a\"\n", "m.toml");
+  ASSERT_FALSE(not_list.has_value());
+  EXPECT_EQ(not_list.error().message(),
+            "m.toml:2: wave.trusted_authserv_ids: expected an array of "
+            "strings, got a string");
+  auto mixed =
+      ParseToml("[wave]\ntrusted_authserv_ids = [\"mx.a\", 3]\n", "m.toml");
+  ASSERT_FALSE(mixed.has_value());
+  EXPECT_NE(mixed.error().message().find("got an integer in it"),
+            std::string::npos);
+}
+
 TEST(RenderChanged, EachKeyReachesItsOwnField) {
   for (const auto& t : Tables()) {
     for (const auto& p : t.params) {

@@ -12,6 +12,7 @@
 namespace mw::pipeline {
 namespace {
 
+using testing::Env;
 using testing::Fixture;
 using testing::TestAnalyzer;
 using testing::TestSettings;
@@ -46,7 +47,7 @@ TEST(Analyze, HeadersAndEnvelope) {
   ASSERT_TRUE(a.has_value());
   EXPECT_EQ(a->message_id, "abc.123@example.org");
   EXPECT_EQ(a->sender, "bounce@lists.example.org");
-  a = analyzer->Analyze(bytes, {.sender = "env@example.net", .queue_id = ""});
+  a = analyzer->Analyze(bytes, Env("env@example.net"));
   ASSERT_TRUE(a.has_value());
   EXPECT_EQ(a->sender, "env@example.net");
 }

@@ -20,6 +20,7 @@
 namespace mw::pipeline {
 namespace {
 
+using testing::Env;
 using testing::Fixture;
 using testing::OpenStore;
 using testing::TempDir;
@@ -53,8 +54,8 @@ TEST(Check, WaveGrowsAndBecomesAWave) {
   std::optional<store::ClusterId> cluster;
   for (int i = 0; i < 6; ++i) {
     auto o = Check(*analyzer, db.get(), Variant(base, i),
-                   {.sender = "s@example" + std::to_string(i % 3) + ".org",
-                    .queue_id = "Q" + std::to_string(i)},
+                   Env("s@example" + std::to_string(i % 3) + ".org",
+                       "Q" + std::to_string(i)),
                    {.now = kT0 + i * kMinute});
     ASSERT_TRUE(o.has_value());
     ASSERT_TRUE(o->cluster.has_value());
@@ -136,7 +137,7 @@ TEST(Check, FirstCopiesCheckedAtOnceJoinOneCluster) {
     std::vector<Analysis> analyses;
     for (int i = 0; i < 2; ++i) {
       auto a = analyzer->Analyze(RandomMail(1000 + round, 40 + 50 * i),
-                                 {.sender = "s@example.org", .queue_id = ""});
+                                 Env("s@example.org"));
       ASSERT_TRUE(a.has_value());
       analyses.push_back(std::move(*a));
     }
@@ -148,7 +149,7 @@ TEST(Check, FirstCopiesCheckedAtOnceJoinOneCluster) {
         start.arrive_and_wait();
         outcomes[i] = CheckAnalysis(
             *analyzer, db.get(), std::move(analyses[i]),
-            {.sender = "s@example.org", .queue_id = "Q" + std::to_string(i)},
+            Env("s@example.org", "Q" + std::to_string(i)),
             {.now = kT0 + round * kMinute + i});
       });
     }
@@ -175,7 +176,7 @@ TEST(Check, SendersCountedWithoutCase) {
                            "BOB@EXAMPLE.ORG"};
   for (int i = 0; i < 3; ++i) {
     auto o = Check(*analyzer, db.get(), Variant(base, i),
-                   {.sender = senders[i], .queue_id = ""},
+                   Env(senders[i]),
                    {.now = kT0 + i * kMinute});
     ASSERT_TRUE(o.has_value());
     if (i > 0) {
@@ -204,11 +205,10 @@ std::string Newsletter(const std::string& base, int i,
 
 Envelope VerpEnvelope(int i, std::vector<std::string> rcpts = {}) {
   if (rcpts.empty()) rcpts = {"user" + std::to_string(i) + "@site.example"};
-  return {.sender = "news+user" + std::to_string(i) +
-                    "=site.example@bounces.shop.example",
-          .queue_id = "N" + std::to_string(i),
-          .recipients = std::move(rcpts),
-          .client_ip = "192.0.2." + std::to_string(10 + i)};
+  return Env("news+user" + std::to_string(i) +
+                 "=site.example@bounces.shop.example",
+             "N" + std::to_string(i), std::move(rcpts),
+             "192.0.2." + std::to_string(10 + i));
 }
 
 config::Settings TrustingSettings() {
@@ -286,7 +286,7 @@ TEST(Check, ForgedCopyInAWantedClusterSpreadsIt) {
                       VerpEnvelope(i), {.now = kT0 + i * kMinute}));
   }
   auto forged = Check(*analyzer, db.get(), Variant(base, 3),
-                      {.sender = "news@shop.example", .client_ip = "203.0.113.9"},
+                      Env("news@shop.example", "", {}, "203.0.113.9"),
                       {.now = kT0 + 3 * kMinute});
   ASSERT_TRUE(forged && forged->wave);
   EXPECT_EQ(forged->wave->reason, WaveReason::kUnauthenticated);
@@ -335,8 +335,8 @@ TEST(Check, AllowListedNetworkIsWanted) {
   ASSERT_TRUE(db && analyzer);
   const std::string base = Fixture("fp-faq-a.eml");
   for (int i = 0; i < 6; ++i) {
-    const Envelope env{.sender = "x@random" + std::to_string(i) + ".example",
-                       .client_ip = i < 5 ? "192.0.2.77" : "203.0.113.1"};
+    const Envelope env = Env("x@random" + std::to_string(i) + ".example", "",
+                             {}, i < 5 ? "192.0.2.77" : "203.0.113.1");
     auto o = Check(*analyzer, db.get(), Variant(base, i), env,
                    {.now = kT0 + i * kMinute, .policy = policy->get()});
     ASSERT_TRUE(o.has_value());
@@ -384,7 +384,7 @@ TEST(Check, ActionsOnSpreadWavesOnly) {
       const store::UnixMillis now =
           kT0 + (i < 7 ? i * kMinute / 2 : 20 * kMinute);
       auto o = Check(*analyzer, db.get(), Variant(base, i),
-                     {.sender = "x@spam" + std::to_string(i) + ".example"},
+                     Env("x@spam" + std::to_string(i) + ".example"),
                      {.now = now});
       ASSERT_TRUE(o.has_value());
       Action want = Action::kNone;

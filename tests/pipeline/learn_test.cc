@@ -13,6 +13,7 @@
 namespace mw::pipeline {
 namespace {
 
+using testing::Env;
 using testing::Fixture;
 using testing::OpenStore;
 using testing::TempDir;
@@ -43,7 +44,7 @@ TEST(Learn, SpamMarkMakesLaterCopiesSpread) {
   EXPECT_EQ(learned->cluster.mark, store::Mark::kSpam);
   EXPECT_EQ(learned->cluster.size, 1u);
   auto o = Check(*analyzer, db.get(), Copy(base, 1),
-                 {.sender = "a@one.example"}, {.now = kT0 + kMinute});
+                 Env("a@one.example"), {.now = kT0 + kMinute});
   ASSERT_TRUE(o && o->wave);
   EXPECT_EQ(o->wave->cluster, learned->cluster.id);
   EXPECT_EQ(o->wave->kind, WaveKind::kSpread);
@@ -58,10 +59,12 @@ TEST(Learn, HamOutweighsTheCountsAndIsNotCountedTwice) {
   const std::string base = Fixture("fp-faq-a.eml");
   for (int i = 0; i < 6; ++i) {
     auto o = Check(*analyzer, db.get(), Copy(base, i),
-                   {.sender = "x@s" + std::to_string(i) + ".example"},
+                   Env("x@s" + std::to_string(i) + ".example"),
                    {.now = kT0 + i * kMinute});
     ASSERT_TRUE(o.has_value());
-    if (i > 0) EXPECT_EQ(o->wave->kind, WaveKind::kSpread);
+    if (i > 0) {
+      EXPECT_EQ(o->wave->kind, WaveKind::kSpread);
+    }
   }
   // A user moves the fourth copy out of Junk.
   auto learned = Learn(*analyzer, *db, Copy(base, 3), {}, store::Mark::kHam,
@@ -71,7 +74,7 @@ TEST(Learn, HamOutweighsTheCountsAndIsNotCountedTwice) {
   EXPECT_EQ(learned->cluster.size, 6u);
   EXPECT_EQ(learned->cluster.mark, store::Mark::kHam);
   auto o = Check(*analyzer, db.get(), Copy(base, 7),
-                 {.sender = "x@s7.example"}, {.now = kT0 + 8 * kMinute});
+                 Env("x@s7.example"), {.now = kT0 + 8 * kMinute});
   ASSERT_TRUE(o && o->wave);
   EXPECT_EQ(o->wave->kind, WaveKind::kBulk);
   EXPECT_EQ(o->wave->reason, WaveReason::kHam);
@@ -80,7 +83,7 @@ TEST(Learn, HamOutweighsTheCountsAndIsNotCountedTwice) {
   ASSERT_TRUE(Learn(*analyzer, *db, Copy(base, 2), {}, store::Mark::kSpam,
                     kT0 + 9 * kMinute));
   auto again = Check(*analyzer, db.get(), Copy(base, 8),
-                     {.sender = "x@s8.example"}, {.now = kT0 + 10 * kMinute});
+                     Env("x@s8.example"), {.now = kT0 + 10 * kMinute});
   ASSERT_TRUE(again && again->wave);
   EXPECT_EQ(again->wave->reason, WaveReason::kSpam);
 }

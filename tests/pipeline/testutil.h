@@ -32,6 +32,19 @@ inline std::shared_ptr<const Analyzer> TestAnalyzer(
   return a ? *a : nullptr;
 }
 
+// An envelope with every field named (GCC's -Wmissing-field-initializers
+// warns on designated initialisers that leave some out).
+inline Envelope Env(std::string sender, std::string queue_id = "",
+                    std::vector<std::string> recipients = {},
+                    std::string client_ip = "") {
+  Envelope e;
+  e.sender = std::move(sender);
+  e.queue_id = std::move(queue_id);
+  e.recipients = std::move(recipients);
+  e.client_ip = std::move(client_ip);
+  return e;
+}
+
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   EXPECT_TRUE(in.good()) << path;
