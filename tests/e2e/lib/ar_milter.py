@@ -22,7 +22,8 @@ between messages):
      "marker": "X-Test-Auth"}
 
   "senders" maps an envelope sender (lower case), or "@domain" for any sender
-  of that domain, to the results to add; "marker" names a header whose value,
+  of that domain, to the results to add, or to {"authserv_id": ..., "results":
+  ...} for a field with another authserv-id; "marker" names a header whose value,
   when a message carries it, is the results to add instead (for a test that
   wants per-message results). Neither matches: nothing is added. Without
   --config the milter adds nothing.
@@ -215,10 +216,14 @@ class Milter(socketserver.BaseRequestHandler):
             results = senders.get(sender)
             if results is None and "@" in sender:
                 results = senders.get("@" + sender.rsplit("@", 1)[1])
+        authserv_id = config.get("authserv_id", "localhost")
+        if isinstance(results, dict):
+            authserv_id = results.get("authserv_id", authserv_id)
+            results = results.get("results")
         if not results:
             log(name, "%s: no results for <%s>" % (qid, self.sender))
             return
-        value = "%s; %s" % (config.get("authserv_id", "localhost"), results)
+        value = "%s; %s" % (authserv_id, results)
         self.send(SMFIR_INSHEADER, struct.pack("!I", 0) + b"Authentication-Results\0" +
                   value.encode("utf-8") + b"\0")
         log(name, "%s: inserted Authentication-Results: %s" % (qid, value))
