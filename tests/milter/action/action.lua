@@ -2,8 +2,8 @@
 -- daemon with [wave] min_size = 2 and the action named by -D action=..., one
 -- reload per action): the second copy of a body, a spread wave (one
 -- unauthenticated sender: why=unauth), gets
---   reject      550 5.7.1 with the pipeline's text, no header added
---   tempfail    451 4.7.1 (the cluster is young), no header added
+--   reject      a reply code (550 5.7.1 with the pipeline's text), no header
+--   tempfail    a reply code (451 4.7.1; the cluster is young), no header
 --   quarantine  smfi_quarantine("mailwave: ...") and the headers
 --   header      the headers alone
 -- -D dir=tests/milter for common.lua; -D qid=PREFIX names the queue ids.
@@ -23,15 +23,12 @@ Main(function()
     mt.echo(action .. ": reply " .. tostring(reply) .. ", X-Mailwave-Wave: " ..
         tostring(v))
     if action == "reject" or action == "tempfail" then
-        local code, xcode = "550", "5.7.1"
-        if action == "tempfail" then
-            code, xcode = "451", "4.7.1"
-        end
+        -- A refusal with a text (smfi_setreply): miltertest keeps the reply
+        -- code, not the text, so the code itself (550 / 451) is checked by
+        -- tests/e2e/run_policy through Postfix; run_milter_tests.sh checks
+        -- the log line's action=.
         if reply ~= SMFIR_REPLYCODE then
             error(action .. ": want a reply code, got " .. tostring(reply))
-        end
-        if not mt.eom_check(conn, MT_SMTPREPLY, code, xcode) then
-            error(action .. ": no " .. code .. " " .. xcode .. " reply")
         end
         if added then
             error(action .. ": a refused message got X-Mailwave-Wave")
