@@ -1,5 +1,7 @@
-// The libmilter edge: collect the message in the Session, run pipeline::Check
-// at end of message, and turn its headers into header edits.
+// The libmilter edge: collect the message and its envelope (sender,
+// recipients, client address) in the Session, run pipeline::Check at end of
+// message, turn its headers into header edits and its action ([wave] action)
+// into a quarantine, a 550 or a 451.
 //
 // Every callback is noexcept and catches everything (STYLE.md section 4): a
 // failure logs one line with the queue id and returns the configured
@@ -95,6 +97,14 @@ std::string QueueIdOf(SMFICTX* ctx) noexcept {
   }
 }
 
+// "<a@b>" -> "a@b"; anything else as given.
+std::string Unbracket(const char* arg) {
+  std::string a = arg != nullptr ? arg : "";
+  if (a.size() >= 2 && a.front() == '<' && a.back() == '>')
+    a = a.substr(1, a.size() - 2);
+  return a;
+}
+
 long long Micros(std::chrono::nanoseconds d) {
   return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
 }
@@ -108,6 +118,9 @@ std::string LogLine(const Session& s, const pipeline::Outcome& o) {
     line += " verdict=cluster:" + store::ClusterIdString(o.wave->cluster) +
             " members=" + std::to_string(o.wave->size) +
             (o.wave->wave ? " wave=yes" : " wave=no");
+    line += " kind=" + std::string(pipeline::WaveKindName(o.wave->kind)) +
+            " why=" + std::string(pipeline::WaveReasonName(o.wave->reason)) +
+            " action=" + std::string(pipeline::ActionName(o.action));
   } else {
     line += " verdict=none";
   }
@@ -189,8 +202,8 @@ sfsistat RunStep(SMFICTX* ctx, unsigned long bit, std::string_view no_session,
   }
 }
 
-// Only to learn the client's address (trusted relays); never answered when
-// the MTA allows it.
+// Only to learn the client's address (trusted relays, and the client network
+// the pipeline counts); never answered when the MTA allows it.
 sfsistat Connect(SMFICTX* ctx, char*, _SOCK_ADDR* addr) noexcept {
   return RunStep(ctx, SMFIP_NR_CONN, "connect: no session", "connect: failed",
                  [addr](Session& s) {
@@ -204,18 +217,26 @@ sfsistat Connect(SMFICTX* ctx, char*, _SOCK_ADDR* addr) noexcept {
 }
 
 sfsistat EnvFrom(SMFICTX* ctx, char** argv) noexcept {
-  return RunStep(
-      ctx, SMFIP_NR_MAIL, "mail: no session", "mail: failed",
-      [ctx, argv](Session& s) {
-        s.Reset();
-        BeginMessage(s);
-        s.set_queue_id(QueueId(ctx));
-        std::string sender =
-            argv != nullptr && argv[0] != nullptr ? argv[0] : "";
-        if (sender.size() >= 2 && sender.front() == '<' && sender.back() == '>')
-          sender = sender.substr(1, sender.size() - 2);
-        s.set_sender(std::move(sender));
-      });
+  return RunStep(ctx, SMFIP_NR_MAIL, "mail: no session", "mail: failed",
+                 [ctx, argv](Session& s) {
+                   s.Reset();
+                   BeginMessage(s);
+                   s.set_queue_id(QueueId(ctx));
+                   s.set_sender(Unbracket(argv != nullptr ? argv[0] : nullptr));
+                 });
+}
+
+// Each accepted recipient, for the cluster's `rcpts` count: one message to
+// 40 recipients is 40 copies of a wave. Never answered when the MTA allows
+// it (SMFIP_NR_RCPT): a milter that only listens must not cost a round trip
+// per recipient.
+sfsistat EnvRcpt(SMFICTX* ctx, char** argv) noexcept {
+  return RunStep(ctx, SMFIP_NR_RCPT, "rcpt: no session", "rcpt: failed",
+                 [argv](Session& s) {
+                   std::string rcpt =
+                       Unbracket(argv != nullptr ? argv[0] : nullptr);
+                   if (!rcpt.empty()) s.AddRecipient(std::move(rcpt));
+                 });
 }
 
 sfsistat Header(SMFICTX* ctx, char* name, char* value) noexcept {
@@ -238,6 +259,43 @@ sfsistat Body(SMFICTX* ctx, unsigned char* chunk, size_t size) noexcept {
                      s.AddBody(std::string_view(
                          reinterpret_cast<const char*>(chunk), size));
                  });
+}
+
+// [wave] action, as the pipeline decided it (only a copy of a spread wave
+// gets one): the end of message's reply. A request the MTA does not take
+// (quarantine not offered, a reply text it refuses) is logged and counted;
+// the message then passes, or is refused with the MTA's own text.
+sfsistat ApplyAction(SMFICTX* ctx, const pipeline::Outcome& o,
+                     const std::string& tag) {
+  std::string text = o.action_text;
+  for (char& c : text) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  const auto refused = [&tag](std::string_view what) {
+    Metrics().CountFailure(Failure::kAction);
+    Log(LOG_WARNING, tag + ": " + std::string(what));
+  };
+  switch (o.action) {
+    case pipeline::Action::kNone:
+      return SMFIS_CONTINUE;
+    case pipeline::Action::kQuarantine: {
+      std::string reason = "mailwave: " + text;
+      if (smfi_quarantine(ctx, reason.data()) != MI_SUCCESS)
+        refused("the MTA did not take the quarantine; delivered tagged");
+      return SMFIS_CONTINUE;
+    }
+    case pipeline::Action::kReject:
+      if (smfi_setreply(ctx, const_cast<char*>("550"),
+                        const_cast<char*>("5.7.1"), text.data()) != MI_SUCCESS)
+        refused("the MTA did not take the reply text; rejected with its own");
+      return SMFIS_REJECT;
+    case pipeline::Action::kTempfail:
+      if (smfi_setreply(ctx, const_cast<char*>("451"),
+                        const_cast<char*>("4.7.1"), text.data()) != MI_SUCCESS)
+        refused("the MTA did not take the reply text; tempfailed with its own");
+      return SMFIS_TEMPFAIL;
+  }
+  return SMFIS_CONTINUE;
 }
 
 sfsistat EomInner(SMFICTX* ctx, Session& s) {
@@ -265,6 +323,8 @@ sfsistat EomInner(SMFICTX* ctx, Session& s) {
   pipeline::Envelope envelope;
   envelope.sender = s.sender();
   envelope.queue_id = qid;
+  envelope.recipients = s.recipients();
+  envelope.client_ip = s.ClientIp();
   const pipeline::CheckOptions options{.now = store::NowMillis(),
                                        .window = snap->window.get(),
                                        .policy = snap->policy.get()};
@@ -278,7 +338,11 @@ sfsistat EomInner(SMFICTX* ctx, Session& s) {
                       "; bytes=" + std::to_string(s.size()));
     return SMFIS_CONTINUE;
   }
+  // A message the MTA is told to refuse is never delivered: no headers.
+  const bool refused = outcome->action == pipeline::Action::kReject ||
+                       outcome->action == pipeline::Action::kTempfail;
   for (const auto& h : outcome->headers) {
+    if (refused) break;
     std::string name = h.name;
     std::string value = h.value;
     // The pipeline's values are one ASCII line; a line break slipping in
@@ -298,7 +362,7 @@ sfsistat EomInner(SMFICTX* ctx, Session& s) {
     }
   }
   Log(LOG_INFO, LogLine(s, *outcome));
-  return SMFIS_CONTINUE;
+  return ApplyAction(ctx, *outcome, tag);
 }
 
 sfsistat Eom(SMFICTX* ctx) noexcept {
@@ -345,26 +409,28 @@ sfsistat Close(SMFICTX* ctx) noexcept {
   }
 }
 
-// Asks for the two actions used, drops the steps not needed, and lets the
-// MTA send MAIL, the headers, the end of headers and the body without
-// waiting for a reply to each (a round trip per header otherwise): those
-// steps can only ever continue. libmilter offers the no-reply bits whether
-// the MTA has them or not, and answers for us where it has not.
+// Asks for the actions used (adding and changing headers, and quarantine
+// when the MTA offers it: Sendmail and Postfix do), drops the steps not
+// needed, and lets the MTA send MAIL, each RCPT, the headers, the end of
+// headers and the body without waiting for a reply to each (a round trip
+// per header otherwise): those steps can only ever continue. libmilter
+// offers the no-reply bits whether the MTA has them or not, and answers for
+// us where it has not.
 sfsistat Negotiate(SMFICTX* ctx, unsigned long f0, unsigned long f1,
                    unsigned long, unsigned long, unsigned long* pf0,
                    unsigned long* pf1, unsigned long* pf2,
                    unsigned long* pf3) noexcept {
   const unsigned long actions = SMFIF_ADDHDRS | SMFIF_CHGHDRS;
   if ((f0 & actions) != actions) return SMFIS_REJECT;
-  *pf0 = actions;
-  *pf1 = f1 & (SMFIP_NOHELO | SMFIP_NORCPT | SMFIP_NOUNKNOWN | SMFIP_NODATA);
+  *pf0 = actions | (f0 & SMFIF_QUARANTINE);
+  *pf1 = f1 & (SMFIP_NOHELO | SMFIP_NOUNKNOWN | SMFIP_NODATA);
   *pf2 = 0;
   *pf3 = 0;
   try {
     if (Session* s = SessionOf(ctx, true); s != nullptr) {
       const unsigned long quiet =
-          f1 & (SMFIP_NR_CONN | SMFIP_NR_MAIL | SMFIP_NR_HDR | SMFIP_NR_EOH |
-                SMFIP_NR_BODY);
+          f1 & (SMFIP_NR_CONN | SMFIP_NR_MAIL | SMFIP_NR_RCPT | SMFIP_NR_HDR |
+                SMFIP_NR_EOH | SMFIP_NR_BODY);
       s->set_no_reply(quiet);
       *pf1 |= quiet;
     }
@@ -399,9 +465,10 @@ smfiDesc Description(char* name) {
   smfiDesc d{};
   d.xxfi_name = name;
   d.xxfi_version = SMFI_VERSION;
-  d.xxfi_flags = SMFIF_ADDHDRS | SMFIF_CHGHDRS;
+  d.xxfi_flags = SMFIF_ADDHDRS | SMFIF_CHGHDRS | SMFIF_QUARANTINE;
   d.xxfi_connect = &Connect;
   d.xxfi_envfrom = &EnvFrom;
+  d.xxfi_envrcpt = &EnvRcpt;
   d.xxfi_header = &Header;
   d.xxfi_eoh = &Eoh;
   d.xxfi_body = &Body;

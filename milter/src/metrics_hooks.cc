@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 
 #include "callbacks.h"
 #include "log.h"
@@ -32,6 +33,21 @@ constexpr pipeline::WarningKind kWarnings[] = {
     pipeline::WarningKind::kWindow,
 };
 
+// Each reason with the kind it gives (pipeline::DecideKind).
+constexpr std::pair<pipeline::WaveKind, pipeline::WaveReason> kKinds[] = {
+    {pipeline::WaveKind::kBulk, pipeline::WaveReason::kAllowed},
+    {pipeline::WaveKind::kBulk, pipeline::WaveReason::kHam},
+    {pipeline::WaveKind::kSpread, pipeline::WaveReason::kSpam},
+    {pipeline::WaveKind::kBulk, pipeline::WaveReason::kAuthenticated},
+    {pipeline::WaveKind::kSpread, pipeline::WaveReason::kUnauthenticated},
+    {pipeline::WaveKind::kSpread, pipeline::WaveReason::kSenders},
+    {pipeline::WaveKind::kSpread, pipeline::WaveReason::kNetworks},
+};
+
+constexpr pipeline::Action kActions[] = {pipeline::Action::kQuarantine,
+                                         pipeline::Action::kReject,
+                                         pipeline::Action::kTempfail};
+
 constexpr auto kGaugeInterval = std::chrono::seconds(30);
 
 }  // namespace
@@ -54,9 +70,28 @@ MilterMetrics::MilterMetrics(metrics::Registry& r) {
   waves_formed_ =
       Must(r.AddCounter("mailwave_waves_formed_total",
                         "Clusters that became a wave (one per cluster)."));
+  constexpr std::string_view kKindHelp =
+      "Messages with a wave header by its kind (bulk: wanted, spread: not) "
+      "and why (allow, ham, auth; spam, unauth, senders, networks).";
+  static_assert(std::size(kKinds) == std::tuple_size_v<decltype(kinds_)>);
+  for (std::size_t i = 0; i < std::size(kKinds); ++i) {
+    kinds_[i] = Must(r.AddCounter(
+        "mailwave_kinds_total", kKindHelp,
+        {{"kind", std::string(pipeline::WaveKindName(kKinds[i].first))},
+         {"why", std::string(pipeline::WaveReasonName(kKinds[i].second))}}));
+  }
+  constexpr std::string_view kActionHelp =
+      "Messages of a spread wave whose end of message asked the MTA for "
+      "[wave] action: quarantine (hold queue), reject (550), tempfail (451).";
+  static_assert(std::size(kActions) == std::tuple_size_v<decltype(actions_)>);
+  for (std::size_t i = 0; i < std::size(kActions); ++i) {
+    actions_[i] = Must(r.AddCounter(
+        "mailwave_actions_total", kActionHelp,
+        {{"action", std::string(pipeline::ActionName(kActions[i]))}}));
+  }
   constexpr std::string_view kErrors =
       "Messages with a warning of this kind in their analysis, or failures "
-      "of the milter (callback, event, unanalysed, stats).";
+      "of the milter (callback, event, action, unanalysed, stats).";
   static_assert(std::size(kWarnings) ==
                 std::tuple_size_v<decltype(warning_errors_)>);
   for (std::size_t i = 0; i < std::size(kWarnings); ++i) {
@@ -70,6 +105,8 @@ MilterMetrics::MilterMetrics(metrics::Registry& r) {
       r.AddCounter("mailwave_errors_total", kErrors, {{"kind", "callback"}}));
   event_errors_ =
       Must(r.AddCounter("mailwave_errors_total", kErrors, {{"kind", "event"}}));
+  action_errors_ = Must(
+      r.AddCounter("mailwave_errors_total", kErrors, {{"kind", "action"}}));
   stats_errors_ =
       Must(r.AddCounter("mailwave_errors_total", kErrors, {{"kind", "stats"}}));
   for (std::size_t i = 0; i < std::size(kStages); ++i) {
@@ -141,6 +178,18 @@ void MilterMetrics::RecordCheck(const Result<pipeline::Outcome>& outcome,
     verdict_cluster_->Inc();
   }
   if (o.recorded && o.recorded->became_wave) waves_formed_->Inc();
+  if (o.wave) {
+    for (std::size_t i = 0; i < std::size(kKinds); ++i) {
+      if (kKinds[i].first == o.wave->kind &&
+          kKinds[i].second == o.wave->reason) {
+        kinds_[i]->Inc();
+        break;
+      }
+    }
+  }
+  for (std::size_t i = 0; i < std::size(kActions); ++i) {
+    if (kActions[i] == o.action) actions_[i]->Inc();
+  }
   if (o.store_conflicts > 0) store_relookups_->Inc(o.store_conflicts);
   if (o.window_asked) {
     window_asked_->Inc();
@@ -174,7 +223,17 @@ void MilterMetrics::RecordCheck(const Result<pipeline::Outcome>& outcome,
 }
 
 void MilterMetrics::CountFailure(Failure failure) noexcept {
-  (failure == Failure::kCallback ? callback_errors_ : event_errors_)->Inc();
+  switch (failure) {
+    case Failure::kCallback:
+      callback_errors_->Inc();
+      break;
+    case Failure::kEvent:
+      event_errors_->Inc();
+      break;
+    case Failure::kAction:
+      action_errors_->Inc();
+      break;
+  }
 }
 
 void MilterMetrics::RefreshStore(store::Store* store) noexcept {

@@ -25,6 +25,8 @@ namespace mw::milter {
 enum class Failure {
   kCallback,  // a callback failed; the message got [milter] on_error
   kEvent,     // a wave event could not be written to [wave] events
+  kAction,    // the MTA did not take [wave] action's request (quarantine,
+              // reply text)
 };
 
 class MilterMetrics {
@@ -53,11 +55,17 @@ class MilterMetrics {
   metrics::Counter* verdict_wave_;
   metrics::Counter* verdict_trusted_;
   metrics::Counter* waves_formed_;
+  // Messages with a wave header by kind and reason, in pipeline::WaveReason's
+  // order (each reason belongs to one kind).
+  std::array<metrics::Counter*, 7> kinds_;
+  // [wave] action asked of the MTA: quarantine, reject, tempfail.
+  std::array<metrics::Counter*, 3> actions_;
   // One per pipeline::WarningKind, in its order.
   std::array<metrics::Counter*, 9> warning_errors_;
   metrics::Counter* unanalysed_;
   metrics::Counter* callback_errors_;
   metrics::Counter* event_errors_;
+  metrics::Counter* action_errors_;
   metrics::Counter* stats_errors_;
   // parse, normalise, langid, fingerprint, lookup, decide, record.
   std::array<metrics::Histogram*, 7> stages_;

@@ -1,5 +1,7 @@
 #include "session.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <strings.h>
 
 #include <algorithm>
@@ -88,9 +90,26 @@ void Session::set_client(const sockaddr* addr, socklen_t len) {
   if (has_client_) std::memcpy(&client_, addr, len);
 }
 
+std::string Session::ClientIp() const {
+  char text[INET6_ADDRSTRLEN] = {};
+  const void* where = nullptr;
+  if (!has_client_) return {};
+  if (client_.ss_family == AF_INET) {
+    where = &reinterpret_cast<const sockaddr_in*>(&client_)->sin_addr;
+  } else if (client_.ss_family == AF_INET6) {
+    where = &reinterpret_cast<const sockaddr_in6*>(&client_)->sin6_addr;
+  } else {
+    return {};
+  }
+  if (inet_ntop(client_.ss_family, where, text, sizeof text) == nullptr)
+    return {};
+  return text;
+}
+
 void Session::Reset() {
   queue_id_.clear();
   sender_.clear();
+  recipients_.clear();
   bytes_.clear();
   bytes_.shrink_to_fit();
   too_large_ = false;

@@ -1,6 +1,6 @@
 // One SMTP connection's state in the milter: the current message's queue id,
-// envelope sender, raw bytes (up to a limit) and the X-Mailwave-* headers it
-// arrived with.
+// envelope sender and recipients, raw bytes (up to a limit) and the
+// X-Mailwave-* headers it arrived with.
 //
 // The raw message is rebuilt as the pipeline reads a file: "Name: value\r\n"
 // per header, "\r\n", then the body chunks. Past `max_bytes` nothing more is
@@ -37,6 +37,13 @@ class Session {
   const std::string& queue_id() const { return queue_id_; }
   void set_sender(std::string sender) { sender_ = std::move(sender); }
   const std::string& sender() const { return sender_; }
+  // The RCPT TO addresses the MTA accepted, in order (the milter does not
+  // ask for rejected ones). Their number is bounded by the MTA
+  // (smtpd_recipient_limit, 1000 by default).
+  void AddRecipient(std::string address) {
+    recipients_.push_back(std::move(address));
+  }
+  const std::vector<std::string>& recipients() const { return recipients_; }
 
   void AddHeader(std::string_view name, std::string_view value);
   void EndHeaders();
@@ -66,6 +73,9 @@ class Session {
   const sockaddr* client() const {
     return has_client_ ? reinterpret_cast<const sockaddr*>(&client_) : nullptr;
   }
+  // The client's address as text ("192.0.2.7", "2001:db8::1"); "" when
+  // unknown or not an IPv4 or IPv6 address (a unix-socket client).
+  std::string ClientIp() const;
 
   // The protocol steps (SMFIP_NR_* bits) the MTA sends without waiting for
   // a reply on this connection, set once at negotiation; Reset keeps it.
@@ -91,6 +101,7 @@ class Session {
   std::uint64_t max_bytes_;
   std::string queue_id_;
   std::string sender_;
+  std::vector<std::string> recipients_;
   std::string bytes_;
   bool too_large_ = false;
   bool body_started_ = false;

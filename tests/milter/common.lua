@@ -84,6 +84,47 @@ function Send(conn, qid, headers, body, pause)
     end
 end
 
+-- One message from `sender` to each address of `rcpts` (a list); returns the
+-- end of message's reply without judging it (SMFIR_REPLYCODE for a
+-- refusal with a text, SMFIR_CONTINUE for a pass).
+function Deliver(conn, qid, sender, rcpts, headers, body)
+    mt.macro(conn, SMFIC_MAIL, "i", qid)
+    step(conn, SMFIP_NOMAIL, "mailfrom", function()
+        check(mt.mailfrom(conn, "<" .. sender .. ">"), "mailfrom")
+        expect(conn, SMFIR_CONTINUE, "mailfrom")
+    end)
+    for _, r in ipairs(rcpts) do
+        step(conn, SMFIP_NORCPT, "rcptto", function()
+            check(mt.rcptto(conn, "<" .. r .. ">"), "rcptto " .. r)
+            expect(conn, SMFIR_CONTINUE, "rcptto " .. r)
+        end)
+    end
+    for _, h in ipairs(headers) do
+        step(conn, SMFIP_NOHDRS, "header", function()
+            check(mt.header(conn, h[1], h[2]), "header " .. h[1])
+            expect(conn, SMFIR_CONTINUE, "header " .. h[1])
+        end)
+    end
+    step(conn, SMFIP_NOEOH, "eoh", function()
+        check(mt.eoh(conn), "eoh")
+        expect(conn, SMFIR_CONTINUE, "eoh")
+    end)
+    step(conn, SMFIP_NOBODY, "body", function()
+        check(mt.bodystring(conn, body), "body")
+        expect(conn, SMFIR_CONTINUE, "body")
+    end)
+    check(mt.eom(conn), "eom")
+    return mt.getreply(conn)
+end
+
+-- The value of `field` ("rcpts") in an X-Mailwave-Wave value; nil if absent.
+function Field(wave, field)
+    if wave == nil then
+        return nil
+    end
+    return string.match(wave, "; " .. field .. "=([^;]*)")
+end
+
 function Headers(subject)
     return {
         {"From", "Sender <sender@example.org>"},

@@ -118,6 +118,50 @@ TEST(MilterMetrics, VerdictsWavesAndMessages) {
   EXPECT_DOUBLE_EQ(Sample(t, "mailwave_check_seconds_sum"), 0.004005);
 }
 
+// Messages with a wave header count once by kind and why; an action once
+// by what was asked of the MTA; every series is there from the start.
+TEST(MilterMetrics, KindsAndActions) {
+  metrics::Registry r;
+  MilterMetrics m(r);
+  using pipeline::Action;
+  using pipeline::WaveKind;
+  using pipeline::WaveReason;
+  const auto with = [](WaveKind kind, WaveReason why, Action action) {
+    pipeline::Outcome o = Analysed();
+    o.wave = pipeline::WaveVerdict{
+        .cluster = 7, .size = 5, .kind = kind, .reason = why, .wave = true};
+    o.action = action;
+    return o;
+  };
+  m.RecordCheck(
+      with(WaveKind::kBulk, WaveReason::kAuthenticated, Action::kNone),
+      milliseconds(1));
+  m.RecordCheck(
+      with(WaveKind::kBulk, WaveReason::kAuthenticated, Action::kNone),
+      milliseconds(1));
+  m.RecordCheck(with(WaveKind::kSpread, WaveReason::kSenders, Action::kReject),
+                milliseconds(1));
+  m.RecordCheck(with(WaveKind::kSpread, WaveReason::kSpam, Action::kQuarantine),
+                milliseconds(1));
+  m.RecordCheck(Analysed(), milliseconds(1));  // no wave header
+  m.CountFailure(Failure::kAction);
+  const std::string t = r.Render();
+  EXPECT_EQ(Sample(t, "mailwave_kinds_total{kind=\"bulk\",why=\"auth\"}"), 2);
+  EXPECT_EQ(Sample(t, "mailwave_kinds_total{kind=\"spread\",why=\"senders\"}"),
+            1);
+  EXPECT_EQ(Sample(t, "mailwave_kinds_total{kind=\"spread\",why=\"spam\"}"), 1);
+  EXPECT_EQ(Sample(t, "mailwave_kinds_total{kind=\"bulk\",why=\"allow\"}"), 0);
+  EXPECT_EQ(Sample(t, "mailwave_kinds_total{kind=\"bulk\",why=\"ham\"}"), 0);
+  EXPECT_EQ(Sample(t, "mailwave_kinds_total{kind=\"spread\",why=\"unauth\"}"),
+            0);
+  EXPECT_EQ(Sample(t, "mailwave_kinds_total{kind=\"spread\",why=\"networks\"}"),
+            0);
+  EXPECT_EQ(Sample(t, "mailwave_actions_total{action=\"reject\"}"), 1);
+  EXPECT_EQ(Sample(t, "mailwave_actions_total{action=\"quarantine\"}"), 1);
+  EXPECT_EQ(Sample(t, "mailwave_actions_total{action=\"tempfail\"}"), 0);
+  EXPECT_EQ(Sample(t, "mailwave_errors_total{kind=\"action\"}"), 1);
+}
+
 TEST(MilterMetrics, StagesThatRanAreObserved) {
   metrics::Registry r;
   MilterMetrics m(r);

@@ -30,6 +30,10 @@ fail() {
   echo "FAIL: $*"
   echo "--- daemon log"
   cat "$work/milter.log" 2>/dev/null
+  if [ -s "$work/action.log" ]; then
+    echo "--- action daemon log"
+    cat "$work/action.log"
+  fi
   exit 1
 }
 
@@ -140,7 +144,8 @@ for script in "$here"/*.lua; do
 done
 
 # One log line per message, with its queue id.
-qids=(LANG1 WAVE1 WAVE2 FORGED1 EMPTY1 EMPTY2 EMPTY3 EMPTY4 LARGE1 EDGE1 EDGE2 EDGE4 TRUST2)
+qids=(LANG1 WAVE1 WAVE2 FORGED1 EMPTY1 EMPTY2 EMPTY3 EMPTY4 LARGE1 EDGE1 EDGE2 EDGE4 TRUST2
+  RCPT1 RCPT2)
 for qid in "${qids[@]}"; do
   grep -q "^mailwave-milter: $qid: " "$work/milter.log" || {
     echo "FAIL: no log line for $qid"
@@ -149,6 +154,9 @@ for qid in "${qids[@]}"; do
 done
 grep -q "^mailwave-milter: WAVE2: .* verdict=cluster:[0-9a-f]\{8\} members=2 " \
   "$work/milter.log" || { echo "FAIL: WAVE2's log line has no verdict"; failed=1; }
+
+grep -q "^mailwave-milter: RCPT2: .* members=2 wave=no kind=spread why=unauth action=none " \
+  "$work/milter.log" || { echo "FAIL: RCPT2's log line lacks kind, why and action"; failed=1; }
 
 grep -q "^mailwave-milter: LARGE1: .* too_large read=4096 " "$work/milter.log" ||
   { echo "FAIL: LARGE1's log line does not say too_large read=4096"; failed=1; }
@@ -223,9 +231,76 @@ if grep -q "messages in flight" "$work/milter.log"; then
 fi
 pid=""
 [ "$status" = 0 ] || { echo "FAIL: exit $status after SIGTERM"; failed=1; }
+
+# [wave] action (tests/milter/action/action.lua): one daemon with min_size 2,
+# reloaded (SIGHUP) for each action with a fresh store, so each action's
+# first copy starts its own cluster.
+action_conf() {
+  cat >"$work/action.toml" <<CONF
+[langid]
+dictionary = "$dict"
+
+[store]
+path = "$work/store/action-$1.db"
+
+[wave]
+min_size = 2
+action = "$1"
+
+[milter]
+socket = "unix:$work/action.sock"
+
+[metrics]
+listen = ""
+CONF
+}
+action_conf reject
+"$milter" -f -c "$work/action.toml" 2>"$work/action.log" &
+pid=$!
+for _ in $(seq 1 100); do
+  [ -S "$work/action.sock" ] && break
+  sleep 0.1
+done
+reloads=0
+for action in reject tempfail quarantine header; do
+  if [ "$action" != reject ]; then
+    action_conf "$action"
+    reloads=$((reloads + 1))
+    kill -HUP "$pid"
+    for _ in $(seq 1 100); do
+      [ "$(grep -c '^mailwave-milter: reloaded ' "$work/action.log")" -ge "$reloads" ] && break
+      sleep 0.1
+    done
+  fi
+  q=$(tr '[:lower:]' '[:upper:]' <<<"$action")
+  if out=$(timeout 60 miltertest -D "sock=unix:$work/action.sock" -D "dir=$here" \
+      -D "action=$action" -D "qid=$q" -s "$here/action/action.lua" 2>&1) &&
+    grep -q "miltertest: PASS" <<<"$out"; then
+    echo "PASS: action.lua ($action)"
+  else
+    echo "FAIL: action.lua ($action)"
+    echo "$out"
+    failed=1
+  fi
+  want=$action
+  [ "$action" = header ] && want=none
+  grep -q "^mailwave-milter: ${q}2: .* wave=yes kind=spread why=unauth action=$want " \
+    "$work/action.log" || { echo "FAIL: no log line for ${q}2 with action=$want"; failed=1; }
+done
+if grep -q 'did not take' "$work/action.log"; then
+  echo "FAIL: the MTA side refused an action: $(grep 'did not take' "$work/action.log")"
+  failed=1
+fi
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+pid=""
+[ "$status" = 0 ] || { echo "FAIL: the action daemon: exit $status after SIGTERM"; failed=1; }
 if [ "$failed" != 0 ]; then
   fail "see above"
 fi
 echo "--- daemon log"
 cat "$work/milter.log"
+echo "--- action daemon log"
+cat "$work/action.log"
 exit 0

@@ -2,7 +2,12 @@
 // of ours counted by name for deletion by index.
 #include "milter/src/session.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+
+#include <string>
+#include <vector>
 
 namespace mw::milter {
 namespace {
@@ -79,6 +84,40 @@ TEST(Session, ResetForgetsTheMessage) {
   EXPECT_FALSE(s.too_large());
   EXPECT_EQ(s.size(), 0u);
   EXPECT_TRUE(s.ours().empty());
+}
+
+// The envelope's recipients are kept in order and forgotten with the
+// message; the connection's client stays.
+TEST(Session, RecipientsArePerMessage) {
+  Session s(1 << 20);
+  sockaddr_in v4{};
+  v4.sin_family = AF_INET;
+  v4.sin_addr.s_addr = htonl(0xC0000207);  // 192.0.2.7
+  s.set_client(reinterpret_cast<const sockaddr*>(&v4), sizeof v4);
+  s.AddRecipient("a@example.net");
+  s.AddRecipient("b@example.net");
+  EXPECT_EQ(s.recipients(),
+            (std::vector<std::string>{"a@example.net", "b@example.net"}));
+  s.Reset();
+  EXPECT_TRUE(s.recipients().empty());
+  EXPECT_EQ(s.ClientIp(), "192.0.2.7");
+}
+
+TEST(Session, ClientIpAsText) {
+  Session s(1 << 20);
+  EXPECT_EQ(s.ClientIp(), "");  // no connect step
+  sockaddr_in6 v6{};
+  v6.sin6_family = AF_INET6;
+  ASSERT_EQ(inet_pton(AF_INET6, "2001:db8::1", &v6.sin6_addr), 1);
+  s.set_client(reinterpret_cast<const sockaddr*>(&v6), sizeof v6);
+  EXPECT_EQ(s.ClientIp(), "2001:db8::1");
+  ASSERT_EQ(inet_pton(AF_INET6, "::ffff:192.0.2.9", &v6.sin6_addr), 1);
+  s.set_client(reinterpret_cast<const sockaddr*>(&v6), sizeof v6);
+  EXPECT_EQ(s.ClientIp(), "::ffff:192.0.2.9");  // sender/ reads it as IPv4
+  sockaddr un{};
+  un.sa_family = AF_UNIX;
+  s.set_client(&un, sizeof un);
+  EXPECT_EQ(s.ClientIp(), "");
 }
 
 }  // namespace
