@@ -74,8 +74,9 @@ Options:
 A store that cannot be opened or fails leaves messages untagged (a "store"
 warning), as the milter does. The "action" is what [wave] action would make
 the milter do (none, quarantine, reject, tempfail); check itself only prints
-it. Bodies shorter than [wave] min_body are neither looked up nor recorded. When a cluster becomes a wave, one JSON line goes
-to [wave] events (when set). Input is read up to [mime] max_bytes.
+it. Bodies shorter than [wave] min_body are neither looked up nor recorded.
+When a cluster becomes a wave, one JSON line goes to [wave] events (when set).
+Input is read up to [mime] max_bytes.
 
 Exit status:
   0  every message was checked

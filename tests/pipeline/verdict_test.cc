@@ -148,7 +148,7 @@ TEST(Decide, PrunedCanonical) {
 const std::regex& WaveGrammar() {
   static const std::regex re(
       "dup=(exact|near); "
-      "method=(exact|blocks|containment|trailer|reordered|ctph|simhash); "
+      "method=(exact|blocks|containment|trailer|reordered|ctph|simhash|words); "
       "sim=[01]\\.[0-9]{2}; cluster=[0-9a-f]{8}; size=[0-9]+; "
       "senders=[0-9]+; "
       "first=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z; "
