@@ -14,9 +14,9 @@
 #include "pipeline/check.h"
 #include "pipeline/options.h"
 #include "pipeline/policy.h"
-#include "sender/address.h"
 #include "pipeline/store_open.h"
 #include "pipeline/window.h"
+#include "sender/address.h"
 #include "store/sqlite.h"
 
 namespace mw::cli {
@@ -159,13 +159,12 @@ std::string Json(const std::string& file, const pipeline::Outcome& o,
   }
   j["action"] = pipeline::ActionName(o.action);
   const sender::Identity& id = a.identity;
-  j["identity"] = {
-      {"domain", id.domain.empty() ? ordered_json(nullptr)
-                                   : ordered_json(id.domain)},
-      {"source", sender::SourceName(id.source)},
-      {"authenticated", id.authenticated},
-      {"network",
-       id.network.empty() ? ordered_json(nullptr) : ordered_json(id.network)}};
+  j["identity"] = {{"domain", id.domain.empty() ? ordered_json(nullptr)
+                                                : ordered_json(id.domain)},
+                   {"source", sender::SourceName(id.source)},
+                   {"authenticated", id.authenticated},
+                   {"network", id.network.empty() ? ordered_json(nullptr)
+                                                  : ordered_json(id.network)}};
   j["language"] = a.language.code;
   j["score"] = a.language.score;
   j["bilingual"] = a.language.bilingual;

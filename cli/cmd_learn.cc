@@ -79,7 +79,8 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
     } else if (a == "--") {
       only_files = true;
     } else if (a == "--ham" || a == "--spam") {
-      const store::Mark m = a == "--ham" ? store::Mark::kHam : store::Mark::kSpam;
+      const store::Mark m =
+          a == "--ham" ? store::Mark::kHam : store::Mark::kSpam;
       if (mark && *mark != m)
         return Complain(kName, "give --ham or --spam, not both", kExitUsage);
       mark = m;

@@ -81,8 +81,8 @@ std::pair<pipeline::WaveKind, pipeline::WaveReason> ClusterKind(
     const store::Cluster& c, const config::Settings& settings,
     const pipeline::Policy* policy) {
   return pipeline::DecideKind(
-      {.allowed = policy != nullptr &&
-                  policy->allow.MatchCluster(c.id) != nullptr,
+      {.allowed =
+           policy != nullptr && policy->allow.MatchCluster(c.id) != nullptr,
        .mark = c.mark,
        .authenticated = c.authenticated > 0 && c.authenticated == c.senders,
        .senders = c.senders,
@@ -96,31 +96,31 @@ nlohmann::ordered_json MarkJson(const store::Cluster& c) {
 }
 
 nlohmann::ordered_json ClusterJson(const store::Cluster& c, bool wave_now) {
-  return {{"cluster", store::ClusterIdString(c.id)},
-          {"size", c.size},
-          {"senders", c.senders},
-          {"authenticated", c.authenticated},
-          {"networks", c.networks},
-          {"recipients", c.recipients},
-          {"mark", MarkJson(c)},
-          {"marked_at", c.marked_at ? nlohmann::ordered_json(
-                                          pipeline::FormatTime(c.marked_at))
-                                    : nlohmann::ordered_json(nullptr)},
-          {"first_seen", pipeline::FormatTime(c.first_seen)},
-          {"last_seen", pipeline::FormatTime(c.last_seen)},
-          {"language", c.language.empty() ? nlohmann::ordered_json(nullptr)
-                                          : nlohmann::ordered_json(c.language)},
-          {"wave", wave_now},
-          {"wave_since", c.wave_since ? nlohmann::ordered_json(
-                                            pipeline::FormatTime(c.wave_since))
-                                      : nlohmann::ordered_json(nullptr)}};
+  return {
+      {"cluster", store::ClusterIdString(c.id)},
+      {"size", c.size},
+      {"senders", c.senders},
+      {"authenticated", c.authenticated},
+      {"networks", c.networks},
+      {"recipients", c.recipients},
+      {"mark", MarkJson(c)},
+      {"marked_at",
+       c.marked_at ? nlohmann::ordered_json(pipeline::FormatTime(c.marked_at))
+                   : nlohmann::ordered_json(nullptr)},
+      {"first_seen", pipeline::FormatTime(c.first_seen)},
+      {"last_seen", pipeline::FormatTime(c.last_seen)},
+      {"language", c.language.empty() ? nlohmann::ordered_json(nullptr)
+                                      : nlohmann::ordered_json(c.language)},
+      {"wave", wave_now},
+      {"wave_since",
+       c.wave_since ? nlohmann::ordered_json(pipeline::FormatTime(c.wave_since))
+                    : nlohmann::ordered_json(nullptr)}};
 }
 
 std::string ClusterLine(const store::Cluster& c) {
   return store::ClusterIdString(c.id) + "  size=" + std::to_string(c.size) +
          "  senders=" + std::to_string(c.senders) +
-         "  rcpts=" + std::to_string(c.recipients) +
-         "  mark=" +
+         "  rcpts=" + std::to_string(c.recipients) + "  mark=" +
          (c.mark == store::Mark::kNone ? std::string("-")
                                        : std::string(store::MarkName(c.mark))) +
          "  first=" + pipeline::FormatTime(c.first_seen) +
@@ -188,8 +188,8 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   if (!settings) return ConfigFailure(settings.error());
   pipeline::StoreOpenOptions so;
   so.sqlite_path = store_path;
-  so.read_only = action != "prune" && action != "allow" &&
-                 action != "deny" && action != "forget";
+  so.read_only = action != "prune" && action != "allow" && action != "deny" &&
+                 action != "forget";
   so.log = [](std::string_view line) { Complain(kName, line, 0); };
   auto db = pipeline::OpenStore(*settings, so);
   if (!db) return Complain(kName, db.error().message(), kExitFailure);
@@ -286,16 +286,16 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
                                                 : store::Mark::kNone;
     auto c = (*db)->SetMark(*cluster_id, mark, now);
     if (!c) {
-      return Complain(kName,
-                      store::ClusterIdString(*cluster_id) + ": " +
-                          c.error().message(),
-                      kExitFailure);
+      return Complain(
+          kName,
+          store::ClusterIdString(*cluster_id) + ": " + c.error().message(),
+          kExitFailure);
     }
     j = ClusterJson(*c, c->wave);
     text = "cluster " + store::ClusterIdString(c->id) + ": " +
-           (mark == store::Mark::kNone ? std::string("mark cleared")
-                                       : "marked " +
-                                             std::string(store::MarkName(mark))) +
+           (mark == store::Mark::kNone
+                ? std::string("mark cleared")
+                : "marked " + std::string(store::MarkName(mark))) +
            "\n";
   } else if (action == "prune") {
     const store::UnixMillis before = now - settings->store.retention.count();

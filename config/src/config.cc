@@ -140,9 +140,8 @@ std::optional<std::string> Assign(const Param& p, const toml::node& node,
     case Kind::kString: {
       const auto* str = node.as_string();
       if (str == nullptr) return wrong_type("a string");
-      if (!p.choices.empty() &&
-          std::find(p.choices.begin(), p.choices.end(), str->get()) ==
-              p.choices.end()) {
+      if (!p.choices.empty() && std::find(p.choices.begin(), p.choices.end(),
+                                          str->get()) == p.choices.end()) {
         std::string reason = "must be one of";
         for (std::size_t i = 0; i < p.choices.size(); ++i) {
           reason += i == 0 ? " \"" : ", \"";

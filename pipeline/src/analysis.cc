@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "mw/budget.h"
-#include "sender/header_fields.h"
 #include "pipeline/options.h"
+#include "sender/header_fields.h"
 #include "stage_timer.h"
 
 namespace mw::pipeline {
@@ -150,8 +150,7 @@ Result<Analysis> Analyzer::Analyze(std::string_view bytes,
     // Authentication-Results field depends on where it stands.
     const std::vector<sender::Field> header = sender::ReadHeader(bytes);
     a.identity = sender::Identify(
-        header, {.sender = a.sender, .client_ip = envelope.client_ip},
-        sender_);
+        header, {.sender = a.sender, .client_ip = envelope.client_ip}, sender_);
   }
   if (budget.Exceeded()) {
     NoteBudget(a, "normalisation");

@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <tuple>
 #include <nlohmann/json.hpp>
+#include <tuple>
 #include <utility>
 
 #include "mw/budget.h"
@@ -41,9 +41,8 @@ bool Allowed(const CheckOptions& options, const Analyzer& analyzer,
 
 // The header's values for a message in cluster `c` (as it stands with this
 // message counted), and the kind the site's word and the counts give it.
-WaveVerdict MakeVerdict(const Match& match, const store::Cluster& c,
-                        bool wave, const Analysis& a,
-                        const Analyzer& analyzer,
+WaveVerdict MakeVerdict(const Match& match, const store::Cluster& c, bool wave,
+                        const Analysis& a, const Analyzer& analyzer,
                         const CheckOptions& options) {
   WaveVerdict v{.method = match.comparison.method,
                 .similarity = Similarity(match.comparison),
@@ -54,25 +53,22 @@ WaveVerdict MakeVerdict(const Match& match, const store::Cluster& c,
                 .recipients = c.recipients,
                 .networks = c.networks,
                 .wave = wave};
-  std::tie(v.kind, v.reason) = DecideKind(
-      {.allowed = Allowed(options, analyzer, a.identity, c.id),
-       .mark = c.mark,
-       .authenticated = a.identity.authenticated,
-       .senders = c.senders,
-       .networks = c.networks,
-       .bulk_networks = analyzer.settings().wave.bulk_networks});
+  std::tie(v.kind, v.reason) =
+      DecideKind({.allowed = Allowed(options, analyzer, a.identity, c.id),
+                  .mark = c.mark,
+                  .authenticated = a.identity.authenticated,
+                  .senders = c.senders,
+                  .networks = c.networks,
+                  .bulk_networks = analyzer.settings().wave.bulk_networks});
   return v;
 }
 
 // The verdict for a message matched to `match`'s cluster that is not (yet)
 // recorded: the cluster as the lookup saw it, plus this message (its
 // identity and network counted as new only where the cluster had none).
-std::optional<WaveVerdict> VerdictBeforeJoin(const Match& match,
-                                             const store::Lookup& lookup,
-                                             const store::Message& m,
-                                             const Analysis& a,
-                                             const Analyzer& analyzer,
-                                             const CheckOptions& options) {
+std::optional<WaveVerdict> VerdictBeforeJoin(
+    const Match& match, const store::Lookup& lookup, const store::Message& m,
+    const Analysis& a, const Analyzer& analyzer, const CheckOptions& options) {
   for (const auto& [c, fp] : lookup.clusters) {
     if (c.id != match.cluster) continue;
     store::Cluster with = c;
@@ -104,11 +100,10 @@ void DecideAction(Outcome& out, const config::WaveSettings& w,
   } else {
     return;
   }
-  out.action_text = "spread wave, cluster " +
-                    store::ClusterIdString(v.cluster) + ": " +
-                    std::to_string(v.size) + " copies from " +
-                    std::to_string(v.senders) + " senders (" +
-                    std::string(WaveReasonName(v.reason)) + ")";
+  out.action_text =
+      "spread wave, cluster " + store::ClusterIdString(v.cluster) + ": " +
+      std::to_string(v.size) + " copies from " + std::to_string(v.senders) +
+      " senders (" + std::string(WaveReasonName(v.reason)) + ")";
 }
 
 }  // namespace
@@ -188,8 +183,8 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
             // is not asked for the window, so "wave" is the cluster's state so
             // far.
             out.cluster = out.match->cluster;
-            out.wave = VerdictBeforeJoin(*out.match, *lookup, m, a, analyzer,
-                                         options);
+            out.wave =
+                VerdictBeforeJoin(*out.match, *lookup, m, a, analyzer, options);
           }
         } else {
           store::Join join;
@@ -213,8 +208,8 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
             if (out.match) {
               // The match stands even when it could not be remembered.
               out.cluster = out.match->cluster;
-              out.wave = VerdictBeforeJoin(*out.match, *lookup, m, a,
-                                           analyzer, options);
+              out.wave = VerdictBeforeJoin(*out.match, *lookup, m, a, analyzer,
+                                           options);
             }
           } else {
             out.cluster = rec->cluster.id;

@@ -32,8 +32,8 @@ Result<Learned> Learn(const Analyzer& analyzer, store::Store& store,
   } else {
     // Start the cluster, so that later copies have something to join and
     // follow the mark.
-    auto rec = store.Record(m, store::Join{},
-                            WaveRule(analyzer.settings().wave));
+    auto rec =
+        store.Record(m, store::Join{}, WaveRule(analyzer.settings().wave));
     if (!rec) return Fail(rec.error());
     id = rec->cluster.id;
     learned.started = true;

@@ -40,9 +40,8 @@ inline store::Message StoreMessage(const Analysis& a, const Envelope& envelope,
   m.identity = a.identity.Key();
   m.authenticated = a.identity.authenticated;
   m.network = a.identity.network;
-  m.recipients = static_cast<std::uint32_t>(
-      std::min<std::size_t>(envelope.recipients.size(),
-                            std::numeric_limits<std::uint32_t>::max()));
+  m.recipients = static_cast<std::uint32_t>(std::min<std::size_t>(
+      envelope.recipients.size(), std::numeric_limits<std::uint32_t>::max()));
   m.language = a.language.code;
   m.size = a.size;
   return m;

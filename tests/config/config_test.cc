@@ -396,8 +396,7 @@ std::string BoundValue(const Param& p, bool upper) {
     case Kind::kString:
       if (!p.choices.empty()) {
         return "\"" +
-               std::string(upper ? p.choices.back() : p.choices.front()) +
-               "\"";
+               std::string(upper ? p.choices.back() : p.choices.front()) + "\"";
       }
       return upper ? "\"/nonexistent\"" : "\"\"";
     case Kind::kList:

@@ -147,10 +147,10 @@ TEST(Check, FirstCopiesCheckedAtOnceJoinOneCluster) {
     for (int i = 0; i < 2; ++i) {
       threads.emplace_back([&, i] {
         start.arrive_and_wait();
-        outcomes[i] = CheckAnalysis(
-            *analyzer, db.get(), std::move(analyses[i]),
-            Env("s@example.org", "Q" + std::to_string(i)),
-            {.now = kT0 + round * kMinute + i});
+        outcomes[i] =
+            CheckAnalysis(*analyzer, db.get(), std::move(analyses[i]),
+                          Env("s@example.org", "Q" + std::to_string(i)),
+                          {.now = kT0 + round * kMinute + i});
       });
     }
     for (auto& t : threads) t.join();
@@ -175,8 +175,7 @@ TEST(Check, SendersCountedWithoutCase) {
   const char* senders[] = {"Bob@Example.org", "bob@example.org",
                            "BOB@EXAMPLE.ORG"};
   for (int i = 0; i < 3; ++i) {
-    auto o = Check(*analyzer, db.get(), Variant(base, i),
-                   Env(senders[i]),
+    auto o = Check(*analyzer, db.get(), Variant(base, i), Env(senders[i]),
                    {.now = kT0 + i * kMinute});
     ASSERT_TRUE(o.has_value());
     if (i > 0) {
@@ -195,20 +194,20 @@ std::string Newsletter(const std::string& base, int i,
   const std::string ar = "Authentication-Results: " + authserv +
                          "; dkim=pass header.d=news.shop.example; "
                          "spf=pass smtp.mailfrom=bounce@esp.example\n";
-  const std::string received =
-      "Received: from out" + std::to_string(i) +
-      ".esp.example (out.esp.example [192.0.2." + std::to_string(10 + i) +
-      "]) by mx.site.example\n";
+  const std::string received = "Received: from out" + std::to_string(i) +
+                               ".esp.example (out.esp.example [192.0.2." +
+                               std::to_string(10 + i) +
+                               "]) by mx.site.example\n";
   const std::string v = Variant(base, i);
   return above_received ? ar + received + v : received + ar + v;
 }
 
 Envelope VerpEnvelope(int i, std::vector<std::string> rcpts = {}) {
   if (rcpts.empty()) rcpts = {"user" + std::to_string(i) + "@site.example"};
-  return Env("news+user" + std::to_string(i) +
-                 "=site.example@bounces.shop.example",
-             "N" + std::to_string(i), std::move(rcpts),
-             "192.0.2." + std::to_string(10 + i));
+  return Env(
+      "news+user" + std::to_string(i) + "=site.example@bounces.shop.example",
+      "N" + std::to_string(i), std::move(rcpts),
+      "192.0.2." + std::to_string(10 + i));
 }
 
 config::Settings TrustingSettings() {
@@ -258,11 +257,11 @@ TEST(Check, ForgedAuthenticationResultsBuyNothing) {
     ASSERT_TRUE(db && analyzer);
     const std::string base = Fixture("fp-faq-a.eml");
     for (int i = 0; i < 6; ++i) {
-      auto o = Check(*analyzer, db.get(),
-                     Newsletter(base, i,
-                                below ? "mx.site.example" : "mx.evil.example",
-                                /*above_received=*/!below),
-                     VerpEnvelope(i), {.now = kT0 + i * kMinute});
+      auto o = Check(
+          *analyzer, db.get(),
+          Newsletter(base, i, below ? "mx.site.example" : "mx.evil.example",
+                     /*above_received=*/!below),
+          VerpEnvelope(i), {.now = kT0 + i * kMinute});
       ASSERT_TRUE(o.has_value());
       EXPECT_FALSE(o->analysis.identity.authenticated);
       if (i == 0) continue;
@@ -282,8 +281,8 @@ TEST(Check, ForgedCopyInAWantedClusterSpreadsIt) {
   ASSERT_TRUE(db && analyzer);
   const std::string base = Fixture("fp-faq-a.eml");
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(Check(*analyzer, db.get(), Newsletter(base, i),
-                      VerpEnvelope(i), {.now = kT0 + i * kMinute}));
+    ASSERT_TRUE(Check(*analyzer, db.get(), Newsletter(base, i), VerpEnvelope(i),
+                      {.now = kT0 + i * kMinute}));
   }
   auto forged = Check(*analyzer, db.get(), Variant(base, 3),
                       Env("news@shop.example", "", {}, "203.0.113.9"),
@@ -313,8 +312,7 @@ TEST(Check, ManyNetworksSpreadAnAuthenticatedSender) {
     if (i == 0) continue;
     ASSERT_TRUE(o->wave.has_value());
     EXPECT_EQ(o->wave->networks, static_cast<std::uint64_t>(i + 1));
-    EXPECT_EQ(o->wave->kind,
-              i + 1 > 3 ? WaveKind::kSpread : WaveKind::kBulk)
+    EXPECT_EQ(o->wave->kind, i + 1 > 3 ? WaveKind::kSpread : WaveKind::kBulk)
         << i;
   }
 }
@@ -383,9 +381,9 @@ TEST(Check, ActionsOnSpreadWavesOnly) {
       // Two copies a minute... then one 20 minutes later (no longer young).
       const store::UnixMillis now =
           kT0 + (i < 7 ? i * kMinute / 2 : 20 * kMinute);
-      auto o = Check(*analyzer, db.get(), Variant(base, i),
-                     Env("x@spam" + std::to_string(i) + ".example"),
-                     {.now = now});
+      auto o =
+          Check(*analyzer, db.get(), Variant(base, i),
+                Env("x@spam" + std::to_string(i) + ".example"), {.now = now});
       ASSERT_TRUE(o.has_value());
       Action want = Action::kNone;
       if (i + 1 >= 5) {
@@ -403,7 +401,8 @@ TEST(Check, ActionsOnSpreadWavesOnly) {
     }
     // Wanted bulk is never acted on.
     for (int i = 0; i < 7; ++i) {
-      auto o = Check(*analyzer, db.get(), Newsletter(Fixture("fp-template-a.eml"), i),
+      auto o = Check(*analyzer, db.get(),
+                     Newsletter(Fixture("fp-template-a.eml"), i),
                      VerpEnvelope(i), {.now = kT0 + i * kMinute / 2});
       ASSERT_TRUE(o.has_value());
       EXPECT_EQ(o->action, Action::kNone);

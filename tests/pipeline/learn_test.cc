@@ -37,14 +37,14 @@ TEST(Learn, SpamMarkMakesLaterCopiesSpread) {
   ASSERT_TRUE(db && analyzer);
   const std::string base = Fixture("fp-faq-a.eml");
   // Nothing known yet: learning starts the cluster.
-  auto learned = Learn(*analyzer, *db, Copy(base, 0), {}, store::Mark::kSpam,
-                       kT0);
+  auto learned =
+      Learn(*analyzer, *db, Copy(base, 0), {}, store::Mark::kSpam, kT0);
   ASSERT_TRUE(learned.has_value()) << learned.error().message();
   EXPECT_TRUE(learned->started);
   EXPECT_EQ(learned->cluster.mark, store::Mark::kSpam);
   EXPECT_EQ(learned->cluster.size, 1u);
-  auto o = Check(*analyzer, db.get(), Copy(base, 1),
-                 Env("a@one.example"), {.now = kT0 + kMinute});
+  auto o = Check(*analyzer, db.get(), Copy(base, 1), Env("a@one.example"),
+                 {.now = kT0 + kMinute});
   ASSERT_TRUE(o && o->wave);
   EXPECT_EQ(o->wave->cluster, learned->cluster.id);
   EXPECT_EQ(o->wave->kind, WaveKind::kSpread);
@@ -73,8 +73,8 @@ TEST(Learn, HamOutweighsTheCountsAndIsNotCountedTwice) {
   EXPECT_FALSE(learned->started);
   EXPECT_EQ(learned->cluster.size, 6u);
   EXPECT_EQ(learned->cluster.mark, store::Mark::kHam);
-  auto o = Check(*analyzer, db.get(), Copy(base, 7),
-                 Env("x@s7.example"), {.now = kT0 + 8 * kMinute});
+  auto o = Check(*analyzer, db.get(), Copy(base, 7), Env("x@s7.example"),
+                 {.now = kT0 + 8 * kMinute});
   ASSERT_TRUE(o && o->wave);
   EXPECT_EQ(o->wave->kind, WaveKind::kBulk);
   EXPECT_EQ(o->wave->reason, WaveReason::kHam);
@@ -82,8 +82,8 @@ TEST(Learn, HamOutweighsTheCountsAndIsNotCountedTwice) {
   // The site changes its mind: the latest word stands.
   ASSERT_TRUE(Learn(*analyzer, *db, Copy(base, 2), {}, store::Mark::kSpam,
                     kT0 + 9 * kMinute));
-  auto again = Check(*analyzer, db.get(), Copy(base, 8),
-                     Env("x@s8.example"), {.now = kT0 + 10 * kMinute});
+  auto again = Check(*analyzer, db.get(), Copy(base, 8), Env("x@s8.example"),
+                     {.now = kT0 + 10 * kMinute});
   ASSERT_TRUE(again && again->wave);
   EXPECT_EQ(again->wave->reason, WaveReason::kSpam);
 }
@@ -93,9 +93,9 @@ TEST(Learn, NearEmptyBodyIsRefused) {
   auto db = OpenStore(dir.path());
   auto analyzer = TestAnalyzer();
   ASSERT_TRUE(db && analyzer);
-  auto learned = Learn(*analyzer, *db,
-                       "From: a@example.org\nSubject: x\n\nok\n", {},
-                       store::Mark::kSpam, kT0);
+  auto learned =
+      Learn(*analyzer, *db, "From: a@example.org\nSubject: x\n\nok\n", {},
+            store::Mark::kSpam, kT0);
   ASSERT_FALSE(learned.has_value());
   EXPECT_EQ(learned.error().code(), Error::Code::kInvalidArgument);
 }

@@ -205,15 +205,17 @@ TEST(Headers, DocumentedGrammarMatchesEveryHeader) {
   ASSERT_FALSE(documented.empty()) << "no ^dup= line in docs/waves.md";
   const std::regex re(documented, std::regex::extended);
   using fingerprint::Method;
-  const Method methods[] = {Method::kExact,     Method::kBlocks,
+  const Method methods[] = {Method::kExact,       Method::kBlocks,
                             Method::kContainment, Method::kTrailer,
-                            Method::kReordered, Method::kCtph,
-                            Method::kSimHash,   Method::kWords};
-  const WaveReason reasons[] = {
-      WaveReason::kAllowed,         WaveReason::kHam,
-      WaveReason::kSpam,            WaveReason::kAuthenticated,
-      WaveReason::kUnauthenticated, WaveReason::kSenders,
-      WaveReason::kNetworks};
+                            Method::kReordered,   Method::kCtph,
+                            Method::kSimHash,     Method::kWords};
+  const WaveReason reasons[] = {WaveReason::kAllowed,
+                                WaveReason::kHam,
+                                WaveReason::kSpam,
+                                WaveReason::kAuthenticated,
+                                WaveReason::kUnauthenticated,
+                                WaveReason::kSenders,
+                                WaveReason::kNetworks};
   int checked = 0;
   for (Method m : methods) {
     for (WaveKind k : {WaveKind::kBulk, WaveKind::kSpread}) {
@@ -251,16 +253,15 @@ TEST(Kind, TheSitesWordBeforeTheCounts) {
   EXPECT_EQ(DecideKind(f),
             std::make_pair(WaveKind::kBulk, WaveReason::kAllowed));
   f.allowed = false;
-  EXPECT_EQ(DecideKind(f), std::make_pair(WaveKind::kSpread, WaveReason::kSpam));
+  EXPECT_EQ(DecideKind(f),
+            std::make_pair(WaveKind::kSpread, WaveReason::kSpam));
   f.mark = store::Mark::kHam;
   EXPECT_EQ(DecideKind(f), std::make_pair(WaveKind::kBulk, WaveReason::kHam));
 }
 
 TEST(Kind, CountsDecideWithoutAWord) {
-  KindFacts f{.authenticated = true,
-              .senders = 1,
-              .networks = 1,
-              .bulk_networks = 3};
+  KindFacts f{
+      .authenticated = true, .senders = 1, .networks = 1, .bulk_networks = 3};
   EXPECT_EQ(DecideKind(f),
             std::make_pair(WaveKind::kBulk, WaveReason::kAuthenticated));
   f.networks = 3;

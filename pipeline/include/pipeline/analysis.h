@@ -34,7 +34,7 @@ struct Envelope {
   std::string sender;    // MAIL FROM address, "" for the null sender
   std::string queue_id;  // the MTA's queue id, for logs and wave events
   std::vector<std::string> recipients;  // RCPT TO addresses; empty: unknown
-  std::string client_ip;  // the SMTP client's address; "" unknown
+  std::string client_ip;                // the SMTP client's address; "" unknown
 };
 
 // Typed warnings, so that a policy or a script reads a kind, not free text.

@@ -21,9 +21,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
-#include <string>
 #include <vector>
 
 #include "fingerprint/fingerprint.h"
@@ -80,12 +80,12 @@ std::string_view WaveReasonName(WaveReason reason);
 
 // The facts the kind is decided on, for one message in its cluster.
 struct KindFacts {
-  bool allowed = false;                     // an allow entry matched
-  store::Mark mark = store::Mark::kNone;    // the cluster's mark
-  bool authenticated = false;               // this message's identity
-  std::uint64_t senders = 0;                // the cluster's identities
-  std::uint64_t networks = 0;               // the cluster's client networks
-  std::uint32_t bulk_networks = 0;          // [wave] bulk_networks
+  bool allowed = false;                   // an allow entry matched
+  store::Mark mark = store::Mark::kNone;  // the cluster's mark
+  bool authenticated = false;             // this message's identity
+  std::uint64_t senders = 0;              // the cluster's identities
+  std::uint64_t networks = 0;             // the cluster's client networks
+  std::uint32_t bulk_networks = 0;        // [wave] bulk_networks
 };
 
 // Allowed, then the cluster's mark, then the counts: bulk when this message

@@ -122,9 +122,9 @@ struct Cluster {
   std::uint64_t recipients = 0;  // recipients of the members still stored
   Mark mark = Mark::kNone;       // the site's word (SetMark)
   UnixMillis marked_at = 0;      // when it was said (0: never)
-  std::string language;       // the canonical message's language
-  bool wave = false;          // it became a wave at some point
-  UnixMillis wave_since = 0;  // when it became one (0 if never)
+  std::string language;          // the canonical message's language
+  bool wave = false;             // it became a wave at some point
+  UnixMillis wave_since = 0;     // when it became one (0 if never)
 };
 
 struct Lookup {
