@@ -30,7 +30,8 @@ Table WaveTable() {
        .kind = Kind::kList,
        .meaning = "authserv-ids of the site's own Authentication-Results "
                   "(OpenDKIM, OpenDMARC, rspamd); only those, above the "
-                  "first Received, authenticate a sender; empty: none",
+                  "first Received, authenticate a sender (strip incoming "
+                  "ones in Postfix header_checks); empty: none",
        .field = Member<&Settings::wave, &S::trusted_authserv_ids>},
       {.key = "allow",
        .kind = Kind::kString,
