@@ -74,9 +74,8 @@ A mark lives as long as its cluster (until its last member is pruned);
 wants belongs in the allow list ([wave] allow: "cluster 7f3a9c21").
 )";
 
-// How the counts and the site's word decide a cluster as a whole: bulk when
-// every identity in it is one authenticated one (a single message may still
-// differ: a copy that is not authenticated is spread).
+// How the counts and the site's word decide the cluster's authenticated
+// copies (a copy that is not authenticated is spread whatever this says).
 std::pair<pipeline::WaveKind, pipeline::WaveReason> ClusterKind(
     const store::Cluster& c, const config::Settings& settings,
     const pipeline::Policy* policy) {
@@ -84,8 +83,8 @@ std::pair<pipeline::WaveKind, pipeline::WaveReason> ClusterKind(
       {.allowed =
            policy != nullptr && policy->allow.MatchCluster(c.id) != nullptr,
        .mark = c.mark,
-       .authenticated = c.authenticated > 0 && c.authenticated == c.senders,
-       .senders = c.senders,
+       .authenticated = c.authenticated > 0,
+       .authenticated_senders = c.authenticated,
        .networks = c.networks,
        .bulk_networks = settings.wave.bulk_networks});
 }

@@ -57,7 +57,7 @@ WaveVerdict MakeVerdict(const Match& match, const store::Cluster& c, bool wave,
       DecideKind({.allowed = Allowed(options, analyzer, a.identity, c.id),
                   .mark = c.mark,
                   .authenticated = a.identity.authenticated,
-                  .senders = c.senders,
+                  .authenticated_senders = c.authenticated,
                   .networks = c.networks,
                   .bulk_networks = analyzer.settings().wave.bulk_networks});
   return v;
@@ -75,6 +75,8 @@ std::optional<WaveVerdict> VerdictBeforeJoin(
     with.size += 1;
     with.recipients += std::max<std::uint32_t>(1, m.recipients);
     with.senders = std::max<std::uint64_t>(with.senders, 1);
+    if (m.authenticated)
+      with.authenticated = std::max<std::uint64_t>(with.authenticated, 1);
     if (!m.network.empty())
       with.networks = std::max<std::uint64_t>(with.networks, 1);
     return MakeVerdict(match, with, c.wave, a, analyzer, options);

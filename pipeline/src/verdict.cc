@@ -119,10 +119,11 @@ std::pair<WaveKind, WaveReason> DecideKind(const KindFacts& f) {
     return {WaveKind::kSpread, WaveReason::kSpam};
   if (!f.authenticated)
     return {WaveKind::kSpread, WaveReason::kUnauthenticated};
-  // Identities carry whether they were authenticated, so one identity in a
-  // cluster that holds this authenticated message is this one, and no
-  // forged copy of it has joined.
-  if (f.senders > 1) return {WaveKind::kSpread, WaveReason::kSenders};
+  // One authenticated identity in a cluster that holds this authenticated
+  // message is this message's: nobody else could sign as it. Throwaway
+  // domains that each sign their copies are many.
+  if (f.authenticated_senders > 1)
+    return {WaveKind::kSpread, WaveReason::kSenders};
   if (f.networks > f.bulk_networks)
     return {WaveKind::kSpread, WaveReason::kNetworks};
   return {WaveKind::kBulk, WaveReason::kAuthenticated};

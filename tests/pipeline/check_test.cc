@@ -272,9 +272,11 @@ TEST(Check, ForgedAuthenticationResultsBuyNothing) {
   }
 }
 
-// A forged copy joining a wanted newsletter's cluster adds an identity: it
-// is spread itself, and so are the authenticated copies after it.
-TEST(Check, ForgedCopyInAWantedClusterSpreadsIt) {
+// A forged (or broken) copy joining a wanted newsletter's cluster adds an
+// identity: it is spread itself, but the sender's authenticated copies stay
+// wanted; a second authenticated identity (a throwaway domain signing the
+// same text) makes them spread.
+TEST(Check, UnauthenticatedCopyInAWantedClusterIsSpreadAlone) {
   TempDir dir;
   auto db = OpenStore(dir.path());
   auto analyzer = TestAnalyzer(TrustingSettings());
@@ -292,9 +294,20 @@ TEST(Check, ForgedCopyInAWantedClusterSpreadsIt) {
   auto next = Check(*analyzer, db.get(), Newsletter(base, 4), VerpEnvelope(4),
                     {.now = kT0 + 4 * kMinute});
   ASSERT_TRUE(next && next->wave);
-  EXPECT_EQ(next->wave->kind, WaveKind::kSpread);
-  EXPECT_EQ(next->wave->reason, WaveReason::kSenders);
+  EXPECT_EQ(next->wave->kind, WaveKind::kBulk);
+  EXPECT_EQ(next->wave->reason, WaveReason::kAuthenticated);
   EXPECT_EQ(next->wave->senders, 2u);
+  std::string other = Newsletter(base, 5);
+  const std::string d = "header.d=news.shop.example";
+  other.replace(other.find(d), d.size(), "header.d=throwaway.example");
+  auto signed_other = Check(*analyzer, db.get(), other, VerpEnvelope(5),
+                            {.now = kT0 + 5 * kMinute});
+  ASSERT_TRUE(signed_other && signed_other->wave);
+  EXPECT_EQ(signed_other->wave->reason, WaveReason::kSenders);
+  auto after = Check(*analyzer, db.get(), Newsletter(base, 6), VerpEnvelope(6),
+                     {.now = kT0 + 6 * kMinute});
+  ASSERT_TRUE(after && after->wave);
+  EXPECT_EQ(after->wave->reason, WaveReason::kSenders);
 }
 
 TEST(Check, ManyNetworksSpreadAnAuthenticatedSender) {

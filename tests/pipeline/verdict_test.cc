@@ -247,7 +247,7 @@ TEST(Kind, TheSitesWordBeforeTheCounts) {
   KindFacts f{.allowed = true,
               .mark = store::Mark::kSpam,
               .authenticated = false,
-              .senders = 40,
+              .authenticated_senders = 40,
               .networks = 40,
               .bulk_networks = 3};
   EXPECT_EQ(DecideKind(f),
@@ -261,7 +261,10 @@ TEST(Kind, TheSitesWordBeforeTheCounts) {
 
 TEST(Kind, CountsDecideWithoutAWord) {
   KindFacts f{
-      .authenticated = true, .senders = 1, .networks = 1, .bulk_networks = 3};
+      .authenticated = true,
+      .authenticated_senders = 1,
+      .networks = 1,
+      .bulk_networks = 3};
   EXPECT_EQ(DecideKind(f),
             std::make_pair(WaveKind::kBulk, WaveReason::kAuthenticated));
   f.networks = 3;
@@ -270,12 +273,12 @@ TEST(Kind, CountsDecideWithoutAWord) {
   EXPECT_EQ(DecideKind(f),
             std::make_pair(WaveKind::kSpread, WaveReason::kNetworks));
   f.networks = 1;
-  f.senders = 2;
+  f.authenticated_senders = 2;
   EXPECT_EQ(DecideKind(f),
             std::make_pair(WaveKind::kSpread, WaveReason::kSenders));
   // One identity, but this copy proves nothing: a forger sending the
   // brand's newsletter text from its own hosts.
-  f.senders = 1;
+  f.authenticated_senders = 1;
   f.authenticated = false;
   EXPECT_EQ(DecideKind(f),
             std::make_pair(WaveKind::kSpread, WaveReason::kUnauthenticated));

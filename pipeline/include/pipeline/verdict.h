@@ -83,14 +83,18 @@ struct KindFacts {
   bool allowed = false;                   // an allow entry matched
   store::Mark mark = store::Mark::kNone;  // the cluster's mark
   bool authenticated = false;             // this message's identity
-  std::uint64_t senders = 0;              // the cluster's identities
+  // The cluster's distinct authenticated identities. Unauthenticated ones
+  // are left out: a copy whose signature a forwarder broke, or a forger's
+  // copy of the text, is spread itself but does not make the authenticated
+  // sender's copies so.
+  std::uint64_t authenticated_senders = 0;
   std::uint64_t networks = 0;             // the cluster's client networks
   std::uint32_t bulk_networks = 0;        // [wave] bulk_networks
 };
 
 // Allowed, then the cluster's mark, then the counts: bulk when this message
-// is authenticated, its cluster holds one identity (this one) and at most
-// bulk_networks networks; spread otherwise.
+// is authenticated, its cluster holds one authenticated identity (this one)
+// and at most bulk_networks networks; spread otherwise.
 std::pair<WaveKind, WaveReason> DecideKind(const KindFacts& facts);
 
 // What the wave header says.
