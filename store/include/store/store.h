@@ -65,6 +65,9 @@ using ClusterId = std::uint32_t;
 // "7f3a9c21".
 std::string ClusterIdString(ClusterId id);
 
+// Parses ClusterIdString's form (1-8 hex digits); nullopt otherwise.
+std::optional<ClusterId> ParseClusterId(std::string_view text);
+
 // What the site said about a cluster (`mailwave learn`, `mailwave store
 // allow|deny|forget`): kHam makes its copies wanted bulk whatever the counts
 // say, kSpam a spread wave; kNone leaves it to the counts. The latest word
@@ -72,8 +75,6 @@ std::string ClusterIdString(ClusterId id);
 enum class Mark : std::uint8_t { kNone = 0, kHam = 1, kSpam = 2 };
 // "none", "ham", "spam".
 std::string_view MarkName(Mark mark);
-// Parses ClusterIdString's form (1-8 hex digits); nullopt otherwise.
-std::optional<ClusterId> ParseClusterId(std::string_view text);
 
 // The message to look up or record. The fingerprint must have been computed
 // under the same fingerprint::Options the store was opened with (the encoding
