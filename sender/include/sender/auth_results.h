@@ -25,7 +25,7 @@ struct AuthResult {
 };
 
 struct AuthResults {
-  std::string authserv_id;  // as written (compared without case)
+  std::string authserv_id;          // as written (compared without case)
   std::vector<AuthResult> results;  // empty for "none"
 };
 
