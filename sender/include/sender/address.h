@@ -23,18 +23,19 @@ std::string DomainOf(std::string_view address);
 
 // One stable address for the forms mailers write per recipient or per
 // message, lower-cased:
-//   BATV   prvs=1234abcd=user@d.example, btv1==...==user@d   -> user@d.example
-//   SRS    SRS0=HHH=TT=orig.example=user@fwd.example         ->
-//   user@orig.example
-//          SRS1=HHH=fwd1.example==HHH=TT=orig.example=user@fwd.example
-//                                                            ->
-//                                                            user@orig.example
-//   VERP   list-bounces+user=rcpt.example@list.example       ->
-//   list-bounces@list.example +tag   user+tag@d.example -> user@d.example
-//   tokens bounce-4f3a9c21d0-20240517@esp.example             ->
-//   bounce-#-#@esp.example
-//          (a '-', '.', '_' or '=' separated part of the local part with six
-//          or more digits or hex digits, and at least one digit, is '#')
+//   BATV    prvs=1234abcd=user@d.example       -> user@d.example
+//           btv1==...==user@d.example          -> user@d.example
+//   SRS     SRS0=HHH=TT=orig.example=user@fwd.example
+//                                              -> user@orig.example
+//           SRS1=HHH=fwd1.example==HHH=TT=orig.example=user@fwd.example
+//                                              -> user@orig.example
+//   VERP    list-bounces+user=rcpt.example@list.example
+//                                              -> list-bounces@list.example
+//   +tag    user+tag@d.example                 -> user@d.example
+//   tokens  bounce-4f3a9c21d0-20240517@esp.example
+//                                              -> bounce-#-#@esp.example
+//           (a '-', '.', '_' or '=' separated part of the local part with
+//           six or more digits or hex digits, and at least one digit, is '#')
 // "" stays "".
 std::string FoldAddress(std::string_view address);
 
