@@ -13,6 +13,8 @@
 #include "pipeline/analysis.h"
 #include "pipeline/check.h"
 #include "pipeline/options.h"
+#include "pipeline/policy.h"
+#include "sender/address.h"
 #include "pipeline/store_open.h"
 #include "pipeline/window.h"
 #include "store/sqlite.h"
@@ -32,32 +34,47 @@ it there (unless --dry-run) and prints the headers the milter would add, one
 "Name: value" line each:
 
   X-Mailwave-Wave: dup=near; method=blocks; sim=0.93; cluster=7f3a9c21;
-    size=148; senders=97; first=2026-11-22T09:14:03Z; wave=yes
+    size=148; senders=97; first=2026-11-22T09:14:03Z; rcpts=150;
+    networks=41; kind=spread; why=senders; wave=yes
   X-Mailwave-Language: en; score=87; bilingual=no
 
 (each header on one line). X-Mailwave-Wave appears only when the message
-duplicates earlier mail; size counts the cluster with this message; wave=yes
-once the cluster has [wave] min_size members inside [wave] window. Messages
-are taken in the order given, each FILE one RFC 822 message whatever its name;
-with several FILEs each message's lines follow a "==> FILE <==" line.
+duplicates earlier mail; size counts the cluster with this message; senders
+its distinct sender identities, rcpts its recipients, networks its client
+networks; kind=bulk (wanted: one authenticated sender, allow-listed or
+learned ham) or kind=spread, why= says which rule decided (docs/waves.md);
+wave=yes once the cluster has [wave] min_size members inside [wave] window.
+Messages are taken in the order given, each FILE one RFC 822 message whatever
+its name; with several FILEs each message's lines follow a "==> FILE <=="
+line. The envelope options apply to every FILE: to replay what the milter
+saw, give --sender, each --rcpt and --client-ip; the site's own
+Authentication-Results count only above the first Received: and with an
+authserv-id in [wave] trusted_authserv_ids.
 
 Options:
   --store FILE   the store's SQLite file instead of [store] path
   --dry-run      look up and decide, record nothing
   --json         one JSON object per message, one per line: file, headers,
                  cluster (null when it starts none), size, method, similarity,
-                 senders, first_seen, wave, language, score, bilingual,
-                 warnings [{kind, detail}], degraded, timings_us per stage;
-                 absent values are null
+                 senders, rcpts, networks, first_seen, wave, kind, why,
+                 action, identity {domain, source, authenticated, network},
+                 language, score, bilingual, warnings [{kind, detail}],
+                 degraded, timings_us per stage; absent values are null
   --             ends the options: a FILE named -x is given as -- -x
   --sender ADDR  envelope sender (default: Return-Path, else From)
+  --rcpt ADDR    an envelope recipient (repeat for each; default: none
+                 known, counted as one)
+  --client-ip IP the SMTP client's address (its /24 or /48 is the network;
+                 ip allow entries match it; default: unknown)
   --queue-id ID  the queue id recorded with the message and named in events
   --now TIME     the arrival time (RFC 3339 "2026-11-22T09:14:03Z" or Unix
                  seconds), to replay old mail; default: the clock
   -h, --help     this text
 
 A store that cannot be opened or fails leaves messages untagged (a "store"
-warning), as the milter does. When a cluster becomes a wave, one JSON line goes
+warning), as the milter does. The "action" is what [wave] action would make
+the milter do (none, quarantine, reject, tempfail); check itself only prints
+it. Bodies shorter than [wave] min_body are neither looked up nor recorded. When a cluster becomes a wave, one JSON line goes
 to [wave] events (when set). Input is read up to [mime] max_bytes.
 
 Exit status:
@@ -117,8 +134,12 @@ std::string Json(const std::string& file, const pipeline::Outcome& o,
     j["method"] = fingerprint::MethodName(o.wave->method);
     j["similarity"] = pipeline::Similarity(o.match->comparison);
     j["senders"] = o.wave->senders;
+    j["rcpts"] = o.wave->recipients;
+    j["networks"] = o.wave->networks;
     j["first_seen"] = pipeline::FormatTime(o.wave->first_seen);
     j["wave"] = o.wave->wave;
+    j["kind"] = pipeline::WaveKindName(o.wave->kind);
+    j["why"] = pipeline::WaveReasonName(o.wave->reason);
   } else {
     j["size"] = o.recorded ? ordered_json(o.recorded->cluster.size)
                            : ordered_json(nullptr);
@@ -126,9 +147,24 @@ std::string Json(const std::string& file, const pipeline::Outcome& o,
     j["similarity"] = nullptr;
     j["senders"] = o.recorded ? ordered_json(o.recorded->cluster.senders)
                               : ordered_json(nullptr);
+    j["rcpts"] = o.recorded ? ordered_json(o.recorded->cluster.recipients)
+                            : ordered_json(nullptr);
+    j["networks"] = o.recorded ? ordered_json(o.recorded->cluster.networks)
+                               : ordered_json(nullptr);
     j["first_seen"] = nullptr;
     j["wave"] = false;
+    j["kind"] = nullptr;
+    j["why"] = nullptr;
   }
+  j["action"] = pipeline::ActionName(o.action);
+  const sender::Identity& id = a.identity;
+  j["identity"] = {
+      {"domain", id.domain.empty() ? ordered_json(nullptr)
+                                   : ordered_json(id.domain)},
+      {"source", sender::SourceName(id.source)},
+      {"authenticated", id.authenticated},
+      {"network",
+       id.network.empty() ? ordered_json(nullptr) : ordered_json(id.network)}};
   j["language"] = a.language.code;
   j["score"] = a.language.score;
   j["bilingual"] = a.language.bilingual;
@@ -183,6 +219,14 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
     } else if (a == "--sender") {
       if (!value(&v)) return Complain(kName, "--sender needs ADDR", kExitUsage);
       envelope.sender = v;
+    } else if (a == "--rcpt") {
+      if (!value(&v)) return Complain(kName, "--rcpt needs ADDR", kExitUsage);
+      envelope.recipients.push_back(v);
+    } else if (a == "--client-ip") {
+      if (!value(&v) || sender::ClientNetwork(v).empty())
+        return Complain(kName, "--client-ip needs an IPv4 or IPv6 address",
+                        kExitUsage);
+      envelope.client_ip = v;
     } else if (a == "--queue-id") {
       if (!value(&v)) return Complain(kName, "--queue-id needs ID", kExitUsage);
       envelope.queue_id = v;
@@ -208,6 +252,8 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   auto analyzer = pipeline::Analyzer::Create(*settings);
   if (!analyzer)
     return Complain(kName, analyzer.error().message(), kExitFailure);
+  auto policy = pipeline::LoadPolicy(*settings);
+  if (!policy) return ConfigFailure(policy.error());
 
   pipeline::StoreOpenOptions so;
   so.sqlite_path = store_path;
@@ -253,7 +299,8 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
     }
     pipeline::CheckOptions co{.dry_run = dry_run,
                               .now = now.value_or(store::NowMillis()),
-                              .window = window.get()};
+                              .window = window.get(),
+                              .policy = policy->get()};
     auto outcome = pipeline::Check(**analyzer, db.get(), *bytes, envelope, co);
     if (!outcome) {
       status = Complain(kName, file + ": " + outcome.error().message(),

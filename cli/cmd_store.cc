@@ -12,6 +12,7 @@
 #include "cli/command.h"
 #include "cli/util.h"
 #include "pipeline/options.h"
+#include "pipeline/policy.h"
 #include "pipeline/store_open.h"
 #include "pipeline/verdict.h"
 #include "store/sqlite.h"
@@ -36,8 +37,15 @@ Actions:
                  inside [wave] window): id, size, senders, first and last
                  seen, language
   clusters       every cluster of two or more messages, newest first
-  show CLUSTER   one cluster (8 hex digits, as in X-Mailwave-Wave) and its
-                 members: arrival, queue id, Message-ID hash
+  show CLUSTER   one cluster (8 hex digits, as in X-Mailwave-Wave), why it
+                 is of its kind (the site's mark, an allow entry, its
+                 distinct and authenticated identities, client networks,
+                 recipients) and its members: arrival, queue id,
+                 Message-ID hash
+  allow CLUSTER  marks the cluster ham: its copies are wanted bulk
+                 (kind=bulk; why=ham) whatever the counts say
+  deny CLUSTER   marks it spam: its copies are a spread wave (why=spam)
+  forget CLUSTER clears the mark: the counts decide again
   prune          removes messages older than [store] retention now, in
                  batches of [store] prune_batch
   check          full integrity check (PRAGMA integrity_check)
@@ -59,12 +67,40 @@ Exit status:
 Examples:
   mailwave store waves
   mailwave store --json show 7f3a9c21 | jq '.members[].queue_id'
+  mailwave store allow 7f3a9c21
+
+A mark lives as long as its cluster (until its last member is pruned);
+`mailwave learn` sets the same marks from messages. A cluster the site always
+wants belongs in the allow list ([wave] allow: "cluster 7f3a9c21").
 )";
+
+// How the counts and the site's word decide a cluster as a whole: bulk when
+// every identity in it is one authenticated one (a single message may still
+// differ: a copy that is not authenticated is spread).
+std::pair<pipeline::WaveKind, pipeline::WaveReason> ClusterKind(
+    const store::Cluster& c, const config::Settings& settings,
+    const pipeline::Policy* policy) {
+  return pipeline::DecideKind(
+      {.allowed = policy != nullptr &&
+                  policy->allow.MatchCluster(c.id) != nullptr,
+       .mark = c.mark,
+       .authenticated = c.authenticated > 0 && c.authenticated == c.senders,
+       .senders = c.senders,
+       .networks = c.networks,
+       .bulk_networks = settings.wave.bulk_networks});
+}
 
 nlohmann::ordered_json ClusterJson(const store::Cluster& c, bool wave_now) {
   return {{"cluster", store::ClusterIdString(c.id)},
           {"size", c.size},
           {"senders", c.senders},
+          {"authenticated", c.authenticated},
+          {"networks", c.networks},
+          {"recipients", c.recipients},
+          {"mark", MarkJson(c)},
+          {"marked_at", c.marked_at ? nlohmann::ordered_json(
+                                          pipeline::FormatTime(c.marked_at))
+                                    : nlohmann::ordered_json(nullptr)},
           {"first_seen", pipeline::FormatTime(c.first_seen)},
           {"last_seen", pipeline::FormatTime(c.last_seen)},
           {"language", c.language.empty() ? nlohmann::ordered_json(nullptr)
@@ -75,9 +111,18 @@ nlohmann::ordered_json ClusterJson(const store::Cluster& c, bool wave_now) {
                                       : nlohmann::ordered_json(nullptr)}};
 }
 
+nlohmann::ordered_json MarkJson(const store::Cluster& c) {
+  if (c.mark == store::Mark::kNone) return nullptr;
+  return std::string(store::MarkName(c.mark));
+}
+
 std::string ClusterLine(const store::Cluster& c) {
   return store::ClusterIdString(c.id) + "  size=" + std::to_string(c.size) +
          "  senders=" + std::to_string(c.senders) +
+         "  rcpts=" + std::to_string(c.recipients) +
+         "  mark=" +
+         (c.mark == store::Mark::kNone ? std::string("-")
+                                       : std::string(store::MarkName(c.mark))) +
          "  first=" + pipeline::FormatTime(c.first_seen) +
          "  last=" + pipeline::FormatTime(c.last_seen) +
          "  language=" + (c.language.empty() ? "-" : c.language);
@@ -118,14 +163,16 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   if (rest.empty()) {
     return Complain(kName,
                     "needs an action: stats, waves, clusters, show CLUSTER, "
-                    "prune or check",
+                    "allow CLUSTER, deny CLUSTER, forget CLUSTER, prune or "
+                    "check",
                     kExitUsage);
   }
   const std::string action = rest[0];
   std::optional<store::ClusterId> cluster_id;
-  if (action == "show") {
+  if (action == "show" || action == "allow" || action == "deny" ||
+      action == "forget") {
     if (rest.size() != 2 || !(cluster_id = store::ParseClusterId(rest[1]))) {
-      return Complain(kName, "show needs one CLUSTER id (8 hex digits)",
+      return Complain(kName, action + " needs one CLUSTER id (8 hex digits)",
                       kExitUsage);
     }
   } else if (action != "stats" && action != "waves" && action != "clusters" &&
@@ -141,7 +188,8 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   if (!settings) return ConfigFailure(settings.error());
   pipeline::StoreOpenOptions so;
   so.sqlite_path = store_path;
-  so.read_only = action != "prune";
+  so.read_only = action != "prune" && action != "allow" &&
+                 action != "deny" && action != "forget";
   so.log = [](std::string_view line) { Complain(kName, line, 0); };
   auto db = pipeline::OpenStore(*settings, so);
   if (!db) return Complain(kName, db.error().message(), kExitFailure);
@@ -201,9 +249,26 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
     auto members = (*db)->Members(*cluster_id, limit);
     if (!members)
       return Complain(kName, members.error().message(), kExitFailure);
+    auto policy = pipeline::LoadPolicy(*settings);
+    if (!policy) return ConfigFailure(policy.error());
+    const auto [kind, why] = ClusterKind(**c, *settings, policy->get());
     j = ClusterJson(**c, (**c).wave);
+    j["kind"] = pipeline::WaveKindName(kind);
+    j["why"] = pipeline::WaveReasonName(why);
     j["members"] = nlohmann::ordered_json::array();
-    text = ClusterLine(**c) + "\n";
+    const store::Cluster& cl = **c;
+    text = ClusterLine(cl) + "\n";
+    text += "  kind=" + std::string(pipeline::WaveKindName(kind)) +
+            " why=" + std::string(pipeline::WaveReasonName(why)) + ": ";
+    if (cl.mark != store::Mark::kNone) {
+      text += "marked " + std::string(store::MarkName(cl.mark)) + " at " +
+              pipeline::FormatTime(cl.marked_at) + "; ";
+    }
+    text += std::to_string(cl.senders) + " identities (" +
+            std::to_string(cl.authenticated) + " authenticated), " +
+            std::to_string(cl.networks) + " client networks (bulk allows " +
+            std::to_string(settings->wave.bulk_networks) + "), " +
+            std::to_string(cl.recipients) + " recipients\n";
     for (const auto& m : *members) {
       j["members"].push_back(
           {{"arrival", pipeline::FormatTime(m.arrival)},
@@ -215,6 +280,23 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
               (m.queue_id.empty() ? "-" : m.queue_id) + "  " +
               m.message_id_hash + "\n";
     }
+  } else if (action == "allow" || action == "deny" || action == "forget") {
+    const store::Mark mark = action == "allow"  ? store::Mark::kHam
+                             : action == "deny" ? store::Mark::kSpam
+                                                : store::Mark::kNone;
+    auto c = (*db)->SetMark(*cluster_id, mark, now);
+    if (!c) {
+      return Complain(kName,
+                      store::ClusterIdString(*cluster_id) + ": " +
+                          c.error().message(),
+                      kExitFailure);
+    }
+    j = ClusterJson(*c, c->wave);
+    text = "cluster " + store::ClusterIdString(c->id) + ": " +
+           (mark == store::Mark::kNone ? std::string("mark cleared")
+                                       : "marked " +
+                                             std::string(store::MarkName(mark))) +
+           "\n";
   } else if (action == "prune") {
     const store::UnixMillis before = now - settings->store.retention.count();
     auto n = (*db)->Prune(before, settings->store.prune_batch,

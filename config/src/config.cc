@@ -140,7 +140,33 @@ std::optional<std::string> Assign(const Param& p, const toml::node& node,
     case Kind::kString: {
       const auto* str = node.as_string();
       if (str == nullptr) return wrong_type("a string");
+      if (!p.choices.empty() &&
+          std::find(p.choices.begin(), p.choices.end(), str->get()) ==
+              p.choices.end()) {
+        std::string reason = "must be one of";
+        for (std::size_t i = 0; i < p.choices.size(); ++i) {
+          reason += i == 0 ? " \"" : ", \"";
+          reason += p.choices[i];
+          reason += "\"";
+        }
+        return reason;
+      }
       std::get<std::string& (*)(Settings&)>(p.field)(s) = str->get();
+      return std::nullopt;
+    }
+    case Kind::kList: {
+      const auto* arr = node.as_array();
+      if (arr == nullptr) return wrong_type("an array of strings");
+      std::vector<std::string> values;
+      for (const toml::node& item : *arr) {
+        const auto* str = item.as_string();
+        if (str == nullptr)
+          return "expected an array of strings, got " +
+                 std::string(TypeName(item)) + " in it";
+        values.push_back(str->get());
+      }
+      std::get<std::vector<std::string>& (*)(Settings&)>(p.field)(s) =
+          std::move(values);
       return std::nullopt;
     }
     case Kind::kDuration: {
@@ -281,6 +307,13 @@ std::string FormatValue(const Param& p, Settings& s) {
           return v ? "true" : "false";
         } else if constexpr (std::is_same_v<V, std::string>) {
           return QuoteString(v);
+        } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {
+          std::string out = "[";
+          for (std::size_t i = 0; i < v.size(); ++i) {
+            if (i > 0) out += ", ";
+            out += QuoteString(v[i]);
+          }
+          return out + "]";
         } else {
           return "\"" + FormatDuration(v) + "\"";
         }
@@ -303,8 +336,17 @@ std::string Describe(const Param& p) {
       break;
     case Kind::kBool:
       return "true or false";
-    case Kind::kString:
-      return "string";
+    case Kind::kString: {
+      if (p.choices.empty()) return "string";
+      std::string out;
+      for (std::string_view c : p.choices) {
+        if (!out.empty()) out += " | ";
+        out += "\"" + std::string(c) + "\"";
+      }
+      return out;
+    }
+    case Kind::kList:
+      return "array of strings";
     case Kind::kDuration:
       kind = "duration";
       break;

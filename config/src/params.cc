@@ -14,7 +14,9 @@ std::span<const Table> Tables() {
 
 bool Consistent(const Param& p) {
   if (p.field.index() != static_cast<size_t>(p.kind)) return false;
-  if (p.kind == Kind::kBool || p.kind == Kind::kString) return true;
+  if (p.kind == Kind::kBool || p.kind == Kind::kString ||
+      p.kind == Kind::kList)
+    return true;
   return p.min <= p.max;
 }
 

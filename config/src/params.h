@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "config/config.h"
 
@@ -35,6 +36,7 @@ enum class Kind {
   kString,  // std::string; TOML string
   kDuration,  // std::chrono::milliseconds; TOML string with units ("30s",
               // "500ms")
+  kList,      // std::vector<std::string>; TOML array of strings
 };
 
 // Where a key's value lives in Settings. The alternative must match the kind
@@ -43,7 +45,8 @@ using Field =
     std::variant<std::uint64_t& (*)(Settings&), std::uint32_t& (*)(Settings&),
                  double& (*)(Settings&), bool& (*)(Settings&),
                  std::string& (*)(Settings&),
-                 std::chrono::milliseconds& (*)(Settings&)>;
+                 std::chrono::milliseconds& (*)(Settings&),
+                 std::vector<std::string>& (*)(Settings&)>;
 
 // The accessor of one settings field, for Param::field:
 //   .field = Member<&Settings::mime, &MimeSettings::max_bytes>
@@ -63,6 +66,9 @@ struct Param {
   std::string_view
       meaning;  // one line, shown in --defaults and config/mailwave.toml
   Field field;
+  // A string key's allowed values (empty: any string); the parser refuses
+  // others with the file, line and key, and --defaults lists them.
+  std::span<const std::string_view> choices = {};
 };
 
 struct Table {

@@ -264,7 +264,8 @@ sfsistat EomInner(SMFICTX* ctx, Session& s) {
 
   const pipeline::Envelope envelope{.sender = s.sender(), .queue_id = qid};
   const pipeline::CheckOptions options{.now = store::NowMillis(),
-                                       .window = snap->window.get()};
+                                       .window = snap->window.get(),
+                                       .policy = snap->policy.get()};
   const auto started = std::chrono::steady_clock::now();
   auto outcome = pipeline::Check(*snap->analyzer, snap->store.get(), s.bytes(),
                                  envelope, options);

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "pipeline/analysis.h"
+#include "pipeline/policy.h"
 #include "pipeline/window.h"
 #include "relays.h"
 #include "store/store.h"
@@ -30,6 +31,8 @@ struct Snapshot {
   std::shared_ptr<store::Store> store;  // null: messages pass untagged
   // The comparison window ([gpu]); null: the index alone decides.
   std::shared_ptr<pipeline::Window> window;
+  // [wave] allow, read at start and on each reload.
+  std::shared_ptr<const pipeline::Policy> policy;
   std::uint64_t max_bytes = 32ull << 20;
   std::string wave_events;  // [wave] events; empty: none
   sfsistat on_error = SMFIS_CONTINUE;

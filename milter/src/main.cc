@@ -38,6 +38,7 @@
 #include "metrics_hooks.h"
 #include "nodelay.h"
 #include "pipeline/analysis.h"
+#include "pipeline/policy.h"
 #include "pipeline/options.h"
 #include "pipeline/store_open.h"
 #include "pipeline/window.h"
@@ -113,6 +114,7 @@ void MakePathsAbsolute(mw::config::Settings& s, const std::string& base) {
   s.langid.dictionary = Absolute(s.langid.dictionary, base);
   s.store.path = Absolute(s.store.path, base);
   s.wave.events = Absolute(s.wave.events, base);
+  s.wave.allow = Absolute(s.wave.allow, base);
   s.milter.pid_file = Absolute(s.milter.pid_file, base);
   const std::string unix_path = mw::milter::UnixSocketPath(s.milter.socket);
   if (!unix_path.empty() && unix_path.front() != '/') {
@@ -156,9 +158,14 @@ mw::Result<std::shared_ptr<const mw::milter::Snapshot>> BuildSnapshot(
     const mw::milter::Snapshot* previous) {
   auto analyzer = mw::pipeline::Analyzer::Create(s);
   if (!analyzer) return mw::Fail(analyzer.error());
+  // The allow list is read again on every reload: an edited file takes
+  // effect with SIGHUP, and a broken one refuses the reload as a whole.
+  auto policy = mw::pipeline::LoadPolicy(s);
+  if (!policy) return mw::Fail(policy.error());
 
   auto snapshot = std::make_shared<mw::milter::Snapshot>();
   snapshot->analyzer = *analyzer;
+  snapshot->policy = *policy;
   if (previous != nullptr && previous_settings != nullptr &&
       previous_settings->store == s.store && previous->store) {
     snapshot->store = previous->store;

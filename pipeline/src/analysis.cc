@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "mw/budget.h"
+#include "sender/header_fields.h"
 #include "pipeline/options.h"
 #include "stage_timer.h"
 
@@ -16,6 +17,16 @@ void NoteBudget(Analysis& a, std::string_view stage) {
                         "work budget spent before " + std::string(stage) +
                             " (pipeline.max_cpu or max_wall); no duplicate "
                             "verdict"});
+}
+
+// The list is machine data read once per process; every Analyzer (one per
+// configuration reload) shares it.
+std::shared_ptr<const sender::SuffixList> Suffixes() {
+  static const std::shared_ptr<const sender::SuffixList> list = [] {
+    auto opened = sender::SuffixList::Open();
+    return opened ? *opened : nullptr;
+  }();
+  return list;
 }
 
 }  // namespace
@@ -93,7 +104,11 @@ Analyzer::Analyzer(const config::Settings& settings,
       limits_(MimeLimits(settings.mime)),
       fingerprint_(FingerprintOptions(settings.fingerprint)),
       langid_(LangidOptions(settings.langid)),
-      model_(std::move(model)) {}
+      model_(std::move(model)),
+      suffixes_(Suffixes()) {
+  sender_.trusted_authserv_ids = settings.wave.trusted_authserv_ids;
+  sender_.suffixes = suffixes_.get();
+}
 
 Result<std::shared_ptr<const Analyzer>> Analyzer::Create(
     const config::Settings& settings) {
@@ -130,6 +145,14 @@ Result<Analysis> Analyzer::Analyze(std::string_view bytes,
   a.sender = !envelope.sender.empty()        ? envelope.sender
              : !message->return_path.empty() ? message->return_path
                                              : message->from;
+  {
+    // The header as the MTA passed it, in order: trust in an
+    // Authentication-Results field depends on where it stands.
+    const std::vector<sender::Field> header = sender::ReadHeader(bytes);
+    a.identity = sender::Identify(
+        header, {.sender = a.sender, .client_ip = envelope.client_ip},
+        sender_);
+  }
   if (budget.Exceeded()) {
     NoteBudget(a, "normalisation");
     return a;

@@ -6,12 +6,14 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <tuple>
 #include <nlohmann/json.hpp>
 #include <utility>
 
 #include "mw/budget.h"
 #include "pipeline/options.h"
 #include "stage_timer.h"
+#include "store_message.h"
 
 namespace mw::pipeline {
 namespace {
@@ -29,30 +31,84 @@ void StoreFailed(Outcome& out, std::string_view what, const Error& e) {
                                 "; message passes untagged"});
 }
 
-// Addresses differ in case between mailers ("Bob@Example.org"); one sender
-// must count once among a cluster's distinct senders.
-std::string LowerAscii(std::string s) {
-  for (char& c : s) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return s;
+bool Allowed(const CheckOptions& options, const Analyzer& analyzer,
+             const sender::Identity& identity, store::ClusterId cluster) {
+  if (options.policy == nullptr) return false;
+  return options.policy->allow.Match(identity, analyzer.suffixes()) !=
+             nullptr ||
+         options.policy->allow.MatchCluster(cluster) != nullptr;
+}
+
+// The header's values for a message in cluster `c` (as it stands with this
+// message counted), and the kind the site's word and the counts give it.
+WaveVerdict MakeVerdict(const Match& match, const store::Cluster& c,
+                        bool wave, const Analysis& a,
+                        const Analyzer& analyzer,
+                        const CheckOptions& options) {
+  WaveVerdict v{.method = match.comparison.method,
+                .similarity = Similarity(match.comparison),
+                .cluster = c.id,
+                .size = c.size,
+                .senders = c.senders,
+                .first_seen = c.first_seen,
+                .recipients = c.recipients,
+                .networks = c.networks,
+                .wave = wave};
+  std::tie(v.kind, v.reason) = DecideKind(
+      {.allowed = Allowed(options, analyzer, a.identity, c.id),
+       .mark = c.mark,
+       .authenticated = a.identity.authenticated,
+       .senders = c.senders,
+       .networks = c.networks,
+       .bulk_networks = analyzer.settings().wave.bulk_networks});
+  return v;
 }
 
 // The verdict for a message matched to `match`'s cluster that is not (yet)
-// recorded: the cluster as the lookup saw it, plus this message.
+// recorded: the cluster as the lookup saw it, plus this message (its
+// identity and network counted as new only where the cluster had none).
 std::optional<WaveVerdict> VerdictBeforeJoin(const Match& match,
-                                             const store::Lookup& lookup) {
+                                             const store::Lookup& lookup,
+                                             const store::Message& m,
+                                             const Analysis& a,
+                                             const Analyzer& analyzer,
+                                             const CheckOptions& options) {
   for (const auto& [c, fp] : lookup.clusters) {
     if (c.id != match.cluster) continue;
-    return WaveVerdict{.method = match.comparison.method,
-                       .similarity = Similarity(match.comparison),
-                       .cluster = c.id,
-                       .size = c.size + 1,
-                       .senders = c.senders,
-                       .first_seen = c.first_seen,
-                       .wave = c.wave};
+    store::Cluster with = c;
+    with.size += 1;
+    with.recipients += std::max<std::uint32_t>(1, m.recipients);
+    with.senders = std::max<std::uint64_t>(with.senders, 1);
+    if (!m.network.empty())
+      with.networks = std::max<std::uint64_t>(with.networks, 1);
+    return MakeVerdict(match, with, c.wave, a, analyzer, options);
   }
   return std::nullopt;
+}
+
+// [wave] action for a copy of a spread wave; wanted bulk never gets one.
+void DecideAction(Outcome& out, const config::WaveSettings& w,
+                  store::UnixMillis now) {
+  if (!out.wave || !out.wave->wave || out.wave->kind != WaveKind::kSpread)
+    return;
+  const WaveVerdict& v = *out.wave;
+  if (w.action == "quarantine") {
+    out.action = Action::kQuarantine;
+  } else if (w.action == "reject") {
+    out.action = Action::kReject;
+  } else if (w.action == "tempfail") {
+    // Greylisting of a young wave: its first copies wait, and by the time
+    // the MTA retries, the wave's copies carry what the site knows of it.
+    if (now - v.first_seen >= w.young.count()) return;
+    out.action = Action::kTempfail;
+  } else {
+    return;
+  }
+  out.action_text = "spread wave, cluster " +
+                    store::ClusterIdString(v.cluster) + ": " +
+                    std::to_string(v.size) + " copies from " +
+                    std::to_string(v.senders) + " senders (" +
+                    std::string(WaveReasonName(v.reason)) + ")";
 }
 
 }  // namespace
@@ -72,15 +128,9 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
   Outcome out;
   out.analysis = std::move(analysis);
   Analysis& a = out.analysis;
-  // Empty bodies match nothing and are not worth remembering.
-  if (store != nullptr && !a.degraded && a.fingerprint.body_bytes > 0) {
-    store::Message m{.fingerprint = a.fingerprint,
-                     .arrival = options.now,
-                     .queue_id = envelope.queue_id,
-                     .message_id = a.message_id,
-                     .sender = LowerAscii(a.sender),
-                     .language = a.language.code,
-                     .size = a.size};
+  // Empty and near-empty bodies match nothing and are not worth remembering.
+  if (store != nullptr && Storable(a, analyzer.settings())) {
+    const store::Message m = StoreMessage(a, envelope, options.now);
     // A new cluster is started only when no message recorded since the
     // lookup shares a key with this one (store::Join::seen); otherwise the
     // message is looked up and decided again, so that two writers that see
@@ -138,7 +188,8 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
             // is not asked for the window, so "wave" is the cluster's state so
             // far.
             out.cluster = out.match->cluster;
-            out.wave = VerdictBeforeJoin(*out.match, *lookup);
+            out.wave = VerdictBeforeJoin(*out.match, *lookup, m, a, analyzer,
+                                         options);
           }
         } else {
           store::Join join;
@@ -162,7 +213,8 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
             if (out.match) {
               // The match stands even when it could not be remembered.
               out.cluster = out.match->cluster;
-              out.wave = VerdictBeforeJoin(*out.match, *lookup);
+              out.wave = VerdictBeforeJoin(*out.match, *lookup, m, a,
+                                           analyzer, options);
             }
           } else {
             out.cluster = rec->cluster.id;
@@ -170,14 +222,9 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
               options.window->Add(rec->id, options.now, a.fingerprint);
             }
             if (out.match && rec->cluster.id == out.match->cluster) {
-              out.wave =
-                  WaveVerdict{.method = out.match->comparison.method,
-                              .similarity = Similarity(out.match->comparison),
-                              .cluster = rec->cluster.id,
-                              .size = rec->cluster.size,
-                              .senders = rec->cluster.senders,
-                              .first_seen = rec->cluster.first_seen,
-                              .wave = rec->window_size >= rule.min_size};
+              out.wave = MakeVerdict(*out.match, rec->cluster,
+                                     rec->window_size >= rule.min_size, a,
+                                     analyzer, options);
             }
             if (rec->became_wave) {
               out.event = WaveEvent{.time = options.now,
@@ -192,6 +239,7 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
       break;
     }
   }
+  DecideAction(out, analyzer.settings().wave, options.now);
   if (out.wave) {
     out.headers.push_back(
         {std::string(kWaveHeader), WaveHeaderValue(*out.wave)});

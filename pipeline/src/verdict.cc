@@ -71,6 +71,63 @@ double Similarity(const fingerprint::Comparison& c) {
   return 0;
 }
 
+std::string_view WaveKindName(WaveKind kind) {
+  return kind == WaveKind::kBulk ? "bulk" : "spread";
+}
+
+std::string_view WaveReasonName(WaveReason reason) {
+  switch (reason) {
+    case WaveReason::kAllowed:
+      return "allow";
+    case WaveReason::kHam:
+      return "ham";
+    case WaveReason::kSpam:
+      return "spam";
+    case WaveReason::kAuthenticated:
+      return "auth";
+    case WaveReason::kUnauthenticated:
+      return "unauth";
+    case WaveReason::kSenders:
+      return "senders";
+    case WaveReason::kNetworks:
+      return "networks";
+  }
+  return "unauth";
+}
+
+std::string_view ActionName(Action action) {
+  switch (action) {
+    case Action::kNone:
+      return "none";
+    case Action::kQuarantine:
+      return "quarantine";
+    case Action::kReject:
+      return "reject";
+    case Action::kTempfail:
+      return "tempfail";
+  }
+  return "none";
+}
+
+std::pair<WaveKind, WaveReason> DecideKind(const KindFacts& f) {
+  // The site's word first: its allow list, then what it learned about this
+  // cluster. Only then the counts, which a sender cannot forge: an identity
+  // counts as authenticated only through the site's own results.
+  if (f.allowed) return {WaveKind::kBulk, WaveReason::kAllowed};
+  if (f.mark == store::Mark::kHam) return {WaveKind::kBulk, WaveReason::kHam};
+  if (f.mark == store::Mark::kSpam)
+    return {WaveKind::kSpread, WaveReason::kSpam};
+  if (!f.authenticated)
+    return {WaveKind::kSpread, WaveReason::kUnauthenticated};
+  // Identities carry whether they were authenticated, so one identity in a
+  // cluster that holds this authenticated message is this one, and no
+  // forged copy of it has joined.
+  if (f.senders > 1) return {WaveKind::kSpread, WaveReason::kSenders};
+  if (f.networks > f.bulk_networks)
+    return {WaveKind::kSpread, WaveReason::kNetworks};
+  return {WaveKind::kBulk, WaveReason::kAuthenticated};
+}
+
 std::string FormatTime(store::UnixMillis t) {
   const time_t secs = static_cast<time_t>(t / 1000 - (t % 1000 < 0 ? 1 : 0));
   tm utc{};
@@ -98,6 +155,12 @@ std::string WaveHeaderValue(const WaveVerdict& v) {
   out += "; size=" + std::to_string(v.size);
   out += "; senders=" + std::to_string(v.senders);
   out += "; first=" + FormatTime(v.first_seen);
+  out += "; rcpts=" + std::to_string(v.recipients);
+  out += "; networks=" + std::to_string(v.networks);
+  out += "; kind=";
+  out += WaveKindName(v.kind);
+  out += "; why=";
+  out += WaveReasonName(v.reason);
   out += v.wave ? "; wave=yes" : "; wave=no";
   return out;
 }

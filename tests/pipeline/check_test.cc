@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <barrier>
+#include <chrono>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
@@ -51,7 +53,7 @@ TEST(Check, WaveGrowsAndBecomesAWave) {
   std::optional<store::ClusterId> cluster;
   for (int i = 0; i < 6; ++i) {
     auto o = Check(*analyzer, db.get(), Variant(base, i),
-                   {.sender = "s" + std::to_string(i % 3) + "@example.org",
+                   {.sender = "s@example" + std::to_string(i % 3) + ".org",
                     .queue_id = "Q" + std::to_string(i)},
                    {.now = kT0 + i * kMinute});
     ASSERT_TRUE(o.has_value());
@@ -180,6 +182,250 @@ TEST(Check, SendersCountedWithoutCase) {
       ASSERT_TRUE(o->wave.has_value());
       EXPECT_EQ(o->wave->senders, 1u);
     }
+  }
+}
+
+// The newsletter an ESP sends to a site: one authenticated identity (the
+// site's own Authentication-Results above Received), a VERP bounce address
+// per recipient, one sending network.
+std::string Newsletter(const std::string& base, int i,
+                       const std::string& authserv = "mx.site.example",
+                       bool above_received = true) {
+  const std::string ar = "Authentication-Results: " + authserv +
+                         "; dkim=pass header.d=news.shop.example; "
+                         "spf=pass smtp.mailfrom=bounce@esp.example\n";
+  const std::string received =
+      "Received: from out" + std::to_string(i) +
+      ".esp.example (out.esp.example [192.0.2." + std::to_string(10 + i) +
+      "]) by mx.site.example\n";
+  const std::string v = Variant(base, i);
+  return above_received ? ar + received + v : received + ar + v;
+}
+
+Envelope VerpEnvelope(int i, std::vector<std::string> rcpts = {}) {
+  if (rcpts.empty()) rcpts = {"user" + std::to_string(i) + "@site.example"};
+  return {.sender = "news+user" + std::to_string(i) +
+                    "=site.example@bounces.shop.example",
+          .queue_id = "N" + std::to_string(i),
+          .recipients = std::move(rcpts),
+          .client_ip = "192.0.2." + std::to_string(10 + i)};
+}
+
+config::Settings TrustingSettings() {
+  config::Settings s = TestSettings();
+  s.wave.trusted_authserv_ids = {"MX.site.example"};
+  return s;
+}
+
+TEST(Check, OneAuthenticatedSenderIsWantedBulk) {
+  TempDir dir;
+  auto db = OpenStore(dir.path());
+  auto analyzer = TestAnalyzer(TrustingSettings());
+  ASSERT_TRUE(db && analyzer);
+  const std::string base = Fixture("fp-faq-a.eml");
+  std::uint64_t rcpts = 0;
+  for (int i = 0; i < 8; ++i) {
+    // The third copy goes to three users of the site in one delivery.
+    auto env = i == 2 ? VerpEnvelope(i, {"a@site.example", "b@site.example",
+                                         "c@site.example"})
+                      : VerpEnvelope(i);
+    rcpts += env.recipients.size();
+    auto o = Check(*analyzer, db.get(), Newsletter(base, i), env,
+                   {.now = kT0 + i * kMinute});
+    ASSERT_TRUE(o.has_value());
+    EXPECT_TRUE(o->analysis.identity.authenticated);
+    EXPECT_EQ(o->analysis.identity.domain, "shop.example");
+    if (i == 0) continue;
+    ASSERT_TRUE(o->wave.has_value()) << i;
+    EXPECT_EQ(o->wave->kind, WaveKind::kBulk) << i;
+    EXPECT_EQ(o->wave->reason, WaveReason::kAuthenticated) << i;
+    EXPECT_EQ(o->wave->senders, 1u);
+    EXPECT_EQ(o->wave->networks, 1u);
+    EXPECT_EQ(o->wave->recipients, rcpts);
+    EXPECT_EQ(o->action, Action::kNone);
+    EXPECT_NE(Find(*o, kWaveHeader)->value.find("; kind=bulk; why=auth; "),
+              std::string::npos);
+  }
+}
+
+// The same text with the results forged: below Received, or under another
+// authserv-id. Nothing is authenticated, and the wave is spread.
+TEST(Check, ForgedAuthenticationResultsBuyNothing) {
+  for (bool below : {true, false}) {
+    TempDir dir;
+    auto db = OpenStore(dir.path());
+    auto analyzer = TestAnalyzer(TrustingSettings());
+    ASSERT_TRUE(db && analyzer);
+    const std::string base = Fixture("fp-faq-a.eml");
+    for (int i = 0; i < 6; ++i) {
+      auto o = Check(*analyzer, db.get(),
+                     Newsletter(base, i,
+                                below ? "mx.site.example" : "mx.evil.example",
+                                /*above_received=*/!below),
+                     VerpEnvelope(i), {.now = kT0 + i * kMinute});
+      ASSERT_TRUE(o.has_value());
+      EXPECT_FALSE(o->analysis.identity.authenticated);
+      if (i == 0) continue;
+      ASSERT_TRUE(o->wave.has_value());
+      EXPECT_EQ(o->wave->kind, WaveKind::kSpread);
+      EXPECT_EQ(o->wave->reason, WaveReason::kUnauthenticated);
+    }
+  }
+}
+
+// A forged copy joining a wanted newsletter's cluster adds an identity: it
+// is spread itself, and so are the authenticated copies after it.
+TEST(Check, ForgedCopyInAWantedClusterSpreadsIt) {
+  TempDir dir;
+  auto db = OpenStore(dir.path());
+  auto analyzer = TestAnalyzer(TrustingSettings());
+  ASSERT_TRUE(db && analyzer);
+  const std::string base = Fixture("fp-faq-a.eml");
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(Check(*analyzer, db.get(), Newsletter(base, i),
+                      VerpEnvelope(i), {.now = kT0 + i * kMinute}));
+  }
+  auto forged = Check(*analyzer, db.get(), Variant(base, 3),
+                      {.sender = "news@shop.example", .client_ip = "203.0.113.9"},
+                      {.now = kT0 + 3 * kMinute});
+  ASSERT_TRUE(forged && forged->wave);
+  EXPECT_EQ(forged->wave->reason, WaveReason::kUnauthenticated);
+  auto next = Check(*analyzer, db.get(), Newsletter(base, 4), VerpEnvelope(4),
+                    {.now = kT0 + 4 * kMinute});
+  ASSERT_TRUE(next && next->wave);
+  EXPECT_EQ(next->wave->kind, WaveKind::kSpread);
+  EXPECT_EQ(next->wave->reason, WaveReason::kSenders);
+  EXPECT_EQ(next->wave->senders, 2u);
+}
+
+TEST(Check, ManyNetworksSpreadAnAuthenticatedSender) {
+  TempDir dir;
+  auto db = OpenStore(dir.path());
+  auto analyzer = TestAnalyzer(TrustingSettings());
+  ASSERT_TRUE(db && analyzer);
+  const std::string base = Fixture("fp-faq-a.eml");
+  for (int i = 0; i < 6; ++i) {
+    Envelope env = VerpEnvelope(i);
+    env.client_ip = "198.51." + std::to_string(i) + ".7";
+    auto o = Check(*analyzer, db.get(), Newsletter(base, i), env,
+                   {.now = kT0 + i * kMinute});
+    ASSERT_TRUE(o.has_value());
+    if (i == 0) continue;
+    ASSERT_TRUE(o->wave.has_value());
+    EXPECT_EQ(o->wave->networks, static_cast<std::uint64_t>(i + 1));
+    EXPECT_EQ(o->wave->kind,
+              i + 1 > 3 ? WaveKind::kSpread : WaveKind::kBulk)
+        << i;
+  }
+}
+
+TEST(Check, AllowListedNetworkIsWanted) {
+  TempDir dir;
+  const std::string allow = dir.path() + "/allow";
+  {
+    std::ofstream out(allow);
+    out << "# the site's own relay\nip 192.0.2.0/24\n";
+  }
+  config::Settings settings = TestSettings();
+  settings.wave.allow = allow;
+  auto policy = LoadPolicy(settings);
+  ASSERT_TRUE(policy.has_value()) << policy.error().message();
+  auto db = OpenStore(dir.path());
+  auto analyzer = TestAnalyzer(settings);
+  ASSERT_TRUE(db && analyzer);
+  const std::string base = Fixture("fp-faq-a.eml");
+  for (int i = 0; i < 6; ++i) {
+    const Envelope env{.sender = "x@random" + std::to_string(i) + ".example",
+                       .client_ip = i < 5 ? "192.0.2.77" : "203.0.113.1"};
+    auto o = Check(*analyzer, db.get(), Variant(base, i), env,
+                   {.now = kT0 + i * kMinute, .policy = policy->get()});
+    ASSERT_TRUE(o.has_value());
+    if (i == 0) continue;
+    ASSERT_TRUE(o->wave.has_value());
+    if (i < 5) {
+      EXPECT_EQ(o->wave->kind, WaveKind::kBulk);
+      EXPECT_EQ(o->wave->reason, WaveReason::kAllowed);
+    } else {
+      // The same wave from elsewhere is not allowed.
+      EXPECT_EQ(o->wave->kind, WaveKind::kSpread);
+    }
+  }
+}
+
+TEST(Check, BadAllowFileNamesFileAndLine) {
+  TempDir dir;
+  const std::string allow = dir.path() + "/allow";
+  {
+    std::ofstream out(allow);
+    out << "dkim shop.example\nip 10.0.0.0/33\n";
+  }
+  config::Settings settings = TestSettings();
+  settings.wave.allow = allow;
+  auto policy = LoadPolicy(settings);
+  ASSERT_FALSE(policy.has_value());
+  EXPECT_TRUE(policy.error().message().starts_with(allow + ":2: "))
+      << policy.error().message();
+}
+
+// [wave] action on a spread wave: from the copy that makes it a wave on;
+// tempfail only while the cluster is young; never on wanted bulk.
+TEST(Check, ActionsOnSpreadWavesOnly) {
+  for (std::string action : {"header", "quarantine", "reject", "tempfail"}) {
+    TempDir dir;
+    config::Settings settings = TrustingSettings();
+    settings.wave.action = action;
+    settings.wave.young = std::chrono::minutes(10);
+    auto db = OpenStore(dir.path());
+    auto analyzer = TestAnalyzer(settings);
+    ASSERT_TRUE(db && analyzer);
+    const std::string base = Fixture("fp-faq-a.eml");
+    for (int i = 0; i < 8; ++i) {
+      // Two copies a minute... then one 20 minutes later (no longer young).
+      const store::UnixMillis now =
+          kT0 + (i < 7 ? i * kMinute / 2 : 20 * kMinute);
+      auto o = Check(*analyzer, db.get(), Variant(base, i),
+                     {.sender = "x@spam" + std::to_string(i) + ".example"},
+                     {.now = now});
+      ASSERT_TRUE(o.has_value());
+      Action want = Action::kNone;
+      if (i + 1 >= 5) {
+        if (action == "quarantine") want = Action::kQuarantine;
+        if (action == "reject") want = Action::kReject;
+        if (action == "tempfail" && i < 7) want = Action::kTempfail;
+      }
+      EXPECT_EQ(o->action, want) << action << " copy " << i;
+      if (want != Action::kNone) {
+        EXPECT_NE(o->action_text.find("cluster " +
+                                      store::ClusterIdString(*o->cluster)),
+                  std::string::npos)
+            << o->action_text;
+      }
+    }
+    // Wanted bulk is never acted on.
+    for (int i = 0; i < 7; ++i) {
+      auto o = Check(*analyzer, db.get(), Newsletter(Fixture("fp-template-a.eml"), i),
+                     VerpEnvelope(i), {.now = kT0 + i * kMinute / 2});
+      ASSERT_TRUE(o.has_value());
+      EXPECT_EQ(o->action, Action::kNone);
+    }
+  }
+}
+
+// Near-empty bodies are never clustered (Pyzor's empty-digest lesson).
+TEST(Check, NearEmptyBodiesAreNotDuplicates) {
+  TempDir dir;
+  auto db = OpenStore(dir.path());
+  auto analyzer = TestAnalyzer();
+  ASSERT_TRUE(db && analyzer);
+  for (int i = 0; i < 6; ++i) {
+    const std::string m = "From: a" + std::to_string(i) +
+                          "@example.org\nSubject: Read: your message\n"
+                          "Message-ID: <r" +
+                          std::to_string(i) + "@example.org>\n\nRead.\n";
+    auto o = Check(*analyzer, db.get(), m, {}, {.now = kT0 + i * kMinute});
+    ASSERT_TRUE(o.has_value());
+    EXPECT_FALSE(o->wave.has_value());
+    EXPECT_FALSE(o->recorded.has_value());
   }
 }
 

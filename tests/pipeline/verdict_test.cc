@@ -9,6 +9,7 @@
 // inside the standard library. The warning is issued after inlining, where a
 // push/pop around the include does not reach, so it is off for this file.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <fstream>
 #include <regex>
 #include <string>
 
@@ -151,8 +152,21 @@ const std::regex& WaveGrammar() {
       "sim=[01]\\.[0-9]{2}; cluster=[0-9a-f]{8}; size=[0-9]+; "
       "senders=[0-9]+; "
       "first=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z; "
+      "rcpts=[0-9]+; networks=[0-9]+; kind=(bulk|spread); "
+      "why=(allow|ham|spam|auth|unauth|senders|networks); "
       "wave=(yes|no)");
   return re;
+}
+
+// The wave header's regular expression as docs/waves.md gives it to
+// administrators (the line in its grammar block that starts "^dup=").
+std::string DocumentedWaveGrammar() {
+  std::ifstream in(std::string(MW_SOURCE_DIR) + "/docs/waves.md");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("^dup=")) return line;
+  }
+  return {};
 }
 
 TEST(Headers, WaveValueAsDocumented) {
@@ -163,9 +177,14 @@ TEST(Headers, WaveValueAsDocumented) {
                 .senders = 97,
                 .first_seen = 1763802843000,  // 2025-11-22T09:14:03Z
                 .wave = true};
+  v.recipients = 150;
+  v.networks = 41;
+  v.kind = WaveKind::kSpread;
+  v.reason = WaveReason::kSenders;
   EXPECT_EQ(WaveHeaderValue(v),
             "dup=near; method=blocks; sim=0.93; cluster=7f3a9c21; size=148; "
-            "senders=97; first=2025-11-22T09:14:03Z; wave=yes");
+            "senders=97; first=2025-11-22T09:14:03Z; rcpts=150; networks=41; "
+            "kind=spread; why=senders; wave=yes");
   EXPECT_TRUE(std::regex_match(WaveHeaderValue(v), WaveGrammar()));
   v.method = fingerprint::Method::kExact;
   v.similarity = 1;
@@ -177,6 +196,88 @@ TEST(Headers, WaveValueAsDocumented) {
                         "cluster=00000001;"))
       << exact;
   EXPECT_TRUE(std::regex_match(exact, WaveGrammar()));
+}
+
+// Every header the code can emit: each method, each kind with each reason,
+// wave or not, through the expression administrators copy from the docs.
+TEST(Headers, DocumentedGrammarMatchesEveryHeader) {
+  const std::string documented = DocumentedWaveGrammar();
+  ASSERT_FALSE(documented.empty()) << "no ^dup= line in docs/waves.md";
+  const std::regex re(documented, std::regex::extended);
+  using fingerprint::Method;
+  const Method methods[] = {Method::kExact,     Method::kBlocks,
+                            Method::kContainment, Method::kTrailer,
+                            Method::kReordered, Method::kCtph,
+                            Method::kSimHash,   Method::kWords};
+  const WaveReason reasons[] = {
+      WaveReason::kAllowed,         WaveReason::kHam,
+      WaveReason::kSpam,            WaveReason::kAuthenticated,
+      WaveReason::kUnauthenticated, WaveReason::kSenders,
+      WaveReason::kNetworks};
+  int checked = 0;
+  for (Method m : methods) {
+    for (WaveKind k : {WaveKind::kBulk, WaveKind::kSpread}) {
+      for (WaveReason r : reasons) {
+        for (bool wave : {false, true}) {
+          const WaveVerdict v{.method = m,
+                              .similarity = m == Method::kExact ? 1.0 : 0.87,
+                              .cluster = 0xffffffff,
+                              .size = 1234567,
+                              .senders = 0,
+                              .first_seen = 0,
+                              .recipients = 99999,
+                              .networks = 12,
+                              .kind = k,
+                              .reason = r,
+                              .wave = wave};
+          const std::string value = WaveHeaderValue(v);
+          EXPECT_TRUE(std::regex_match(value, re)) << value;
+          EXPECT_TRUE(std::regex_match(value, WaveGrammar())) << value;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 8 * 2 * 7 * 2);
+}
+
+TEST(Kind, TheSitesWordBeforeTheCounts) {
+  KindFacts f{.allowed = true,
+              .mark = store::Mark::kSpam,
+              .authenticated = false,
+              .senders = 40,
+              .networks = 40,
+              .bulk_networks = 3};
+  EXPECT_EQ(DecideKind(f),
+            std::make_pair(WaveKind::kBulk, WaveReason::kAllowed));
+  f.allowed = false;
+  EXPECT_EQ(DecideKind(f), std::make_pair(WaveKind::kSpread, WaveReason::kSpam));
+  f.mark = store::Mark::kHam;
+  EXPECT_EQ(DecideKind(f), std::make_pair(WaveKind::kBulk, WaveReason::kHam));
+}
+
+TEST(Kind, CountsDecideWithoutAWord) {
+  KindFacts f{.authenticated = true,
+              .senders = 1,
+              .networks = 1,
+              .bulk_networks = 3};
+  EXPECT_EQ(DecideKind(f),
+            std::make_pair(WaveKind::kBulk, WaveReason::kAuthenticated));
+  f.networks = 3;
+  EXPECT_EQ(DecideKind(f).first, WaveKind::kBulk);
+  f.networks = 4;
+  EXPECT_EQ(DecideKind(f),
+            std::make_pair(WaveKind::kSpread, WaveReason::kNetworks));
+  f.networks = 1;
+  f.senders = 2;
+  EXPECT_EQ(DecideKind(f),
+            std::make_pair(WaveKind::kSpread, WaveReason::kSenders));
+  // One identity, but this copy proves nothing: a forger sending the
+  // brand's newsletter text from its own hosts.
+  f.senders = 1;
+  f.authenticated = false;
+  EXPECT_EQ(DecideKind(f),
+            std::make_pair(WaveKind::kSpread, WaveReason::kUnauthenticated));
 }
 
 TEST(Headers, SimilarityNeverRoundsUpToOne) {

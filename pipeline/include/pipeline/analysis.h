@@ -124,6 +124,9 @@ class Analyzer {
   const langid::Options& langid_options() const { return langid_; }
   const mime::Limits& mime_limits() const { return limits_; }
   const langid::Model& model() const { return *model_; }
+  // The Public Suffix List identities are reduced with (null when libpsl
+  // could not load one: domains are then used as written).
+  const sender::SuffixList* suffixes() const { return suffixes_.get(); }
 
  private:
   Analyzer(const config::Settings& settings,
@@ -136,6 +139,8 @@ class Analyzer {
   fingerprint::Options fingerprint_;
   langid::Options langid_;
   std::shared_ptr<const langid::Model> model_;
+  std::shared_ptr<const sender::SuffixList> suffixes_;
+  sender::Options sender_;
 };
 
 // The normalised text of a message (`plain_text`: of plain UTF-8 text), as

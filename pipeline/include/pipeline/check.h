@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "pipeline/analysis.h"
+#include "pipeline/policy.h"
 #include "pipeline/verdict.h"
 #include "pipeline/window.h"
 #include "store/store.h"
@@ -32,6 +33,8 @@ struct CheckOptions {
   // The comparison window (window.h), or null: asked when the store's index
   // left the message without a match; a recorded message is added to it.
   Window* window = nullptr;
+  // The site's allow list (policy.h), or null: none.
+  const Policy* policy = nullptr;
 };
 
 // A cluster that just became a wave: the members delivered before anyone

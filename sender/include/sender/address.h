@@ -29,7 +29,7 @@ std::string DomainOf(std::string_view address);
 //                                                            -> user@orig.example
 //   VERP   list-bounces+user=rcpt.example@list.example       -> list-bounces@list.example
 //   +tag   user+tag@d.example                                -> user@d.example
-//   tokens bounce-4f3a9c21d0-17@esp.example                   -> bounce-#-#@esp.example
+//   tokens bounce-4f3a9c21d0-20240517@esp.example             -> bounce-#-#@esp.example
 //          (a '-', '.', '_' or '=' separated part of the local part with six
 //          or more digits or hex digits, and at least one digit, is '#')
 // "" stays "".

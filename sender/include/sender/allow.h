@@ -54,7 +54,7 @@ class AllowList {
   static Result<AllowList> Load(const std::string& path);
 
   // The first entry (in file order) that allows `identity`; nullptr when
-  // none. Cluster entries are asked with AllowsCluster.
+  // none. Cluster entries are asked with MatchCluster.
   const AllowEntry* Match(const Identity& identity,
                           const SuffixList* suffixes) const;
   // The cluster entry for `cluster`; nullptr when none.
