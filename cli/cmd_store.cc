@@ -90,6 +90,11 @@ std::pair<pipeline::WaveKind, pipeline::WaveReason> ClusterKind(
        .bulk_networks = settings.wave.bulk_networks});
 }
 
+nlohmann::ordered_json MarkJson(const store::Cluster& c) {
+  if (c.mark == store::Mark::kNone) return nullptr;
+  return std::string(store::MarkName(c.mark));
+}
+
 nlohmann::ordered_json ClusterJson(const store::Cluster& c, bool wave_now) {
   return {{"cluster", store::ClusterIdString(c.id)},
           {"size", c.size},
@@ -109,11 +114,6 @@ nlohmann::ordered_json ClusterJson(const store::Cluster& c, bool wave_now) {
           {"wave_since", c.wave_since ? nlohmann::ordered_json(
                                             pipeline::FormatTime(c.wave_since))
                                       : nlohmann::ordered_json(nullptr)}};
-}
-
-nlohmann::ordered_json MarkJson(const store::Cluster& c) {
-  if (c.mark == store::Mark::kNone) return nullptr;
-  return std::string(store::MarkName(c.mark));
 }
 
 std::string ClusterLine(const store::Cluster& c) {

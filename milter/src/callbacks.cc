@@ -262,7 +262,9 @@ sfsistat EomInner(SMFICTX* ctx, Session& s) {
     Log(LOG_WARNING, tag + ": could not delete an incoming X-Mailwave header");
   if (!s.failure().empty()) return OnError(qid, s.failure());
 
-  const pipeline::Envelope envelope{.sender = s.sender(), .queue_id = qid};
+  pipeline::Envelope envelope;
+  envelope.sender = s.sender();
+  envelope.queue_id = qid;
   const pipeline::CheckOptions options{.now = store::NowMillis(),
                                        .window = snap->window.get(),
                                        .policy = snap->policy.get()};

@@ -2,6 +2,7 @@
 #ifndef MW_PIPELINE_SRC_STORE_MESSAGE_H_
 #define MW_PIPELINE_SRC_STORE_MESSAGE_H_
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -30,20 +31,21 @@ inline bool Storable(const Analysis& a, const config::Settings& settings) {
 
 inline store::Message StoreMessage(const Analysis& a, const Envelope& envelope,
                                    store::UnixMillis now) {
-  const std::size_t rcpts = envelope.recipients.size();
-  return store::Message{
-      .fingerprint = a.fingerprint,
-      .arrival = now,
-      .queue_id = envelope.queue_id,
-      .message_id = a.message_id,
-      .sender = LowerAscii(a.sender),
-      .language = a.language.code,
-      .size = a.size,
-      .identity = a.identity.Key(),
-      .authenticated = a.identity.authenticated,
-      .network = a.identity.network,
-      .recipients = static_cast<std::uint32_t>(std::min<std::size_t>(
-          rcpts, std::numeric_limits<std::uint32_t>::max()))};
+  store::Message m;
+  m.fingerprint = a.fingerprint;
+  m.arrival = now;
+  m.queue_id = envelope.queue_id;
+  m.message_id = a.message_id;
+  m.sender = LowerAscii(a.sender);
+  m.identity = a.identity.Key();
+  m.authenticated = a.identity.authenticated;
+  m.network = a.identity.network;
+  m.recipients = static_cast<std::uint32_t>(
+      std::min<std::size_t>(envelope.recipients.size(),
+                            std::numeric_limits<std::uint32_t>::max()));
+  m.language = a.language.code;
+  m.size = a.size;
+  return m;
 }
 
 }  // namespace mw::pipeline

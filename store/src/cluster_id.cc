@@ -11,6 +11,18 @@ std::string ClusterIdString(ClusterId id) {
   return out;
 }
 
+std::string_view MarkName(Mark mark) {
+  switch (mark) {
+    case Mark::kNone:
+      return "none";
+    case Mark::kHam:
+      return "ham";
+    case Mark::kSpam:
+      return "spam";
+  }
+  return "none";  // a value no enumerator names: treated as no mark
+}
+
 std::optional<ClusterId> ParseClusterId(std::string_view text) {
   if (text.empty() || text.size() > 8) return std::nullopt;
   // from_chars alone would take a sign or stop early; every byte must be hex.

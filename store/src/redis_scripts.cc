@@ -86,12 +86,46 @@ local function unindex(key, low)
     end
   end
 end
+-- The decimal form of 8 big-endian bytes read as a signed 64-bit integer,
+-- as std::to_string writes the same hash: Lua's numbers are doubles, so the
+-- division runs on the two 32-bit halves, six digits at a time (a remainder
+-- times 2^32 stays below 2^53).
+local function dec64(b)
+  local hi, lo = struct.unpack('>I4I4', b)
+  local sign = ''
+  if hi >= 2147483648 then
+    sign = '-'
+    hi, lo = W32 - 1 - hi, W32 - lo
+    if lo == W32 then hi, lo = hi + 1, 0 end
+  end
+  local groups = {}
+  repeat
+    local r = hi % 1000000
+    hi = (hi - r) / 1000000
+    local t = r * W32 + lo
+    local d = t % 1000000
+    lo = (t - d) / 1000000
+    table.insert(groups, 1, d)
+  until hi == 0 and lo == 0
+  local out = sign .. string.format('%d', groups[1])
+  for k = 2, #groups do out = out .. string.format('%06d', groups[k]) end
+  return out
+end
 local MH = '>I6I4I4I1I1I1I2I4'
 local MF = {'s', 'q', 'l', 'k', 'f'}
+-- After the fingerprint, when any differs from its default (not
+-- authenticated, one recipient, no network): a flags byte (1: the identity
+-- was authenticated), the recipients (4 bytes) and the network hash (8 raw
+-- bytes, or none). A message without them reads as the defaults, so the
+-- messages written before these fields existed read as they counted.
 local function putmsg(id, m)
+  local tail = ''
+  if m.u ~= 0 or m.r ~= 1 or #m.nw > 0 then
+    tail = struct.pack('>I1I4', m.u, m.r) .. m.nw
+  end
   redis.call('SET', P..'m:'..id,
              struct.pack(MH, m.a, m.c, m.z, #m.s, #m.q, #m.l, #m.k, #m.f) ..
-             m.i .. m.s .. m.q .. m.l .. m.k .. m.f)
+             m.i .. m.s .. m.q .. m.l .. m.k .. m.f .. tail)
 end
 local function getmsg(id)
   local v = redis.call('GET', P..'m:'..id)
@@ -105,9 +139,25 @@ local function getmsg(id)
     m[n] = string.sub(v, pos, pos + h[j + 3] - 1)
     pos = pos + h[j + 3]
   end
+  m.u, m.r, m.nw = 0, 1, ''
+  if #v >= pos + 4 then
+    m.u, m.r = struct.unpack('>I1I4', v, pos)
+    m.nw = string.sub(v, pos + 5)
+  end
   return m
 end
-local CF = {'k','f','l','n','s','g','w','t'}
+-- A cluster's keys: its hash, members, identities, authenticated identities
+-- and networks.
+local function ckeys(cid)
+  return P..'c:'..cid, P..'cm:'..cid, P..'cs:'..cid, P..'ca:'..cid,
+         P..'cn:'..cid
+end
+-- Sets a cluster hash's recipients to its size when it has none: a hash
+-- written before the field existed, whose members each counted one.
+local function rinit(ck)
+  redis.call('HSETNX', ck, 'r', redis.call('HGET', ck, 'n'))
+end
+local CF = {'k','f','l','n','s','g','w','t','a','e','r','mk','ma'}
 -- `known`: messages already read, by id (Find's candidates), so that a
 -- cluster of one does not read its message a second time.
 local function cluster(cid, known)
@@ -116,27 +166,32 @@ local function cluster(cid, known)
   if v[1] then
     return {cid, tonumber(v[1]), tonumber(v[2]), tonumber(v[3]),
             tonumber(v[4]), tonumber(v[5]), v[6] or '', tonumber(v[7]),
-            tonumber(v[8])}
+            tonumber(v[8]), tonumber(v[9] or 0), tonumber(v[10] or 0),
+            tonumber(v[11] or v[4]), tonumber(v[12] or 0),
+            tonumber(v[13] or 0)}
   end
   local id = resolve(unperm(cid), maxid())
   if not id then return nil end
   local m = (known and known[id]) or getmsg(id)
   if not m or m.c ~= cid then return nil end
-  return {cid, id, m.a, m.a, 1, 1, m.l, 0, 0}
+  return {cid, id, m.a, m.a, 1, 1, m.l, 0, 0, m.u, #m.nw > 0 and 1 or 0, m.r,
+          0, 0}
 end
 -- Gives the single-message cluster `c` (as cluster() returns it) its keys,
 -- for the second message to join.
 local function grow(c, ttl)
-  local ck = P..'c:'..c[1]
+  local ck, cm, cs, ca, cn = ckeys(c[1])
   local m = getmsg(c[2])
   redis.call('HSET', ck, 'k', c[2], 'f', c[3], 'l', c[4], 'n', 1, 's', 1,
-             'g', c[7], 'w', 0, 't', 0)
-  redis.call('ZADD', P..'cm:'..c[1], c[3], c[2])
-  redis.call('SADD', P..'cs:'..c[1], m.s)
+             'g', c[7], 'w', 0, 't', 0, 'a', c[10], 'e', c[11], 'r', c[12])
+  redis.call('ZADD', cm, c[3], c[2])
+  redis.call('SADD', cs, m.s)
+  if m.u ~= 0 then redis.call('SADD', ca, m.s) end
+  if #m.nw > 0 then redis.call('SADD', cn, dec64(m.nw)) end
   if ttl > 0 then
-    redis.call('PEXPIRE', ck, ttl)
-    redis.call('PEXPIRE', P..'cm:'..c[1], ttl)
-    redis.call('PEXPIRE', P..'cs:'..c[1], ttl)
+    for _, k in ipairs({ck, cm, cs, ca, cn}) do
+      redis.call('PEXPIRE', k, ttl)
+    end
   end
 end
 local function remove(id, m)
@@ -149,14 +204,19 @@ local function remove(id, m)
   redis.call('DEL', P..'m:'..id)
   redis.call('DECR', P..'mc')
   local cid = m.cs
-  if redis.call('EXISTS', P..'c:'..cid) == 0 then return end
+  local ck = P..'c:'..cid
+  if redis.call('EXISTS', ck) == 0 then return end
   redis.call('ZREM', P..'cm:'..cid, id)
-  local n = redis.call('HINCRBY', P..'c:'..cid, 'n', -1)
+  -- size and recipients count the members still stored; the identity,
+  -- authenticated and network sets what the cluster saw while it lived.
+  rinit(ck)
+  redis.call('HINCRBY', ck, 'r', -m.r)
+  local n = redis.call('HINCRBY', ck, 'n', -1)
   if n <= 0 then
-    if redis.call('HGET', P..'c:'..cid, 'w') == '1' then
+    if redis.call('HGET', ck, 'w') == '1' then
       redis.call('DECR', P..'w')
     end
-    redis.call('DEL', P..'c:'..cid, P..'cm:'..cid, P..'cs:'..cid)
+    redis.call('DEL', ckeys(cid))
     redis.call('ZREM', P..'cl', cid)
   elseif n < 2 then
     redis.call('ZREM', P..'cl', cid)
@@ -253,7 +313,11 @@ return out
 )lua";
 
 const char kRedisRecordScript[] = R"lua(
+local K0 = 22  -- the first index key in ARGV
 local arrival = tonumber(ARGV[3])
+local network = ARGV[18]
+local auth = tonumber(ARGV[20])
+local recipients = tonumber(ARGV[21])
 local ttl = tonumber(ARGV[12])
 local min_size = tonumber(ARGV[11])
 local prune_before = tonumber(ARGV[15])
@@ -269,7 +333,7 @@ local max = maxid()
 if is_new and seen >= 0 and max > seen then
   -- Join::seen: a message recorded since the caller's Find that shares a
   -- key may be of this one's wave; the caller decides again.
-  for j = 18, #ARGV do
+  for j = K0, #ARGV do
     local b, f = kloc(tonumber(ARGV[j]))
     local v = redis.call('GET', b)
     if v then
@@ -299,7 +363,7 @@ if is_new then
 end
 local packed = {}
 local per_key = tonumber(ARGV[14])
-for j = 18, #ARGV do
+for j = K0, #ARGV do
   local key = tonumber(ARGV[j])
   packed[#packed + 1] = struct.pack('>I4', key)
   local b, f = kloc(key)
@@ -328,25 +392,35 @@ end
 local mk = P..'m:'..id
 putmsg(id, {a = arrival, c = cid, z = tonumber(ARGV[9]), s = ARGV[5],
             i = ARGV[6], q = ARGV[7], l = ARGV[8], k = table.concat(packed),
-            f = ARGV[4]})
+            f = ARGV[4], u = auth, r = recipients, nw = ARGV[19]})
 redis.call('INCR', P..'mc')
 if ttl > 0 then redis.call('PEXPIRE', mk, ttl) end
 if single then
-  return {id, cid, id, arrival, arrival, 1, 1, ARGV[8], 0, 0, 1, 0}
+  return {id, cid, id, arrival, arrival, 1, 1, ARGV[8], 0, 0, auth,
+          network ~= '' and 1 or 0, recipients, 0, 0, 1, 0}
 end
-local ck = P..'c:'..cid
+local ck, cm, cs, ca, cn = ckeys(cid)
 if is_new then
   redis.call('HSET', ck, 'k', id, 'f', arrival, 'l', arrival, 'n', 0,
-             's', 0, 'g', ARGV[8], 'w', 0, 't', 0)
+             's', 0, 'g', ARGV[8], 'w', 0, 't', 0, 'a', 0, 'e', 0, 'r', 0)
+else
+  rinit(ck)
 end
-local added = redis.call('SADD', P..'cs:'..cid, ARGV[5])
+-- ARGV[5] is the identity's hash (the sender's when there is none).
+local added = redis.call('SADD', cs, ARGV[5])
 local n = redis.call('HINCRBY', ck, 'n', 1)
 redis.call('HINCRBY', ck, 's', added)
+if auth ~= 0 then
+  redis.call('HINCRBY', ck, 'a', redis.call('SADD', ca, ARGV[5]))
+end
+if network ~= '' then
+  redis.call('HINCRBY', ck, 'e', redis.call('SADD', cn, network))
+end
+redis.call('HINCRBY', ck, 'r', recipients)
 local first = tonumber(redis.call('HGET', ck, 'f'))
 local last = tonumber(redis.call('HGET', ck, 'l'))
 if arrival < first then redis.call('HSET', ck, 'f', arrival) end
 if arrival > last then redis.call('HSET', ck, 'l', arrival); last = arrival end
-local cm = P..'cm:'..cid
 redis.call('ZADD', cm, arrival, id)
 if n >= 2 then redis.call('ZADD', P..'cl', last, cid) end
 local window = redis.call('ZCOUNT', cm, arrival - tonumber(ARGV[10]), '+inf')
@@ -376,9 +450,7 @@ if redis.call('HGET', ck, 'w') ~= '1' and window >= min_size then
 end
 if ttl > 0 then
   -- The cluster lives as long as its newest member.
-  redis.call('PEXPIRE', ck, ttl)
-  redis.call('PEXPIRE', cm, ttl)
-  redis.call('PEXPIRE', P..'cs:'..cid, ttl)
+  for _, k in ipairs({ck, cm, cs, ca, cn}) do redis.call('PEXPIRE', k, ttl) end
 end
 local out = cluster(cid)
 table.insert(out, 1, id)
@@ -449,6 +521,27 @@ return out
 
 const char kRedisClusterScript[] = R"lua(
 return cluster(ARGV[1]) or {}
+)lua";
+
+const char kRedisSetMarkScript[] = R"lua(
+local cid = tonumber(ARGV[1])
+local mark = tonumber(ARGV[2])
+local ck = P..'c:'..cid
+if redis.call('EXISTS', ck) == 0 then
+  local one = cluster(cid)
+  if not one then return {} end
+  if mark == 0 then return one end
+  -- A cluster of one keeps no keys; its mark needs the hash, which it gets
+  -- as a second member would give it (and keeps until its last member goes).
+  grow(one, tonumber(ARGV[4]))
+end
+if mark == 0 then
+  -- Cleared: as never marked, and two fields fewer in the hash.
+  redis.call('HDEL', ck, 'mk', 'ma')
+else
+  redis.call('HSET', ck, 'mk', mark, 'ma', ARGV[3])
+end
+return cluster(cid)
 )lua";
 
 const char kRedisMembersScript[] = R"lua(

@@ -13,12 +13,17 @@
 //                           id (4), size (4), the lengths of the variable
 //                           fields (1, 1, 1, 2 and 4 bytes), all big-endian,
 //                           then the Message-ID hash (8 raw bytes), the
-//                           sender hash (decimal), queue id, language, its
-//                           index keys (4 bytes each; Prune needs them
+//                           identity hash (decimal; the sender's when the
+//                           message has no identity), queue id, language,
+//                           its index keys (4 bytes each; Prune needs them
 //                           without decoding the fingerprint) and the
-//                           fingerprint (fingerprint::Encode). A string, not
-//                           a hash: the fingerprint would push a hash out of
-//                           the listpack encoding at twice the bytes.
+//                           fingerprint (fingerprint::Encode); then, only
+//                           when one differs from its default (0, 1, none),
+//                           a flags byte (1: authenticated), the recipients
+//                           (4 bytes) and the network hash (8 raw bytes, or
+//                           none). A string, not a hash: the fingerprint
+//                           would push a hash out of the listpack encoding
+//                           at twice the bytes.
 //   P.."k:"<b>      string  index bucket b = key >> 18: 7-byte entries, the
 //                           key's low 18 bits (3 bytes) then the low 32 bits
 //                           of a message id filed under it (4 bytes), in
@@ -27,12 +32,18 @@
 //                           hash field and value cost about 11, and 16,384
 //                           buckets carry a quarter of the per-key overhead
 //                           of 65,536.
-//   P.."c:"<cid>    hash    a cluster of two or more: k canonical, f
-//                           first_seen, l last_seen, n size, s senders, g
-//                           language, w wave, t since
+//   P.."c:"<cid>    hash    a cluster of two or more (or a marked one): k
+//                           canonical, f first_seen, l last_seen, n size,
+//                           s senders (identities), g language, w wave, t
+//                           since, a authenticated, e networks, r
+//                           recipients (absent: as n), mk mark and ma
+//                           marked_at (absent: none, 0)
 //   P.."cm:"<cid>   zset    its members, scored by arrival
-//   P.."cs:"<cid>   set     its distinct sender hashes (a set, not a
+//   P.."cs:"<cid>   set     its distinct identity hashes (a set, not a
 //                           HyperLogLog: the count must equal SQLite's exactly)
+//   P.."ca:"<cid>   set     those of them seen authenticated (none: no key)
+//   P.."cn:"<cid>   set     its distinct network hashes (decimal, as the
+//                           identities, so the set stays an intset)
 //   P.."cl"         zset    clusters of size >= 2, scored by last_seen
 //   P.."w"          string  clusters that became waves and are still stored
 //   P.."x"          string  index entries stored (Stats::index_rows)
@@ -41,8 +52,9 @@
 // keyed permutation of its id's low 32 bits (key from the site's secret,
 // passed as every script's first argument), so the id leads back to the
 // message, which then reads as a cluster of one; the keys are made when a
-// second message joins. Most mail is never duplicated, and three keys per
-// message cost more than the message string's fingerprint.
+// second message joins or the site marks it (SetMark). Most mail is never
+// duplicated, and three keys per message cost more than the message string's
+// fingerprint.
 //
 // Ids are packed as their low 32 bits, as the SQLite index does; the full id
 // is the largest id <= P.."n" with those bits (ids only grow).
@@ -71,18 +83,20 @@ extern const char kRedisLuaCommon[];
 // Find: ARGV = "k", max_per_key, max_candidates, exact key, key... or
 //       "i", max_per_key, max_candidates, 0, id...
 //   returns {ncand, seen (the last message id), [id, arrival, cluster,
-//            shared, via_exact, fp]*ncand,
-//            [cid, canonical, first, last, size, senders, lang, wave, since,
-//             has_fp, fp]*}
+//            shared, via_exact, fp]*ncand, [CLUSTER, has_fp, fp]*}
+// where CLUSTER, here and below, is the 14 fields cid, canonical, first,
+// last, size, senders, lang, wave, since, authenticated, networks,
+// recipients, mark, marked_at.
 extern const char kRedisFindScript[];
-// Record: ARGV = join cid (0: new), new cid, arrival, fp, sender hash,
-//   msgid hash, queue id, language, size, window ms, min_size, ttl ms,
-//   max_earlier, max_per_key, prune_before (0: none), prune_max, seen (-1:
-//   no check; see Join::seen), key...
+// Record: ARGV = join cid (0: new), new cid, arrival, fp, identity hash
+//   (decimal), msgid hash, queue id, language, size, window ms, min_size,
+//   ttl ms, max_earlier, max_per_key, prune_before (0: none), prune_max,
+//   seen (-1: no check; see Join::seen), network hash (decimal; "" when
+//   unknown), the same (8 raw bytes; ""), authenticated (0/1), recipients
+//   (>= 1), key...
 //   returns {"retry"} when the new cid is taken, {"conflict"} when the join
 //   was a new cluster and a message newer than seen shares a key, else
-//   {id, cid, canonical, first, last, size, senders, lang, wave, since,
-//    window_size, became_wave, [id, arrival, queue, msgid]*}
+//   {id, CLUSTER, window_size, became_wave, [id, arrival, queue, msgid]*}
 extern const char kRedisRecordScript[];
 // Prune: ARGV = before, max; returns the number removed.
 extern const char kRedisPruneScript[];
@@ -90,11 +104,14 @@ extern const char kRedisPruneScript[];
 //   past it may hold messages), [id, arrival, fp]*}.
 extern const char kRedisPageScript[];
 // Clusters: ARGV = waves_only (0/1), since, min_size, limit;
-//   returns [cid, canonical, first, last, size, senders, lang, wave, since]*.
+//   returns CLUSTER*.
 extern const char kRedisClustersScript[];
-// Cluster: ARGV = cid; returns the cluster's fields as Clusters does, or an
-//   empty list.
+// Cluster: ARGV = cid; returns CLUSTER, or an empty list.
 extern const char kRedisClusterScript[];
+// SetMark: ARGV = cid, mark (0 clears), at, ttl ms (0: none; for the keys a
+//   cluster of one gets); returns CLUSTER afterwards, or an empty list when
+//   there is no such cluster.
+extern const char kRedisSetMarkScript[];
 // Members: ARGV = cid, limit; returns [id, arrival, queue, msgid]*.
 extern const char kRedisMembersScript[];
 // Stats: returns {messages, clusters, waves, index_rows, oldest, newest}.

@@ -69,22 +69,41 @@ std::int64_t ParseInt(std::string_view s) {
   return v;
 }
 
+std::uint64_t Count(std::int64_t v) {
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(0, v));
+}
+
+// A stored mark; a value no Mark names reads as none.
+Mark MarkOf(std::int64_t v) {
+  switch (v) {
+    case static_cast<std::int64_t>(Mark::kHam):
+      return Mark::kHam;
+    case static_cast<std::int64_t>(Mark::kSpam):
+      return Mark::kSpam;
+    default:
+      return Mark::kNone;
+  }
+}
+
 Cluster ReadCluster(const Reply& r, std::size_t at) {
   Cluster c;
   c.id = static_cast<ClusterId>(r.at(at).integer());
   c.canonical = r.at(at + 1).integer();
   c.first_seen = r.at(at + 2).integer();
   c.last_seen = r.at(at + 3).integer();
-  c.size = static_cast<std::uint64_t>(
-      std::max<std::int64_t>(0, r.at(at + 4).integer()));
-  c.senders = static_cast<std::uint64_t>(
-      std::max<std::int64_t>(0, r.at(at + 5).integer()));
+  c.size = Count(r.at(at + 4).integer());
+  c.senders = Count(r.at(at + 5).integer());
   c.language = std::string(r.at(at + 6).str());
   c.wave = r.at(at + 7).integer() != 0;
   c.wave_since = r.at(at + 8).integer();
+  c.authenticated = Count(r.at(at + 9).integer());
+  c.networks = Count(r.at(at + 10).integer());
+  c.recipients = Count(r.at(at + 11).integer());
+  c.mark = MarkOf(r.at(at + 12).integer());
+  c.marked_at = r.at(at + 13).integer();
   return c;
 }
-constexpr std::size_t kClusterFields = 9;
+constexpr std::size_t kClusterFields = 14;
 
 // A keyed hash as the message strings keep it: 8 bytes, big-endian.
 std::string PackHash(std::int64_t hash) {
@@ -125,7 +144,8 @@ class RedisStore final : public Store {
     for (const char* s :
          {kRedisFindScript, kRedisRecordScript, kRedisPruneScript,
           kRedisPageScript, kRedisClustersScript, kRedisClusterScript,
-          kRedisMembersScript, kRedisStatsScript, kRedisCheckScript}) {
+          kRedisMembersScript, kRedisStatsScript, kRedisCheckScript,
+          kRedisSetMarkScript}) {
       std::string source = std::string(kRedisLuaCommon) + s;
       std::string sha = Sha1Hex(source);
       scripts_.push_back({std::move(source), std::move(sha)});
@@ -148,6 +168,7 @@ class RedisStore final : public Store {
                                         UnixMillis now,
                                         std::size_t limit) override;
   Result<std::optional<Cluster>> FindCluster(ClusterId id) override;
+  Result<Cluster> SetMark(ClusterId id, Mark mark, UnixMillis now) override;
   Result<std::vector<Member>> Members(ClusterId id, std::size_t limit) override;
   Result<std::uint64_t> Prune(UnixMillis before, std::size_t batch,
                               std::size_t max_batches) override;
@@ -168,7 +189,8 @@ class RedisStore final : public Store {
     kCluster,
     kMembers,
     kStats,
-    kCheck
+    kCheck,
+    kSetMark
   };
 
   // Runs script `id` with KEYS[1] = the site's anchor key and `args`, on a
@@ -525,11 +547,15 @@ Result<Recorded> RedisStore::Record(const Message& message, const Join& join,
                                     const WaveRule& rule) {
   const std::vector<std::uint32_t> keys =
       IndexKeys(message.fingerprint, options_.fingerprint);
-  std::vector<std::string> args(17);
+  std::vector<std::string> args(21);
   args[0] = std::to_string(join.cluster.value_or(0));
   args[2] = std::to_string(message.arrival);
   args[3] = fingerprint::Encode(message.fingerprint, options_.fingerprint);
-  args[4] = std::to_string(secret_.Hash("sender", message.sender));
+  // The cluster counts identities, the envelope sender standing in for a
+  // message that has none (as the SQLite store counts them).
+  args[4] = std::to_string(message.identity.empty()
+                               ? secret_.Hash("sender", message.sender)
+                               : secret_.Hash("identity", message.identity));
   args[5] = PackHash(secret_.Hash("message-id", message.message_id));
   // The message string keeps these lengths in one byte each (a queue id is
   // a dozen characters, a language code a few) and the size in four.
@@ -548,6 +574,13 @@ Result<Recorded> RedisStore::Record(const Message& message, const Join& join,
                                 : 0);
   args[15] = std::to_string(kPrunePerRecord);
   args[16] = std::to_string(!join.cluster && join.seen ? *join.seen : -1);
+  if (!message.network.empty()) {
+    const std::int64_t network = secret_.Hash("network", message.network);
+    args[17] = std::to_string(network);  // the set's member
+    args[18] = PackHash(network);        // the message string's copy
+  }
+  args[19] = message.authenticated ? "1" : "0";
+  args[20] = std::to_string(std::max<std::uint32_t>(1, message.recipients));
   for (const std::uint32_t k : keys) args.push_back(std::to_string(k));
 
   // A new cluster's id is drawn here (Lua's random numbers repeat across
@@ -610,6 +643,23 @@ Result<std::optional<Cluster>> RedisStore::FindCluster(ClusterId id) {
     return Fail(Error::Unavailable("redis: malformed cluster reply"));
   }
   return std::optional<Cluster>(ReadCluster(*r, 0));
+}
+
+Result<Cluster> RedisStore::SetMark(ClusterId id, Mark mark, UnixMillis now) {
+  // A cluster of one gets its keys (redis_scripts.h), with the TTL a second
+  // member would give them.
+  const std::int64_t ttl = 2 * options_.retention.count();
+  auto r = Eval(kSetMark,
+                {std::to_string(id), std::to_string(static_cast<int>(mark)),
+                 std::to_string(now), std::to_string(ttl)});
+  if (!r) return Fail(r.error());
+  if (r->size() == 0) {
+    return Fail(Error::NotFound("store: no cluster " + ClusterIdString(id)));
+  }
+  if (r->size() != kClusterFields) {
+    return Fail(Error::Unavailable("redis: malformed SetMark reply"));
+  }
+  return ReadCluster(*r, 0);
 }
 
 Result<std::vector<Member>> RedisStore::Members(ClusterId id,

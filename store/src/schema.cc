@@ -45,8 +45,41 @@ CREATE TABLE cluster_senders(
 CREATE TABLE idx(k INTEGER PRIMARY KEY);
 )sql";
 
+// Version 2 (issue 22: wanted bulk vs spread waves). Every step is an ALTER
+// TABLE ... ADD COLUMN with a constant default or a new table, so a version-1
+// file migrates in place without rewriting a row: SQLite reads the default
+// for a column a row was written without. A new file runs both steps.
+//  messages.recipients: max(1, Message::recipients), so that Prune can take
+//    a pruned member's recipients off its cluster. 1 costs no payload byte
+//    (a constant in the record header), and every version-1 message counted 1.
+//  clusters: the counts and the site's mark. recipients sums the members
+//    still stored, as size counts them: a version-1 cluster's is its size.
+//    authenticated and networks count what was recorded since (version 1 kept
+//    neither); mark 0 is Mark::kNone, marked_at 0 never.
+//  cluster_senders: now the distinct identities (Message::identity's keyed
+//    hash, the envelope sender's when it is empty, as version 1 kept it), and
+//    whether one of its messages was authenticated: a flag on the row rather
+//    than a second table, since 0 and 1 cost no payload byte.
+//  cluster_networks: the distinct client networks of a cluster.
+constexpr char kV2[] = R"sql(
+ALTER TABLE messages ADD COLUMN recipients INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE clusters ADD COLUMN authenticated INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE clusters ADD COLUMN networks INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE clusters ADD COLUMN recipients INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE clusters ADD COLUMN mark INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE clusters ADD COLUMN marked_at INTEGER NOT NULL DEFAULT 0;
+UPDATE clusters SET recipients = size;
+ALTER TABLE cluster_senders ADD COLUMN authenticated INTEGER NOT NULL
+  DEFAULT 0;
+CREATE TABLE cluster_networks(
+  cluster INTEGER NOT NULL,
+  network_hash INTEGER NOT NULL,
+  PRIMARY KEY(cluster, network_hash)) WITHOUT ROWID;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {0, kV1},
+    {1, kV2},
 };
 
 }  // namespace

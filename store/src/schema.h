@@ -18,7 +18,7 @@ namespace mw::store {
 // "MWav": PRAGMA application_id of every mailwave store.
 inline constexpr std::int32_t kApplicationId = 0x4d576176;
 // The schema version this code writes and reads.
-inline constexpr std::int64_t kSchemaVersion = 1;
+inline constexpr std::int64_t kSchemaVersion = 2;
 
 // One step from schema version `from` to from + 1: SQL statements, run inside
 // the migration's transaction.

@@ -59,18 +59,20 @@ constexpr char kNewer[] =
     "ORDER BY id LIMIT ?2";
 constexpr char kFingerprintOf[] =
     "SELECT fingerprint FROM messages WHERE id = ?1";
+// ReadCluster's columns, in its order.
 constexpr char kClusterRow[] =
     "SELECT id, canonical, first_seen, last_seen, size, senders, language, "
-    "wave, wave_since FROM clusters WHERE id = ?1";
+    "wave, wave_since, authenticated, networks, recipients, mark, marked_at "
+    "FROM clusters WHERE id = ?1";
 constexpr char kClusterList[] =
     "SELECT id, canonical, first_seen, last_seen, size, senders, language, "
-    "wave, wave_since FROM clusters WHERE size >= 2 "
-    "ORDER BY last_seen DESC, id";
+    "wave, wave_since, authenticated, networks, recipients, mark, marked_at "
+    "FROM clusters WHERE size >= 2 ORDER BY last_seen DESC, id";
 constexpr char kClusterExists[] = "SELECT 1 FROM clusters WHERE id = ?1";
 constexpr char kInsertMessage[] =
     "INSERT INTO messages(arrival, cluster, body_sha1, message_id_hash, "
-    "sender_hash, size, language, queue_id, fingerprint) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+    "sender_hash, size, language, queue_id, fingerprint, recipients) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 constexpr char kInsertIdx[] = "INSERT OR IGNORE INTO idx(k) VALUES(?1)";
 constexpr char kInsertCluster[] =
     "INSERT INTO clusters(id, canonical, first_seen, last_seen, size, "
@@ -78,8 +80,17 @@ constexpr char kInsertCluster[] =
 constexpr char kInsertSender[] =
     "INSERT OR IGNORE INTO cluster_senders(cluster, sender_hash) "
     "VALUES(?1, ?2)";
+// Changes 1 when the identity had no authenticated message in the cluster.
+constexpr char kAuthenticateSender[] =
+    "UPDATE cluster_senders SET authenticated = 1 "
+    "WHERE cluster = ?1 AND sender_hash = ?2 AND authenticated = 0";
+constexpr char kInsertNetwork[] =
+    "INSERT OR IGNORE INTO cluster_networks(cluster, network_hash) "
+    "VALUES(?1, ?2)";
 constexpr char kJoinCluster[] =
     "UPDATE clusters SET size = size + 1, senders = senders + ?2, "
+    "authenticated = authenticated + ?4, networks = networks + ?5, "
+    "recipients = recipients + ?6, "
     "first_seen = min(first_seen, ?3), last_seen = max(last_seen, ?3) "
     "WHERE id = ?1";
 constexpr char kWindowCount[] =
@@ -93,18 +104,23 @@ constexpr char kMembers[] =
     "SELECT id, arrival, queue_id, message_id_hash FROM messages "
     "WHERE cluster = ?1 ORDER BY arrival, id LIMIT ?2";
 constexpr char kOldest[] =
-    "SELECT id, cluster, fingerprint FROM messages WHERE arrival < ?1 "
-    "ORDER BY arrival, id LIMIT ?2";
+    "SELECT id, cluster, fingerprint, recipients FROM messages "
+    "WHERE arrival < ?1 ORDER BY arrival, id LIMIT ?2";
 constexpr char kAnyOlder[] =
     "SELECT 1 FROM messages WHERE arrival < ?1 LIMIT 1";
 constexpr char kDeleteMessage[] = "DELETE FROM messages WHERE id = ?1";
 constexpr char kDeleteIdx[] = "DELETE FROM idx WHERE k = ?1";
 constexpr char kShrinkCluster[] =
-    "UPDATE clusters SET size = size - 1 WHERE id = ?1";
+    "UPDATE clusters SET size = size - 1, recipients = recipients - ?2 "
+    "WHERE id = ?1";
 constexpr char kDeleteEmptyCluster[] =
     "DELETE FROM clusters WHERE id = ?1 AND size <= 0";
 constexpr char kDeleteSenders[] =
     "DELETE FROM cluster_senders WHERE cluster = ?1";
+constexpr char kDeleteNetworks[] =
+    "DELETE FROM cluster_networks WHERE cluster = ?1";
+constexpr char kSetMark[] =
+    "UPDATE clusters SET mark = ?2, marked_at = ?3 WHERE id = ?1";
 constexpr char kCountMessages[] = "SELECT count(*) FROM messages";
 constexpr char kCountClusters[] =
     "SELECT count(*) FROM clusters WHERE size >= 2";
@@ -121,17 +137,43 @@ constexpr char kIntegrityCheck[] = "PRAGMA integrity_check";
     if (!mw_try_result_) return Fail(mw_try_result_.error()); \
   } while (false)
 
+std::uint64_t Count(std::int64_t v) {
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(0, v));
+}
+
+// A stored mark; a value no Mark names (a damaged row) reads as none.
+Mark MarkOf(std::int64_t v) {
+  switch (v) {
+    case static_cast<std::int64_t>(Mark::kHam):
+      return Mark::kHam;
+    case static_cast<std::int64_t>(Mark::kSpam):
+      return Mark::kSpam;
+    default:
+      return Mark::kNone;
+  }
+}
+
+// Message::recipients as it counts: 0 (unknown) is one.
+std::int64_t RecipientsOf(const Message& m) {
+  return std::max<std::int64_t>(1, m.recipients);
+}
+
 Cluster ReadCluster(const Query& q) {
   Cluster c;
   c.id = static_cast<ClusterId>(q.Int(0));
   c.canonical = q.Int(1);
   c.first_seen = q.Int(2);
   c.last_seen = q.Int(3);
-  c.size = static_cast<std::uint64_t>(std::max<std::int64_t>(0, q.Int(4)));
-  c.senders = static_cast<std::uint64_t>(std::max<std::int64_t>(0, q.Int(5)));
+  c.size = Count(q.Int(4));
+  c.senders = Count(q.Int(5));
   c.language = q.Text(6);
   c.wave = q.Int(7) != 0;
   c.wave_since = q.Int(8);
+  c.authenticated = Count(q.Int(9));
+  c.networks = Count(q.Int(10));
+  c.recipients = Count(q.Int(11));
+  c.mark = MarkOf(q.Int(12));
+  c.marked_at = q.Int(13);
   return c;
 }
 
@@ -218,6 +260,7 @@ class SqliteStore final : public Store {
                                         UnixMillis now,
                                         std::size_t limit) override;
   Result<std::optional<Cluster>> FindCluster(ClusterId id) override;
+  Result<Cluster> SetMark(ClusterId id, Mark mark, UnixMillis now) override;
   Result<std::vector<Member>> Members(ClusterId id, std::size_t limit) override;
   Result<std::uint64_t> Prune(UnixMillis before, std::size_t batch,
                               std::size_t max_batches) override;
@@ -276,6 +319,7 @@ class SqliteStore final : public Store {
                             const std::vector<std::uint32_t>& keys,
                             const std::string& blob, Recorded* out);
   Result<ClusterId> NewClusterIdLocked();
+  Result<Cluster> SetMarkLocked(ClusterId id, Mark mark, UnixMillis now);
   Result<std::uint64_t> PruneBatchLocked(UnixMillis before, std::size_t batch);
   // The maintenance thread's loop: checkpoints and background pruning, every
   // maintenance_interval until the store is destroyed.
@@ -645,6 +689,12 @@ Result<void> SqliteStore::RecordLocked(const Message& message, const Join& join,
   }
 
   const std::int64_t sender_hash = secret_.Hash("sender", message.sender);
+  // The cluster counts identities; a caller that knows none (the CLI on a
+  // bare message, version-1 data) counts envelope senders, as before.
+  const std::int64_t identity_hash =
+      message.identity.empty() ? sender_hash
+                               : secret_.Hash("identity", message.identity);
+  const std::int64_t recipients = RecipientsOf(message);
   {
     auto q = db.Prepare(kInsertMessage);
     if (!q) return Fail(q.error());
@@ -657,6 +707,7 @@ Result<void> SqliteStore::RecordLocked(const Message& message, const Join& join,
     MW_TRY(q->BindText(7, message.language));
     MW_TRY(q->BindText(8, message.queue_id));
     MW_TRY(q->BindBlob(9, blob));
+    MW_TRY(q->Bind(10, recipients));
     MW_TRY(q->Run());
   }
   out->id = db.LastInsertRowid();
@@ -683,9 +734,29 @@ Result<void> SqliteStore::RecordLocked(const Message& message, const Join& join,
     auto q = db.Prepare(kInsertSender);
     if (!q) return Fail(q.error());
     MW_TRY(q->Bind(1, *cluster));
-    MW_TRY(q->Bind(2, sender_hash));
+    MW_TRY(q->Bind(2, identity_hash));
     MW_TRY(q->Run());
     new_senders = db.Changes();
+  }
+  // An identity counts as authenticated once any of its messages in the
+  // cluster was: the same key seen unauthenticated first is upgraded.
+  int new_authenticated = 0;
+  if (message.authenticated) {
+    auto q = db.Prepare(kAuthenticateSender);
+    if (!q) return Fail(q.error());
+    MW_TRY(q->Bind(1, *cluster));
+    MW_TRY(q->Bind(2, identity_hash));
+    MW_TRY(q->Run());
+    new_authenticated = db.Changes();
+  }
+  int new_networks = 0;
+  if (!message.network.empty()) {
+    auto q = db.Prepare(kInsertNetwork);
+    if (!q) return Fail(q.error());
+    MW_TRY(q->Bind(1, *cluster));
+    MW_TRY(q->Bind(2, secret_.Hash("network", message.network)));
+    MW_TRY(q->Run());
+    new_networks = db.Changes();
   }
   {
     auto q = db.Prepare(kJoinCluster);
@@ -693,6 +764,9 @@ Result<void> SqliteStore::RecordLocked(const Message& message, const Join& join,
     MW_TRY(q->Bind(1, *cluster));
     MW_TRY(q->Bind(2, new_senders));
     MW_TRY(q->Bind(3, message.arrival));
+    MW_TRY(q->Bind(4, new_authenticated));
+    MW_TRY(q->Bind(5, new_networks));
+    MW_TRY(q->Bind(6, recipients));
     MW_TRY(q->Run());
   }
   {
@@ -832,6 +906,7 @@ Result<std::uint64_t> SqliteStore::PruneBatchLocked(UnixMillis before,
     std::int64_t id;
     std::int64_t cluster;
     std::string blob;
+    std::int64_t recipients;
   };
   std::vector<Doomed> doomed;
   {
@@ -843,7 +918,7 @@ Result<std::uint64_t> SqliteStore::PruneBatchLocked(UnixMillis before,
       auto row = q->Step();
       if (!row) return Fail(row.error());
       if (!*row) break;
-      doomed.push_back({q->Int(0), q->Int(1), q->Blob(2)});
+      doomed.push_back({q->Int(0), q->Int(1), q->Blob(2), q->Int(3)});
     }
   }
   for (const Doomed& d : doomed) {
@@ -865,10 +940,14 @@ Result<std::uint64_t> SqliteStore::PruneBatchLocked(UnixMillis before,
         MW_TRY(q->Run());
       }
     }
+    // size and recipients count the members still stored; the distinct
+    // identities and networks count what the cluster saw while it lived
+    // (their rows go with the cluster, below).
     {
       auto q = db.Prepare(kShrinkCluster);
       if (!q) return Fail(q.error());
       MW_TRY(q->Bind(1, d.cluster));
+      MW_TRY(q->Bind(2, d.recipients));
       MW_TRY(q->Run());
     }
     int gone = 0;
@@ -880,10 +959,12 @@ Result<std::uint64_t> SqliteStore::PruneBatchLocked(UnixMillis before,
       gone = db.Changes();
     }
     if (gone > 0) {
-      auto q = db.Prepare(kDeleteSenders);
-      if (!q) return Fail(q.error());
-      MW_TRY(q->Bind(1, d.cluster));
-      MW_TRY(q->Run());
+      for (const char* sql : {kDeleteSenders, kDeleteNetworks}) {
+        auto q = db.Prepare(sql);
+        if (!q) return Fail(q.error());
+        MW_TRY(q->Bind(1, d.cluster));
+        MW_TRY(q->Run());
+      }
     }
   }
   MW_TRY(txn.Commit());
@@ -956,6 +1037,50 @@ Result<std::optional<Cluster>> SqliteStore::FindCluster(ClusterId id) {
   if (!row) return Fail(row.error());
   if (!*row) return std::optional<Cluster>();
   return std::optional<Cluster>(ReadCluster(*q));
+}
+
+Result<Cluster> SqliteStore::SetMarkLocked(ClusterId id, Mark mark,
+                                           UnixMillis now) {
+  Db& db = *writer_;
+  MW_TRY(db.Exec("BEGIN IMMEDIATE"));
+  TxnGuard txn(&db);
+  {
+    auto q = db.Prepare(kSetMark);
+    if (!q) return Fail(q.error());
+    MW_TRY(q->Bind(1, id));
+    MW_TRY(q->Bind(2, static_cast<std::int64_t>(mark)));
+    // Cleared, a cluster reads as one never marked.
+    MW_TRY(q->Bind(3, mark == Mark::kNone ? 0 : now));
+    MW_TRY(q->Run());
+    if (db.Changes() == 0) {
+      return Fail(Error::NotFound("store: no cluster " + ClusterIdString(id)));
+    }
+  }
+  Cluster cluster;
+  {
+    auto q = db.Prepare(kClusterRow);
+    if (!q) return Fail(q.error());
+    MW_TRY(q->Bind(1, id));
+    auto row = q->Step();
+    if (!row) return Fail(row.error());
+    if (!*row) return Fail(Error::Internal("store: cluster row vanished"));
+    cluster = ReadCluster(*q);
+  }
+  MW_TRY(txn.Commit());
+  return cluster;
+}
+
+Result<Cluster> SqliteStore::SetMark(ClusterId id, Mark mark, UnixMillis now) {
+  if (!writable_.load()) {
+    return Fail(Error::Unavailable("store: writes are turned off"));
+  }
+  std::lock_guard<std::mutex> lock(write_mu_);
+  if (!writable_.load()) {
+    return Fail(Error::Unavailable("store: writes are turned off"));
+  }
+  auto cluster = SetMarkLocked(id, mark, now);
+  if (!cluster) return Fail(WriteFailed(cluster.error()));
+  return cluster;
 }
 
 Result<std::vector<Member>> SqliteStore::Members(ClusterId id,

@@ -68,6 +68,10 @@ class FakeStore : public store::Store {
   Result<std::optional<store::Cluster>> FindCluster(store::ClusterId) override {
     return Fail(Error::Internal("unused"));
   }
+  Result<store::Cluster> SetMark(store::ClusterId, store::Mark,
+                                 store::UnixMillis) override {
+    return Fail(Error::Internal("unused"));
+  }
   Result<std::vector<store::Member>> Members(store::ClusterId,
                                              std::size_t) override {
     return Fail(Error::Internal("unused"));

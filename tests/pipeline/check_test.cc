@@ -559,6 +559,10 @@ class FailingStore final : public store::Store {
   Result<std::optional<store::Cluster>> FindCluster(store::ClusterId) override {
     return Fail(Error::Unavailable("down"));
   }
+  Result<store::Cluster> SetMark(store::ClusterId, store::Mark,
+                                 store::UnixMillis) override {
+    return Fail(Error::Unavailable("down"));
+  }
   Result<std::vector<store::Member>> Members(store::ClusterId,
                                              std::size_t) override {
     return Fail(Error::Unavailable("down"));

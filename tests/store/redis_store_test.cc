@@ -193,9 +193,33 @@ TEST_F(RedisStoreTest, SameSequenceSameVerdictsAsSqlite) {
       body = Body(100 + wave, 20);
       if (i % 3 != 0) body = EditSentence(body, i % 20, 7 * i);
     }
-    sequence.push_back(
-        MessageOf(body, t, "s" + std::to_string(i % 5) + "@example.com"));
+    Message m =
+        MessageOf(body, t, "s" + std::to_string(i % 5) + "@example.com");
+    // Identities (some authenticated, some absent: the sender counts),
+    // networks (some unknown) and recipients (0 counts as one).
+    if (i % 7 != 0) {
+      m.authenticated = i % 3 == 0;
+      m.identity = (m.authenticated ? "a:d" : "u:d") + std::to_string(i % 4);
+    }
+    if (i % 6 != 0) m.network = "10." + std::to_string(i % 5) + ".0.0/16";
+    m.recipients = static_cast<std::uint32_t>(i % 4);
+    sequence.push_back(std::move(m));
   }
+  auto same_cluster = [](const Cluster& r, const Cluster& s) {
+    EXPECT_EQ(r.canonical, s.canonical);
+    EXPECT_EQ(r.size, s.size);
+    EXPECT_EQ(r.senders, s.senders);
+    EXPECT_EQ(r.authenticated, s.authenticated);
+    EXPECT_EQ(r.networks, s.networks);
+    EXPECT_EQ(r.recipients, s.recipients);
+    EXPECT_EQ(r.mark, s.mark);
+    EXPECT_EQ(r.marked_at, s.marked_at);
+    EXPECT_EQ(r.first_seen, s.first_seen);
+    EXPECT_EQ(r.last_seen, s.last_seen);
+    EXPECT_EQ(r.wave, s.wave);
+    EXPECT_EQ(r.wave_since, s.wave_since);
+    EXPECT_EQ(r.language, s.language);
+  };
   // Cluster ids are random per backend: compare them through the canonical
   // message id, which both number alike.
   std::map<ClusterId, std::int64_t> canon_redis;
@@ -218,9 +242,7 @@ TEST_F(RedisStoreTest, SameSequenceSameVerdictsAsSqlite) {
     }
     ASSERT_EQ(lr->clusters.size(), ls->clusters.size());
     for (std::size_t j = 0; j < lr->clusters.size(); ++j) {
-      EXPECT_EQ(lr->clusters[j].first.canonical,
-                ls->clusters[j].first.canonical);
-      EXPECT_EQ(lr->clusters[j].first.size, ls->clusters[j].first.size);
+      same_cluster(lr->clusters[j].first, ls->clusters[j].first);
       EXPECT_EQ(lr->clusters[j].second.has_value(),
                 ls->clusters[j].second.has_value());
     }
@@ -233,14 +255,7 @@ TEST_F(RedisStoreTest, SameSequenceSameVerdictsAsSqlite) {
     ASSERT_TRUE(rr.has_value()) << rr.error().ToString();
     ASSERT_TRUE(rs.has_value());
     EXPECT_EQ(rr->id, rs->id);
-    EXPECT_EQ(rr->cluster.canonical, rs->cluster.canonical);
-    EXPECT_EQ(rr->cluster.size, rs->cluster.size);
-    EXPECT_EQ(rr->cluster.senders, rs->cluster.senders);
-    EXPECT_EQ(rr->cluster.first_seen, rs->cluster.first_seen);
-    EXPECT_EQ(rr->cluster.last_seen, rs->cluster.last_seen);
-    EXPECT_EQ(rr->cluster.wave, rs->cluster.wave);
-    EXPECT_EQ(rr->cluster.wave_since, rs->cluster.wave_since);
-    EXPECT_EQ(rr->cluster.language, rs->cluster.language);
+    same_cluster(rr->cluster, rs->cluster);
     EXPECT_EQ(rr->window_size, rs->window_size);
     EXPECT_EQ(rr->became_wave, rs->became_wave);
     ASSERT_EQ(rr->earlier.size(), rs->earlier.size());
@@ -252,6 +267,18 @@ TEST_F(RedisStoreTest, SameSequenceSameVerdictsAsSqlite) {
     waves += rr->became_wave ? 1 : 0;
     canon_redis[rr->cluster.id] = rr->cluster.canonical;
     canon_sqlite[rs->cluster.id] = rs->cluster.canonical;
+    // Every fifth message's cluster is marked, the next one's cleared: as a
+    // site's admin would, between messages.
+    if (i % 5 == 2 || i % 5 == 3) {
+      const Mark mark = i % 5 == 2 ? Mark::kSpam : Mark::kNone;
+      const UnixMillis at = sequence[i].arrival + 1;
+      auto mr = redis->SetMark(rr->cluster.id, mark, at);
+      auto ms = (*sqlite)->SetMark(rs->cluster.id, mark, at);
+      ASSERT_TRUE(mr.has_value()) << mr.error().ToString();
+      ASSERT_TRUE(ms.has_value()) << ms.error().ToString();
+      same_cluster(*mr, *ms);
+      EXPECT_EQ(mr->mark, mark);
+    }
   }
   EXPECT_GE(waves, 1);  // the sequence exercises became_wave
 
@@ -261,6 +288,9 @@ TEST_F(RedisStoreTest, SameSequenceSameVerdictsAsSqlite) {
   ASSERT_TRUE(cr.has_value());
   ASSERT_TRUE(cs.has_value());
   ASSERT_EQ(cr->size(), cs->size());
+  for (std::size_t j = 0; j < cr->size(); ++j) {
+    same_cluster((*cr)[j], (*cs)[j]);
+  }
   auto wr = redis->Clusters(true, rule, now, 100);
   auto ws = (*sqlite)->Clusters(true, rule, now, 100);
   ASSERT_TRUE(wr.has_value());
@@ -309,6 +339,18 @@ TEST_F(RedisStoreTest, SameSequenceSameVerdictsAsSqlite) {
     for (std::size_t j = 0; j < lr->candidates.size(); ++j) {
       EXPECT_EQ(lr->candidates[j].id, ls->candidates[j].id);
     }
+    // The counts after the prune: recipients of the members left.
+    ASSERT_EQ(lr->clusters.size(), ls->clusters.size());
+    for (std::size_t j = 0; j < lr->clusters.size(); ++j) {
+      same_cluster(lr->clusters[j].first, ls->clusters[j].first);
+    }
+  }
+  cr = redis->Clusters(false, rule, now, 100);
+  cs = (*sqlite)->Clusters(false, rule, now, 100);
+  ASSERT_TRUE(cr.has_value() && cs.has_value());
+  ASSERT_EQ(cr->size(), cs->size());
+  for (std::size_t j = 0; j < cr->size(); ++j) {
+    same_cluster((*cr)[j], (*cs)[j]);
   }
   auto check = redis->Check();
   ASSERT_TRUE(check.has_value());
@@ -498,6 +540,183 @@ TEST_F(RedisStoreTest, SingleMessageClustersHaveNoKeysUntilJoined) {
   auto check = store->Check();
   ASSERT_TRUE(check.has_value());
   EXPECT_EQ(*check, "ok");
+}
+
+Message From(const std::string& body, UnixMillis arrival,
+             const std::string& identity, bool authenticated,
+             const std::string& network, std::uint32_t recipients) {
+  Message m = MessageOf(body, arrival, "bounce@lists.example.net");
+  m.identity = identity;
+  m.authenticated = authenticated;
+  m.network = network;
+  m.recipients = recipients;
+  return m;
+}
+
+// A cluster of one keeps its counts in its message string; when a second
+// message joins, the cluster's keys start from them. Networks are kept in
+// the message as 8 bytes and in the cluster's set in decimal: the script
+// converts, for hashes of either sign (40 networks).
+TEST_F(RedisStoreTest, ClusterOfOneGrowsWithItsCounts) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  for (int k = 0; k < 40; ++k) {
+    SCOPED_TRACE(k);
+    const std::string body = Body(7000 + k, 10);
+    const std::string net = "10." + std::to_string(k) + ".0.0/16";
+    const Recorded a = Record(
+        *store, From(body, 1000 + 10 * k, "a:x" + std::to_string(k), k % 2 == 0,
+                     net, static_cast<std::uint32_t>(k % 3)));
+    EXPECT_EQ(a.cluster.senders, 1u);
+    EXPECT_EQ(a.cluster.authenticated, k % 2 == 0 ? 1u : 0u);
+    EXPECT_EQ(a.cluster.networks, 1u);
+    EXPECT_EQ(a.cluster.recipients, k % 3 == 0 ? 1u : k % 3);
+    auto one = store->FindCluster(a.cluster.id);
+    ASSERT_TRUE(one.has_value() && one->has_value());
+    EXPECT_EQ((*one)->authenticated, a.cluster.authenticated);
+    EXPECT_EQ((*one)->networks, 1u);
+    EXPECT_EQ((*one)->recipients, a.cluster.recipients);
+    // Same identity and network: nothing new but the recipients.
+    const Recorded b = Record(
+        *store,
+        From(body, 1001 + 10 * k, "a:x" + std::to_string(k), true, net, 5),
+        a.cluster.id);
+    EXPECT_EQ(b.cluster.id, a.cluster.id);
+    EXPECT_EQ(b.cluster.size, 2u);
+    EXPECT_EQ(b.cluster.senders, 1u);
+    EXPECT_EQ(b.cluster.authenticated, 1u);
+    EXPECT_EQ(b.cluster.networks, 1u);
+    EXPECT_EQ(b.cluster.recipients, a.cluster.recipients + 5);
+  }
+  // A message with no identity, network or recipients counts its sender
+  // and one recipient, and its string is what layout 2 wrote (no tail).
+  const Recorded plain = Record(*store, MessageOf(Body(7100, 10), 2000));
+  EXPECT_EQ(plain.cluster.senders, 1u);
+  EXPECT_EQ(plain.cluster.networks, 0u);
+  EXPECT_EQ(plain.cluster.recipients, 1u);
+  const Recorded twin =
+      Record(*store, MessageOf(Body(7100, 10), 2001, "b@x"), plain.cluster.id);
+  EXPECT_EQ(twin.cluster.senders, 2u);
+  EXPECT_EQ(twin.cluster.networks, 0u);
+  EXPECT_EQ(twin.cluster.recipients, 2u);
+  EXPECT_EQ(*store->Check(), "ok");
+}
+
+// A cluster hash written before the counts existed (layout 2 as issue 13
+// left it: no a, e, r fields) reads with recipients = size, and Record and
+// Prune keep it consistent from there.
+TEST_F(RedisStoreTest, ClusterWrittenBeforeTheCountsReadsAsItCounted) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  const std::string body = Body(7200, 12);
+  const Recorded a = Record(*store, MessageOf(body, 1000));
+  Record(*store, MessageOf(body, 2000), a.cluster.id);
+  Record(*store, MessageOf(body, 3000), a.cluster.id);
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  const std::string ck = "{mw:t1}:c:" + std::to_string(a.cluster.id);
+  auto del = admin->Command({"HDEL", ck, "a", "e", "r"});
+  ASSERT_TRUE(del.has_value());
+  EXPECT_EQ(del->integer(), 3);
+  auto old = store->FindCluster(a.cluster.id);
+  ASSERT_TRUE(old.has_value() && old->has_value());
+  EXPECT_EQ((*old)->recipients, 3u);
+  EXPECT_EQ((*old)->authenticated, 0u);
+  const Recorded d =
+      Record(*store, From(body, 4000, "a:example.com", true, "192.0.2.0/24", 4),
+             a.cluster.id);
+  EXPECT_EQ(d.cluster.size, 4u);
+  EXPECT_EQ(d.cluster.recipients, 7u);
+  EXPECT_EQ(d.cluster.authenticated, 1u);
+  EXPECT_EQ(d.cluster.networks, 1u);
+  ASSERT_TRUE(admin->Command({"HDEL", ck, "r"}).has_value());
+  ASSERT_EQ(*store->Prune(1500, 100, 1), 1u);
+  auto left = store->FindCluster(a.cluster.id);
+  ASSERT_TRUE(left.has_value() && left->has_value());
+  EXPECT_EQ((*left)->size, 3u);
+  EXPECT_EQ((*left)->recipients, 3u);  // r was gone again: as size, then -1
+}
+
+// SetMark: set, replaced, cleared; kNotFound for no cluster; a cluster of
+// one gets its keys for the mark (with the retention's TTL) and loses them
+// with its message.
+TEST_F(RedisStoreTest, SetMarkSetsClearsAndLivesAsLongAsTheCluster) {
+  RedisOptions o = Options();
+  o.retention = std::chrono::hours(1);
+  o.prune_on_record = false;
+  auto store = Open(o);
+  ASSERT_NE(store, nullptr);
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  const UnixMillis now = NowMillis();
+  const std::string body = Body(7300, 12);
+  const Recorded a = Record(*store, MessageOf(body, now));
+  Record(*store, MessageOf(body, now + 1), a.cluster.id);
+  const Recorded single = Record(*store, MessageOf(Body(7301, 12), now + 2));
+
+  auto spam = store->SetMark(a.cluster.id, Mark::kSpam, now + 10);
+  ASSERT_TRUE(spam.has_value()) << spam.error().ToString();
+  EXPECT_EQ(spam->mark, Mark::kSpam);
+  EXPECT_EQ(spam->marked_at, now + 10);
+  EXPECT_EQ(spam->size, 2u);
+  auto ham = store->SetMark(a.cluster.id, Mark::kHam, now + 20);
+  ASSERT_TRUE(ham.has_value());
+  EXPECT_EQ(ham->mark, Mark::kHam);
+  EXPECT_EQ(ham->marked_at, now + 20);
+  auto lookup = store->Find(MessageOf(body, now + 30));
+  ASSERT_TRUE(lookup.has_value());
+  ASSERT_FALSE(lookup->clusters.empty());
+  EXPECT_EQ(lookup->clusters[0].first.mark, Mark::kHam);
+  const Recorded c = Record(*store, MessageOf(body, now + 40), a.cluster.id);
+  EXPECT_EQ(c.cluster.mark, Mark::kHam);
+  EXPECT_EQ(c.cluster.marked_at, now + 20);
+  auto list = store->Clusters(false, WaveRule{}, now + 40, 10);
+  ASSERT_TRUE(list.has_value());
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ((*list)[0].mark, Mark::kHam);
+
+  // Clearing a cluster of one costs nothing; marking it makes its keys.
+  auto keys = admin->Command({"KEYS", "{mw:t1}:c*"});
+  ASSERT_TRUE(keys.has_value());
+  const std::size_t before = keys->size();
+  auto clear_one = store->SetMark(single.cluster.id, Mark::kNone, now + 50);
+  ASSERT_TRUE(clear_one.has_value());
+  EXPECT_EQ(clear_one->mark, Mark::kNone);
+  EXPECT_EQ(admin->Command({"KEYS", "{mw:t1}:c*"})->size(), before);
+  auto one = store->SetMark(single.cluster.id, Mark::kSpam, now + 60);
+  ASSERT_TRUE(one.has_value());
+  EXPECT_EQ(one->mark, Mark::kSpam);
+  EXPECT_EQ(one->size, 1u);
+  EXPECT_EQ(one->canonical, single.id);
+  const std::string ck = "{mw:t1}:c:" + std::to_string(single.cluster.id);
+  auto ttl = admin->Command({"PTTL", ck});
+  ASSERT_TRUE(ttl.has_value());
+  EXPECT_GT(ttl->integer(), 2 * 3600 * 1000 - 60'000);
+  auto found = store->FindCluster(single.cluster.id);
+  ASSERT_TRUE(found.has_value() && found->has_value());
+  EXPECT_EQ((*found)->mark, Mark::kSpam);
+  EXPECT_EQ((*found)->size, 1u);
+  // Still a cluster of one: not listed among clusters of two or more.
+  EXPECT_EQ(store->Clusters(false, WaveRule{}, now + 60, 10)->size(), 1u);
+  EXPECT_EQ(store->GetStats()->clusters, 1u);
+
+  auto cleared = store->SetMark(a.cluster.id, Mark::kNone, now + 70);
+  ASSERT_TRUE(cleared.has_value());
+  EXPECT_EQ(cleared->mark, Mark::kNone);
+  EXPECT_EQ(cleared->marked_at, 0);
+
+  ClusterId missing = single.cluster.id ^ 0x5a5a5a5au;
+  auto none = store->SetMark(missing, Mark::kHam, now + 80);
+  ASSERT_FALSE(none.has_value());
+  EXPECT_EQ(none.error().code(), Error::Code::kNotFound);
+
+  // The marked single goes with its message, keys and all.
+  ASSERT_EQ(*store->Prune(now + 3, 100, 10), 3u);
+  EXPECT_EQ(admin->Command({"EXISTS", ck})->integer(), 0);
+  auto gone = store->SetMark(single.cluster.id, Mark::kHam, now + 90);
+  ASSERT_FALSE(gone.has_value());
+  EXPECT_EQ(gone.error().code(), Error::Code::kNotFound);
+  EXPECT_EQ(*store->Check(), "ok");
 }
 
 // Keys of another layout are refused at open, naming the prefix, not read

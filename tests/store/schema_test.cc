@@ -58,14 +58,15 @@ TEST(Schema, NewerVersionIsRefused) {
 TEST(Schema, StepsApplyTogetherOrNotAtAll) {
   TempDir dir;
   Db db = OpenDb(dir.File("s.db"));
-  // A made-up version 2 and 3 on top of the real steps: from version 1 both
-  // apply in one transaction.
+  // Two made-up versions on top of the real steps: from the current version
+  // both apply in one transaction.
+  const std::int64_t v = kSchemaVersion;
   std::vector<Migration> steps(Migrations().begin(), Migrations().end());
-  steps.push_back({1, "ALTER TABLE clusters ADD COLUMN note TEXT"});
-  steps.push_back({2, "CREATE TABLE extra(x INTEGER)"});
+  steps.push_back({v, "ALTER TABLE clusters ADD COLUMN note TEXT"});
+  steps.push_back({v + 1, "CREATE TABLE extra(x INTEGER)"});
   ASSERT_TRUE(Migrate(db, Migrations()).has_value());
   ASSERT_TRUE(Migrate(db, steps).has_value());
-  EXPECT_EQ(*db.QueryInt("PRAGMA user_version"), 3);
+  EXPECT_EQ(*db.QueryInt("PRAGMA user_version"), v + 2);
   EXPECT_EQ(*db.QueryInt("SELECT count(*) FROM sqlite_schema WHERE name = "
                          "'extra'"),
             1);
@@ -74,13 +75,51 @@ TEST(Schema, StepsApplyTogetherOrNotAtAll) {
   Db other = OpenDb(dir.File("t.db"));
   ASSERT_TRUE(Migrate(other, Migrations()).has_value());
   std::vector<Migration> bad(Migrations().begin(), Migrations().end());
-  bad.push_back({1, "CREATE TABLE fine(x)"});
-  bad.push_back({2, "THIS IS NOT SQL"});
+  bad.push_back({v, "CREATE TABLE fine(x)"});
+  bad.push_back({v + 1, "THIS IS NOT SQL"});
   ASSERT_FALSE(Migrate(other, bad).has_value());
-  EXPECT_EQ(*other.QueryInt("PRAGMA user_version"), 1);
+  EXPECT_EQ(*other.QueryInt("PRAGMA user_version"), v);
   EXPECT_EQ(*other.QueryInt("SELECT count(*) FROM sqlite_schema WHERE name = "
                             "'fine'"),
             0);
+}
+
+// A file made with the version-1 SQL alone, holding a cluster of two,
+// migrates in place: its rows stay and read with the new columns' defaults
+// (each message one recipient, the cluster's recipients its size, nothing
+// authenticated, no network, no mark).
+TEST(Schema, Version1RowsMigrateInPlace) {
+  TempDir dir;
+  Db db = OpenDb(dir.File("s.db"));
+  ASSERT_TRUE(Migrate(db, Migrations().first(1)).has_value());
+  ASSERT_EQ(*db.QueryInt("PRAGMA user_version"), 1);
+  ASSERT_TRUE(db.Exec("INSERT INTO messages(arrival, cluster, body_sha1, "
+                      "message_id_hash, sender_hash, size, language, "
+                      "queue_id, fingerprint) VALUES "
+                      "(1000, 7, 1, 2, 3, 100, 'en', 'Q1', x'00'), "
+                      "(2000, 7, 1, 4, 5, 100, 'en', 'Q2', x'00');"
+                      "INSERT INTO clusters(id, canonical, first_seen, "
+                      "last_seen, size, senders, language) "
+                      "VALUES(7, 1, 1000, 2000, 2, 2, 'en');"
+                      "INSERT INTO cluster_senders VALUES(7, 3), (7, 5);")
+                  .has_value());
+  ASSERT_TRUE(Migrate(db, Migrations()).has_value());
+  EXPECT_EQ(*db.QueryInt("PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(*Inspect(db), FileKind::kOurs);
+  EXPECT_EQ(*QuickCheck(db), "ok");
+  EXPECT_EQ(*db.QueryInt("SELECT count(*) FROM messages"), 2);
+  EXPECT_EQ(*db.QueryInt("SELECT sum(recipients) FROM messages"), 2);
+  EXPECT_EQ(*db.QueryInt("SELECT size FROM clusters"), 2);
+  EXPECT_EQ(*db.QueryInt("SELECT senders FROM clusters"), 2);
+  EXPECT_EQ(*db.QueryInt("SELECT recipients FROM clusters"), 2);
+  EXPECT_EQ(*db.QueryInt("SELECT authenticated FROM clusters"), 0);
+  EXPECT_EQ(*db.QueryInt("SELECT networks FROM clusters"), 0);
+  EXPECT_EQ(*db.QueryInt("SELECT mark FROM clusters"), 0);
+  EXPECT_EQ(*db.QueryInt("SELECT marked_at FROM clusters"), 0);
+  EXPECT_EQ(*db.QueryInt("SELECT count(*) FROM cluster_senders "
+                         "WHERE authenticated = 0"),
+            2);
+  EXPECT_EQ(*db.QueryInt("SELECT count(*) FROM cluster_networks"), 0);
 }
 
 // tests/fixtures/store/v1.db: a version-1 store of the messages below, made
@@ -90,8 +129,9 @@ TEST(Schema, StepsApplyTogetherOrNotAtAll) {
 //     --gtest_filter=Schema.DISABLED_WriteV1Fixture
 // (then checkpointed and closed, so the file holds everything; no -wal).
 // Its fingerprints are in the stored form of fingerprint/encoding.h version
-// 1; a new encoding version must keep decoding them. A migration to version 2
-// keeps this file and extends OpensVersion1Fixture to check what it migrates.
+// 1; a new encoding version must keep decoding them. The file is kept as
+// written at schema 1 (the tool now writes the current schema):
+// OpensVersion1Fixture checks that it migrates to version 2 keeping its data.
 struct FixtureMessage {
   std::uint64_t seed;
   UnixMillis arrival;
@@ -164,6 +204,41 @@ TEST(Schema, OpensVersion1Fixture) {
   ASSERT_EQ(members->size(), 3u);
   EXPECT_EQ((*members)[0].arrival, kFixture[0].arrival);
   EXPECT_EQ((*members)[0].queue_id, "Q" + std::to_string(kFixture[0].arrival));
+
+  // Version 2: what version 1 kept counts as it did (one recipient each),
+  // what it did not keep starts at zero, and the new fields work on it.
+  const Cluster& old = (*clusters)[0];
+  EXPECT_EQ(old.recipients, 3u);
+  EXPECT_EQ(old.authenticated, 0u);
+  EXPECT_EQ(old.networks, 0u);
+  EXPECT_EQ(old.mark, Mark::kNone);
+  EXPECT_EQ(old.marked_at, 0);
+  auto marked = (*store)->SetMark(old.id, Mark::kSpam, 1700000010000);
+  ASSERT_TRUE(marked.has_value()) << marked.error().ToString();
+  EXPECT_EQ(marked->mark, Mark::kSpam);
+  Message joiner = FixtureMessageOf({100, 1700000011000, true});
+  joiner.identity = "a:example.com";
+  joiner.authenticated = true;
+  joiner.network = "192.0.2.0/24";
+  joiner.recipients = 4;
+  auto joined =
+      (*store)->Record(joiner, Join{.cluster = old.id, .seen = {}}, WaveRule{});
+  ASSERT_TRUE(joined.has_value()) << joined.error().ToString();
+  EXPECT_EQ(joined->cluster.size, 4u);
+  EXPECT_EQ(joined->cluster.senders, 4u);
+  EXPECT_EQ(joined->cluster.authenticated, 1u);
+  EXPECT_EQ(joined->cluster.networks, 1u);
+  EXPECT_EQ(joined->cluster.recipients, 7u);
+  EXPECT_EQ(joined->cluster.mark, Mark::kSpam);
+  // A pruned version-1 member takes its one recipient with it.
+  ASSERT_EQ(*(*store)->Prune(kFixture[0].arrival + 1, 100, 1), 1u);
+  auto after = (*store)->FindCluster(old.id);
+  ASSERT_TRUE(after.has_value() && after->has_value());
+  EXPECT_EQ((*after)->size, 3u);
+  EXPECT_EQ((*after)->recipients, 6u);
+  store->reset();
+  Db db = OpenDb(options.path);
+  EXPECT_EQ(*db.QueryInt("PRAGMA user_version"), kSchemaVersion);
 }
 
 }  // namespace

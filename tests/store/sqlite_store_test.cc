@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "keys.h"
+#include "schema.h"
 #include "store/sqlite.h"
 #include "tests/store/test_util.h"
 
@@ -471,6 +472,212 @@ TEST_F(StoreTest, ClusterOutlivesItsCanonical) {
   EXPECT_EQ(c.cluster.size, 2u);
 }
 
+// A message as the pipeline records one: who sent it, whether that was
+// authenticated, from which network, to how many.
+Message From(const std::string& body, UnixMillis arrival,
+             const std::string& identity, bool authenticated,
+             const std::string& network, std::uint32_t recipients) {
+  Message m =
+      MessageOf(body, arrival,
+                "bounce-" + std::to_string(arrival) + "@lists.example.net");
+  m.identity = identity;
+  m.authenticated = authenticated;
+  m.network = network;
+  m.recipients = recipients;
+  return m;
+}
+
+void ExpectCounts(const Cluster& c, std::uint64_t size, std::uint64_t senders,
+                  std::uint64_t authenticated, std::uint64_t networks,
+                  std::uint64_t recipients) {
+  EXPECT_EQ(c.size, size);
+  EXPECT_EQ(c.senders, senders);
+  EXPECT_EQ(c.authenticated, authenticated);
+  EXPECT_EQ(c.networks, networks);
+  EXPECT_EQ(c.recipients, recipients);
+}
+
+// Distinct identities (the envelope sender when there is none), distinct
+// authenticated identities, distinct known networks and the recipients of a
+// cluster's members, as Record, FindCluster, Clusters, Find and Fetch give
+// them.
+TEST_F(StoreTest, CountsIdentitiesNetworksAndRecipients) {
+  auto store = Open();
+  const std::string body = Body(30, 20);
+  const Recorded a = Record(
+      *store, From(body, 1000, "a:example.com", true, "192.0.2.0/24", 3));
+  ExpectCounts(a.cluster, 1, 1, 1, 1, 3);
+  const ClusterId id = a.cluster.id;
+  // The same identity from another network; 0 recipients counts as one.
+  Recorded r =
+      Record(*store,
+             From(body, 2000, "a:example.com", true, "198.51.100.0/24", 0), id);
+  ExpectCounts(r.cluster, 2, 1, 1, 2, 4);
+  // Another identity, unauthenticated, from the first network.
+  r = Record(*store,
+             From(body, 3000, "u:example.org", false, "192.0.2.0/24", 2), id);
+  ExpectCounts(r.cluster, 3, 2, 1, 2, 6);
+  // The same key authenticated later counts as authenticated, once.
+  r = Record(*store, From(body, 4000, "u:example.org", true, "192.0.2.0/24", 1),
+             id);
+  ExpectCounts(r.cluster, 4, 2, 2, 2, 7);
+  r = Record(*store, From(body, 4500, "u:example.org", true, "192.0.2.0/24", 1),
+             id);
+  ExpectCounts(r.cluster, 5, 2, 2, 2, 8);
+  // No identity: the envelope sender counts, twice the same one once; an
+  // unknown network is not counted.
+  r = Record(*store, MessageOf(body, 5000, "x@example.com"), id);
+  ExpectCounts(r.cluster, 6, 3, 2, 2, 9);
+  r = Record(*store, MessageOf(body, 6000, "x@example.com"), id);
+  ExpectCounts(r.cluster, 7, 3, 2, 2, 10);
+  r = Record(*store, MessageOf(body, 7000, "y@example.com"), id);
+  ExpectCounts(r.cluster, 8, 4, 2, 2, 11);
+
+  auto found = store->FindCluster(id);
+  ASSERT_TRUE(found.has_value() && found->has_value());
+  ExpectCounts(**found, 8, 4, 2, 2, 11);
+  auto list = store->Clusters(false, WaveRule{}, 7000, 10);
+  ASSERT_TRUE(list.has_value());
+  ASSERT_EQ(list->size(), 1u);
+  ExpectCounts((*list)[0], 8, 4, 2, 2, 11);
+  auto lookup = store->Find(MessageOf(body, 8000));
+  ASSERT_TRUE(lookup.has_value());
+  ASSERT_EQ(lookup->clusters.size(), 1u);
+  ExpectCounts(lookup->clusters[0].first, 8, 4, 2, 2, 11);
+  const std::int64_t ids[] = {a.id};
+  auto fetched = store->Fetch(ids);
+  ASSERT_TRUE(fetched.has_value());
+  ASSERT_EQ(fetched->clusters.size(), 1u);
+  ExpectCounts(fetched->clusters[0].first, 8, 4, 2, 2, 11);
+
+  // A message of no identity, network nor recipients starts a cluster of
+  // one sender and one recipient.
+  const Recorded alone = Record(*store, MessageOf(Body(31, 20), 9000));
+  ExpectCounts(alone.cluster, 1, 1, 0, 0, 1);
+}
+
+// Prune takes a member's recipients off with it, as it takes it off size;
+// the distinct identities and networks are those the cluster saw while it
+// lived, as `senders` always was, and their rows go with the cluster.
+TEST_F(StoreTest, PruneKeepsCountsConsistent) {
+  auto store = Open();
+  const std::string body = Body(32, 20);
+  const Recorded a =
+      Record(*store, From(body, 1000, "a:one", true, "192.0.2.0/24", 2));
+  Record(*store, From(body, 2000, "u:two", false, "198.51.100.0/24", 3),
+         a.cluster.id);
+  const Recorded c =
+      Record(*store, From(body, 3000, "u:three", false, "203.0.113.0/24", 4),
+             a.cluster.id);
+  ExpectCounts(c.cluster, 3, 3, 1, 3, 9);
+  ASSERT_EQ(*store->Prune(1500, 100, 10), 1u);
+  auto left = store->FindCluster(a.cluster.id);
+  ASSERT_TRUE(left.has_value() && left->has_value());
+  ExpectCounts(**left, 2, 3, 1, 3, 7);
+  // The identity seen before is not counted again.
+  const Recorded d = Record(
+      *store, From(body, 4000, "a:one", true, "192.0.2.0/24", 1), a.cluster.id);
+  ExpectCounts(d.cluster, 3, 3, 1, 3, 8);
+  ASSERT_EQ(*store->Prune(5000, 100, 10), 3u);
+  auto gone = store->FindCluster(a.cluster.id);
+  ASSERT_TRUE(gone.has_value());
+  EXPECT_FALSE(gone->has_value());
+  store.reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(dir_.File("mailwave.db").c_str(), &db), SQLITE_OK);
+  for (const char* table : {"cluster_senders", "cluster_networks"}) {
+    const std::string sql = std::string("SELECT count(*) FROM ") + table;
+    sqlite3_stmt* stmt = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int64(stmt, 0), 0) << table;
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db);
+}
+
+TEST_F(StoreTest, SetMarkSetsClearsAndSurvivesReopen) {
+  const std::string body = Body(33, 20);
+  Recorded a;
+  Recorded single;
+  {
+    auto store = Open();
+    a = Record(*store, MessageOf(body, 1000));
+    Record(*store, MessageOf(body, 2000), a.cluster.id);
+    single = Record(*store, MessageOf(Body(34, 20), 3000));
+    EXPECT_EQ(a.cluster.mark, Mark::kNone);
+    EXPECT_EQ(a.cluster.marked_at, 0);
+
+    auto spam = store->SetMark(a.cluster.id, Mark::kSpam, 5000);
+    ASSERT_TRUE(spam.has_value()) << spam.error().ToString();
+    EXPECT_EQ(spam->id, a.cluster.id);
+    EXPECT_EQ(spam->mark, Mark::kSpam);
+    EXPECT_EQ(spam->marked_at, 5000);
+    EXPECT_EQ(spam->size, 2u);
+    // The latest word stands.
+    auto ham = store->SetMark(a.cluster.id, Mark::kHam, 6000);
+    ASSERT_TRUE(ham.has_value());
+    EXPECT_EQ(ham->mark, Mark::kHam);
+    EXPECT_EQ(ham->marked_at, 6000);
+    // A cluster of one can be marked too.
+    auto one = store->SetMark(single.cluster.id, Mark::kSpam, 6500);
+    ASSERT_TRUE(one.has_value());
+    EXPECT_EQ(one->mark, Mark::kSpam);
+    EXPECT_EQ(one->size, 1u);
+
+    // The mark comes with the cluster wherever it is read, and stays when it
+    // grows.
+    const Recorded c = Record(*store, MessageOf(body, 7000), a.cluster.id);
+    EXPECT_EQ(c.cluster.mark, Mark::kHam);
+    EXPECT_EQ(c.cluster.marked_at, 6000);
+    auto lookup = store->Find(MessageOf(body, 8000));
+    ASSERT_TRUE(lookup.has_value());
+    ASSERT_FALSE(lookup->clusters.empty());
+    EXPECT_EQ(lookup->clusters[0].first.mark, Mark::kHam);
+    auto list = store->Clusters(false, WaveRule{}, 8000, 10);
+    ASSERT_TRUE(list.has_value());
+    ASSERT_EQ(list->size(), 1u);
+    EXPECT_EQ((*list)[0].mark, Mark::kHam);
+
+    ClusterId missing = a.cluster.id + 1;
+    while (missing == 0 || missing == single.cluster.id) ++missing;
+    auto none = store->SetMark(missing, Mark::kSpam, 9000);
+    ASSERT_FALSE(none.has_value());
+    EXPECT_EQ(none.error().code(), Error::Code::kNotFound);
+  }
+  {
+    auto store = Open();
+    auto kept = store->FindCluster(a.cluster.id);
+    ASSERT_TRUE(kept.has_value() && kept->has_value());
+    EXPECT_EQ((*kept)->mark, Mark::kHam);
+    EXPECT_EQ((*kept)->marked_at, 6000);
+    // Cleared, it reads as never marked.
+    auto cleared = store->SetMark(a.cluster.id, Mark::kNone, 10000);
+    ASSERT_TRUE(cleared.has_value());
+    EXPECT_EQ(cleared->mark, Mark::kNone);
+    EXPECT_EQ(cleared->marked_at, 0);
+    // The mark lives as long as the cluster.
+    ASSERT_EQ(*store->Prune(5000, 100, 10), 3u);
+    auto gone = store->SetMark(single.cluster.id, Mark::kHam, 11000);
+    ASSERT_FALSE(gone.has_value());
+    EXPECT_EQ(gone.error().code(), Error::Code::kNotFound);
+  }
+  SqliteOptions ro = Options();
+  ro.read_only = true;
+  auto store = Open(ro);
+  auto refused = store->SetMark(a.cluster.id, Mark::kSpam, 12000);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code(), Error::Code::kUnavailable);
+  EXPECT_EQ((*store->FindCluster(a.cluster.id))->mark, Mark::kNone);
+}
+
+TEST(MarkName, NamesEachMark) {
+  EXPECT_EQ(MarkName(Mark::kNone), "none");
+  EXPECT_EQ(MarkName(Mark::kHam), "ham");
+  EXPECT_EQ(MarkName(Mark::kSpam), "spam");
+}
+
 TEST_F(StoreTest, GarbageFileIsMovedAside) {
   const SqliteOptions o = Options();
   {
@@ -517,9 +724,10 @@ TEST_F(StoreTest, NewerSchemaIsRefusedAndKept) {
   {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(o.path.c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(
-        sqlite3_exec(db, "PRAGMA user_version = 2", nullptr, nullptr, nullptr),
-        SQLITE_OK);
+    const std::string newer =
+        "PRAGMA user_version = " + std::to_string(kSchemaVersion + 1);
+    ASSERT_EQ(sqlite3_exec(db, newer.c_str(), nullptr, nullptr, nullptr),
+              SQLITE_OK);
     sqlite3_close(db);
   }
   auto store = OpenSqlite(o);
