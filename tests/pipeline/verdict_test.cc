@@ -260,11 +260,10 @@ TEST(Kind, TheSitesWordBeforeTheCounts) {
 }
 
 TEST(Kind, CountsDecideWithoutAWord) {
-  KindFacts f{
-      .authenticated = true,
-      .authenticated_senders = 1,
-      .networks = 1,
-      .bulk_networks = 3};
+  KindFacts f{.authenticated = true,
+              .authenticated_senders = 1,
+              .networks = 1,
+              .bulk_networks = 3};
   EXPECT_EQ(DecideKind(f),
             std::make_pair(WaveKind::kBulk, WaveReason::kAuthenticated));
   f.networks = 3;

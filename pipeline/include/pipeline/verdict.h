@@ -88,8 +88,8 @@ struct KindFacts {
   // copy of the text, is spread itself but does not make the authenticated
   // sender's copies so.
   std::uint64_t authenticated_senders = 0;
-  std::uint64_t networks = 0;             // the cluster's client networks
-  std::uint32_t bulk_networks = 0;        // [wave] bulk_networks
+  std::uint64_t networks = 0;       // the cluster's client networks
+  std::uint32_t bulk_networks = 0;  // [wave] bulk_networks
 };
 
 // Allowed, then the cluster's mark, then the counts: bulk when this message
