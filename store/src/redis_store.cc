@@ -29,6 +29,7 @@
 
 #include "fingerprint/encoding.h"
 #include "keys.h"
+#include "mark.h"
 #include "rank.h"
 #include "redis_conn.h"
 #include "redis_scripts.h"
@@ -73,17 +74,6 @@ std::uint64_t Count(std::int64_t v) {
   return static_cast<std::uint64_t>(std::max<std::int64_t>(0, v));
 }
 
-// A stored mark; a value no Mark names reads as none.
-Mark MarkOf(std::int64_t v) {
-  switch (v) {
-    case static_cast<std::int64_t>(Mark::kHam):
-      return Mark::kHam;
-    case static_cast<std::int64_t>(Mark::kSpam):
-      return Mark::kSpam;
-    default:
-      return Mark::kNone;
-  }
-}
 
 Cluster ReadCluster(const Reply& r, std::size_t at) {
   Cluster c;

@@ -32,6 +32,7 @@
 #include "db.h"
 #include "fingerprint/encoding.h"
 #include "keys.h"
+#include "mark.h"
 #include "rank.h"
 #include "schema.h"
 #include "secret.h"
@@ -141,17 +142,6 @@ std::uint64_t Count(std::int64_t v) {
   return static_cast<std::uint64_t>(std::max<std::int64_t>(0, v));
 }
 
-// A stored mark; a value no Mark names (a damaged row) reads as none.
-Mark MarkOf(std::int64_t v) {
-  switch (v) {
-    case static_cast<std::int64_t>(Mark::kHam):
-      return Mark::kHam;
-    case static_cast<std::int64_t>(Mark::kSpam):
-      return Mark::kSpam;
-    default:
-      return Mark::kNone;
-  }
-}
 
 // Message::recipients as it counts: 0 (unknown) is one.
 std::int64_t RecipientsOf(const Message& m) {

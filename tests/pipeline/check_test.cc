@@ -26,18 +26,11 @@ using testing::OpenStore;
 using testing::TempDir;
 using testing::TestAnalyzer;
 using testing::TestSettings;
+using testing::Variant;
 
 constexpr store::UnixMillis kT0 = 1'790'000'000'000;  // 2026-09-21
 constexpr store::UnixMillis kMinute = 60'000;
 
-// The message with one word of its body replaced and its own headers.
-std::string Variant(const std::string& bytes, int i) {
-  std::string v = bytes;
-  const auto body = v.find("\n\n");
-  const auto p = v.find(" the ", body);
-  if (p != std::string::npos) v.replace(p, 5, " a" + std::to_string(i) + " ");
-  return "Message-ID: <v" + std::to_string(i) + "@example.org>\n" + v;
-}
 
 const Header* Find(const Outcome& o, std::string_view name) {
   for (const Header& h : o.headers)

@@ -18,17 +18,10 @@ using testing::Fixture;
 using testing::OpenStore;
 using testing::TempDir;
 using testing::TestAnalyzer;
+using testing::Variant;
 
 constexpr store::UnixMillis kT0 = 1'790'000'000'000;
 constexpr store::UnixMillis kMinute = 60'000;
-
-std::string Copy(const std::string& base, int i) {
-  std::string v = base;
-  const auto body = v.find("\n\n");
-  const auto p = v.find(" the ", body);
-  if (p != std::string::npos) v.replace(p, 5, " a" + std::to_string(i) + " ");
-  return "Message-ID: <l" + std::to_string(i) + "@example.org>\n" + v;
-}
 
 TEST(Learn, SpamMarkMakesLaterCopiesSpread) {
   TempDir dir;
@@ -38,12 +31,12 @@ TEST(Learn, SpamMarkMakesLaterCopiesSpread) {
   const std::string base = Fixture("fp-faq-a.eml");
   // Nothing known yet: learning starts the cluster.
   auto learned =
-      Learn(*analyzer, *db, Copy(base, 0), {}, store::Mark::kSpam, kT0);
+      Learn(*analyzer, *db, Variant(base, 0), {}, store::Mark::kSpam, kT0);
   ASSERT_TRUE(learned.has_value()) << learned.error().message();
   EXPECT_TRUE(learned->started);
   EXPECT_EQ(learned->cluster.mark, store::Mark::kSpam);
   EXPECT_EQ(learned->cluster.size, 1u);
-  auto o = Check(*analyzer, db.get(), Copy(base, 1), Env("a@one.example"),
+  auto o = Check(*analyzer, db.get(), Variant(base, 1), Env("a@one.example"),
                  {.now = kT0 + kMinute});
   ASSERT_TRUE(o && o->wave);
   EXPECT_EQ(o->wave->cluster, learned->cluster.id);
@@ -58,7 +51,7 @@ TEST(Learn, HamOutweighsTheCountsAndIsNotCountedTwice) {
   ASSERT_TRUE(db && analyzer);
   const std::string base = Fixture("fp-faq-a.eml");
   for (int i = 0; i < 6; ++i) {
-    auto o = Check(*analyzer, db.get(), Copy(base, i),
+    auto o = Check(*analyzer, db.get(), Variant(base, i),
                    Env("x@s" + std::to_string(i) + ".example"),
                    {.now = kT0 + i * kMinute});
     ASSERT_TRUE(o.has_value());
@@ -67,22 +60,22 @@ TEST(Learn, HamOutweighsTheCountsAndIsNotCountedTwice) {
     }
   }
   // A user moves the fourth copy out of Junk.
-  auto learned = Learn(*analyzer, *db, Copy(base, 3), {}, store::Mark::kHam,
+  auto learned = Learn(*analyzer, *db, Variant(base, 3), {}, store::Mark::kHam,
                        kT0 + 7 * kMinute);
   ASSERT_TRUE(learned.has_value()) << learned.error().message();
   EXPECT_FALSE(learned->started);
   EXPECT_EQ(learned->cluster.size, 6u);
   EXPECT_EQ(learned->cluster.mark, store::Mark::kHam);
-  auto o = Check(*analyzer, db.get(), Copy(base, 7), Env("x@s7.example"),
+  auto o = Check(*analyzer, db.get(), Variant(base, 7), Env("x@s7.example"),
                  {.now = kT0 + 8 * kMinute});
   ASSERT_TRUE(o && o->wave);
   EXPECT_EQ(o->wave->kind, WaveKind::kBulk);
   EXPECT_EQ(o->wave->reason, WaveReason::kHam);
   EXPECT_TRUE(o->wave->wave);
   // The site changes its mind: the latest word stands.
-  ASSERT_TRUE(Learn(*analyzer, *db, Copy(base, 2), {}, store::Mark::kSpam,
+  ASSERT_TRUE(Learn(*analyzer, *db, Variant(base, 2), {}, store::Mark::kSpam,
                     kT0 + 9 * kMinute));
-  auto again = Check(*analyzer, db.get(), Copy(base, 8), Env("x@s8.example"),
+  auto again = Check(*analyzer, db.get(), Variant(base, 8), Env("x@s8.example"),
                      {.now = kT0 + 10 * kMinute});
   ASSERT_TRUE(again && again->wave);
   EXPECT_EQ(again->wave->reason, WaveReason::kSpam);

@@ -45,6 +45,16 @@ inline Envelope Env(std::string sender, std::string queue_id = "",
   return e;
 }
 
+// The message with one word of its body replaced and a Message-ID of its
+// own: a near-duplicate copy number `i`.
+inline std::string Variant(const std::string& bytes, int i) {
+  std::string v = bytes;
+  const auto body = v.find("\n\n");
+  const auto p = v.find(" the ", body);
+  if (p != std::string::npos) v.replace(p, 5, " a" + std::to_string(i) + " ");
+  return "Message-ID: <v" + std::to_string(i) + "@example.org>\n" + v;
+}
+
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   EXPECT_TRUE(in.good()) << path;
