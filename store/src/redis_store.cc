@@ -74,7 +74,6 @@ std::uint64_t Count(std::int64_t v) {
   return static_cast<std::uint64_t>(std::max<std::int64_t>(0, v));
 }
 
-
 Cluster ReadCluster(const Reply& r, std::size_t at) {
   Cluster c;
   c.id = static_cast<ClusterId>(r.at(at).integer());

@@ -142,7 +142,6 @@ std::uint64_t Count(std::int64_t v) {
   return static_cast<std::uint64_t>(std::max<std::int64_t>(0, v));
 }
 
-
 // Message::recipients as it counts: 0 (unknown) is one.
 std::int64_t RecipientsOf(const Message& m) {
   return std::max<std::int64_t>(1, m.recipients);
