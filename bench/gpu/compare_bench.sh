@@ -9,12 +9,19 @@
 # Environment: BACKEND (cpu), THREADS (0: every core), MAX_SECONDS (150): the
 # budget of the whole script; a run whose estimate (from the pair rate of the
 # previous size) would take it past the budget is skipped and reported.
+# SIZES ("1000 2000 5000 10000 20000"): the all-pairs N; WINDOWS ("100000
+# 1000000"): the window sizes; REPEAT (1): runs of each search, the median of
+# runs 2..REPEAT reported (the first, with a GPU's start-up and upload, apart
+# as "first").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 MAILWAVE=${1:-build/bin/mailwave}
 BACKEND=${BACKEND:-cpu}
 THREADS=${THREADS:-0}
 MAX_SECONDS=${MAX_SECONDS:-150}
+SIZES=${SIZES:-1000 2000 5000 10000 20000}
+WINDOWS=${WINDOWS:-100000 1000000}
+REPEAT=${REPEAT:-1}
 CORPUS=${CORPUS:-../shared/data/mail}
 start=$(date +%s)
 results=$(mktemp)
@@ -33,24 +40,26 @@ run() {
     return
   fi
   local line
-  line=$("$MAILWAVE" bench compare --backend "$BACKEND" --threads "$THREADS" "$@")
+  line=$("$MAILWAVE" bench compare --backend "$BACKEND" --threads "$THREADS" \
+    --repeat "$REPEAT" "$@")
   echo "$line"
   echo "$line" >> "$results"
 }
 
 for kind in ctph simhash; do
   rate=0  # pairs per second of the last run of this kind
-  for n in 1000 2000 5000 10000 20000; do
+  for n in $SIZES; do
     pairs=$(( n * (n - 1) / 2 ))
     est=1
-    if [[ $rate != 0 ]]; then est=$(jq -n "($pairs / $rate) * 1.5 + 1 | ceil"); fi
+    if [[ $rate != 0 ]]; then est=$(jq -n "($pairs / $rate) * 1.5 * $REPEAT + 1 | ceil"); fi
     run "$est" --n "$n" --kind "$kind" --mode all-pairs
     rate=$(tail -1 "$results" | jq -r '.pairs_per_second // 0')
   done
 done
 for kind in ctph simhash sketch; do
-  run 3 --n 100000 --kind "$kind" --mode window --queries 64
-  run 10 --n 1000000 --kind "$kind" --mode window --queries 64
+  for w in $WINDOWS; do
+    run $(( w / 100000 + 2 )) --n "$w" --kind "$kind" --mode window --queries 64
+  done
 done
 if [[ -d $CORPUS ]]; then
   for kind in ctph simhash sketch; do
@@ -61,14 +70,15 @@ else
 fi
 
 echo
-printf '%-10s %-8s %-10s %9s %14s %8s %10s %12s\n' \
-  mode kind source n pairs matches seconds pairs/s
+printf '%-10s %-8s %-10s %9s %14s %8s %11s %11s %12s\n' \
+  mode kind source n pairs matches seconds first pairs/s
 jq -r 'select(.skipped != true) |
-  [.mode, .kind, .source, .n, .pairs, .matches, (.seconds*1e4|round/1e4),
+  [.mode, .kind, .source, .n, .pairs, .matches, (.seconds*1e6|round/1e6),
+   ((.first_seconds // .seconds)*1e6|round/1e6),
    (.pairs_per_second|floor)] | @tsv' "$results" |
-  while IFS=$'\t' read -r mode kind source n pairs matches seconds pps; do
-    printf '%-10s %-8s %-10s %9s %14s %8s %10s %12.3g\n' \
-      "$mode" "$kind" "$source" "$n" "$pairs" "$matches" "$seconds" "$pps"
+  while IFS=$'\t' read -r mode kind source n pairs matches seconds first pps; do
+    printf '%-10s %-8s %-10s %9s %14s %8s %11s %11s %12.3g\n' \
+      "$mode" "$kind" "$source" "$n" "$pairs" "$matches" "$seconds" "$first" "$pps"
   done
 jq -r 'select(.skipped == true) | "skipped: " + .args' "$results"
-echo "backend $BACKEND, threads $THREADS ($(nproc) cores), $(elapsed) s in all"
+echo "backend $BACKEND, threads $THREADS ($(nproc) cores), repeat $REPEAT, $(elapsed) s in all"

@@ -151,6 +151,9 @@ int main(int argc, char** argv) {
           return 1;
         }
         window = std::move(*w);
+        if (results.empty())
+          std::printf("comparison window on the %s engine\n",
+                      window->backend().c_str());
       }
       const Ns t0 = mw::Budget::ThreadCpuNow();
       for (const auto& m : corpus) {
