@@ -97,9 +97,11 @@ MW_HD_INLINE CtphSide Side2(const SoaView& v, std::uint32_t k) {
 }
 
 // Whether slot i of `a` and slot j of `b` are under the threshold of kKind.
-template <unsigned kKind>
+// `distance`: CtphPair's (CTPH only).
+template <unsigned kKind, typename Distance = ScalarMyers>
 MW_HD_INLINE bool EvalPair(const SoaView& a, std::uint32_t i, const SoaView& b,
-                           std::uint32_t j, const PairParams& p, float* score) {
+                           std::uint32_t j, const PairParams& p, float* score,
+                           const Distance& distance = Distance{}) {
   if constexpr (kKind == kKindCtph) {
     // The block-size test first: most pairs of a real window stop here.
     const std::uint32_t ba = a.block[i];
@@ -108,7 +110,7 @@ MW_HD_INLINE bool EvalPair(const SoaView& a, std::uint32_t i, const SoaView& b,
         static_cast<std::uint64_t>(bb) * 2 != ba)
       return false;
     return CtphPair(ba, Side1(a, i), Side2(a, i), bb, Side1(b, j), Side2(b, j),
-                    p, score);
+                    p, score, distance);
   } else if constexpr (kKind == kKindSimHash) {
     return SimHashPair(a.simhash[i], b.simhash[j], p, score);
   } else {

@@ -69,14 +69,35 @@ MW_HD_INLINE void GramSummary(const std::uint8_t* s, unsigned len,
   *extra = static_cast<std::uint8_t>(grams - set);
 }
 
+// One text column of Myers' bit-parallel recurrence (Hyyrö's formulation):
+// eq is the match mask of the column's symbol in the pattern, high the
+// pattern's last bit. Shared by every MyersDistance form, so they agree bit
+// for bit.
+MW_HD_INLINE void MyersColumn(std::uint64_t eq, std::uint64_t high,
+                              std::uint64_t* pv, std::uint64_t* mv,
+                              unsigned* score) {
+  const std::uint64_t xv = eq | *mv;
+  const std::uint64_t xh = (((eq & *pv) + *pv) ^ *pv) | eq;
+  std::uint64_t ph = *mv | ~(xh | *pv);
+  std::uint64_t mh = *pv & xh;
+  *score += static_cast<unsigned>((ph & high) != 0);
+  *score -= static_cast<unsigned>((mh & high) != 0);
+  ph = (ph << 1) | 1;
+  mh <<= 1;
+  *pv = mh | ~(xv | ph);
+  *mv = ph & xv;
+}
+
 // Levenshtein distance of a[0..la) and b[0..lb) by Myers' bit-parallel
-// algorithm (Hyyrö's formulation), the same recurrence as
+// algorithm, the same recurrence as
 // fingerprint::internal::MyersDistanceScalar. REQUIRES: la <= 64.
 MW_HD_INLINE unsigned MyersDistance(const std::uint8_t* a, unsigned la,
                                     const std::uint8_t* b, unsigned lb) {
   if (la == 0) return lb;
   if (lb == 0) return la;
   // Match masks; only the entries of symbols in a or b are initialised.
+  // (2 KB a thread: on a GPU that is local memory, which the window's CTPH
+  // kernel avoids with one table per block in shared memory; kernels.cu.)
   std::uint64_t peq[256];
   for (unsigned i = 0; i < la; ++i) peq[a[i]] = 0;
   for (unsigned j = 0; j < lb; ++j) peq[b[j]] = 0;
@@ -85,19 +106,8 @@ MW_HD_INLINE unsigned MyersDistance(const std::uint8_t* a, unsigned la,
   std::uint64_t mv = 0;
   const std::uint64_t high = std::uint64_t{1} << (la - 1);
   unsigned score = la;
-  for (unsigned j = 0; j < lb; ++j) {
-    const std::uint64_t eq = peq[b[j]];
-    const std::uint64_t xv = eq | mv;
-    const std::uint64_t xh = (((eq & pv) + pv) ^ pv) | eq;
-    std::uint64_t ph = mv | ~(xh | pv);
-    std::uint64_t mh = pv & xh;
-    score += static_cast<unsigned>((ph & high) != 0);
-    score -= static_cast<unsigned>((mh & high) != 0);
-    ph = (ph << 1) | 1;
-    mh <<= 1;
-    pv = mh | ~(xv | ph);
-    mv = ph & xv;
-  }
+  for (unsigned j = 0; j < lb; ++j)
+    MyersColumn(peq[b[j]], high, &pv, &mv, &score);
   return score;
 }
 
@@ -131,8 +141,19 @@ struct CtphSide {
 //     longer string's 2-grams), and the shared 2-grams (as multisets) are at
 //     most popcount(gx & gy) + min(ex, ey) (docs/gpu.md).
 // Empty signatures are never comparable (CtphEditRate's rule).
+// The edit distance of a level that passed the filters: MyersDistance of the
+// two sides. A kernel may pass its own (same answer, other memory), which is
+// called with x from the pair's first side.
+struct ScalarMyers {
+  MW_HD_INLINE unsigned operator()(const CtphSide& x, const CtphSide& y) const {
+    return MyersDistance(x.s, x.len, y.s, y.len);
+  }
+};
+
+template <typename Distance = ScalarMyers>
 MW_HD_INLINE bool CtphLevel(const CtphSide& x, const CtphSide& y,
-                            const PairParams& p, unsigned* d) {
+                            const PairParams& p, unsigned* d,
+                            const Distance& distance = Distance{}) {
   if (x.len == 0 || y.len == 0) return false;
   const int k = p.kmax[x.len + y.len];
   if (k < 0) return false;
@@ -146,7 +167,7 @@ MW_HD_INLINE bool CtphLevel(const CtphSide& x, const CtphSide& y,
       common += Popcount64(x.grams[w] & y.grams[w]);
     if (static_cast<int>(common) < need) return false;
   }
-  const unsigned dist = MyersDistance(x.s, x.len, y.s, y.len);
+  const unsigned dist = distance(x, y);
   if (static_cast<int>(dist) > k) return false;
   *d = dist;
   return true;
@@ -159,10 +180,13 @@ MW_HD_INLINE float EditRateScore(unsigned d, unsigned t) {
 
 // Whether CtphEditRate(a, b) <= the rate of `p`, the rate in *score when so.
 // a1/a2 are a's signatures at B and 2B (block_a = B; 0: no signature).
+// `distance` as CtphLevel's; its x is always a1 or a2.
+template <typename Distance = ScalarMyers>
 MW_HD_INLINE bool CtphPair(std::uint32_t block_a, const CtphSide& a1,
                            const CtphSide& a2, std::uint32_t block_b,
                            const CtphSide& b1, const CtphSide& b2,
-                           const PairParams& p, float* score) {
+                           const PairParams& p, float* score,
+                           const Distance& distance = Distance{}) {
   if (block_a == 0 || block_b == 0) return false;
   unsigned d = 0;
   if (block_a == block_b) {
@@ -170,11 +194,11 @@ MW_HD_INLINE bool CtphPair(std::uint32_t block_a, const CtphSide& a1,
     // rate above the threshold, so above the other's.
     bool any = false;
     float best = 0;
-    if (CtphLevel(a1, b1, p, &d)) {
+    if (CtphLevel(a1, b1, p, &d, distance)) {
       best = EditRateScore(d, a1.len + b1.len);
       any = true;
     }
-    if (CtphLevel(a2, b2, p, &d)) {
+    if (CtphLevel(a2, b2, p, &d, distance)) {
       const float r = EditRateScore(d, a2.len + b2.len);
       if (!any || r < best) best = r;
       any = true;
@@ -183,12 +207,12 @@ MW_HD_INLINE bool CtphPair(std::uint32_t block_a, const CtphSide& a1,
     return any;
   }
   if (static_cast<std::uint64_t>(block_a) * 2 == block_b) {
-    if (!CtphLevel(a2, b1, p, &d)) return false;
+    if (!CtphLevel(a2, b1, p, &d, distance)) return false;
     *score = EditRateScore(d, a2.len + b1.len);
     return true;
   }
   if (static_cast<std::uint64_t>(block_b) * 2 == block_a) {
-    if (!CtphLevel(a1, b2, p, &d)) return false;
+    if (!CtphLevel(a1, b2, p, &d, distance)) return false;
     *score = EditRateScore(d, a1.len + b2.len);
     return true;
   }
@@ -218,14 +242,38 @@ MW_HD_INLINE bool SketchWordsComparable(std::uint32_t words_a,
 
 // fingerprint::ScoreSketches over kSketchBins bins: the bins equal and set in
 // both (*matches) and the bins set in either (*slots).
+// On a device, a and b must be 16-byte aligned (sketch slots are 256 bytes
+// from a cudaMalloc base): the bins come eight at a time in 16-byte loads
+// and two at a time through the 16-bit SIMD compares, each bin that counts
+// setting 16 bits of a mask (hence the / 16), so the counts are the loop's.
 MW_HD_INLINE void SketchCounts(const std::uint16_t* a, const std::uint16_t* b,
                                std::uint32_t* matches, std::uint32_t* slots) {
   std::uint32_t m = 0;
   std::uint32_t s = 0;
+#if defined(__CUDA_ARCH__)
+  const uint4* va = reinterpret_cast<const uint4*>(a);
+  const uint4* vb = reinterpret_cast<const uint4*>(b);
+  const auto count = [&](unsigned x, unsigned y) {
+    m += __popc(__vcmpeq2(x, y) & __vcmpne2(x, 0u));
+    s += __popc(__vcmpne2(x | y, 0u));
+  };
+#pragma unroll 4
+  for (unsigned k = 0; k < kSketchBins / 8; ++k) {
+    const uint4 x = __ldg(va + k);
+    const uint4 y = __ldg(vb + k);
+    count(x.x, y.x);
+    count(x.y, y.y);
+    count(x.z, y.z);
+    count(x.w, y.w);
+  }
+  m /= 16;
+  s /= 16;
+#else
   for (unsigned i = 0; i < kSketchBins; ++i) {
     m += static_cast<std::uint32_t>(a[i] == b[i] && a[i] != 0);
     s += static_cast<std::uint32_t>((a[i] | b[i]) != 0);
   }
+#endif
   *matches = m;
   *slots = s;
 }
