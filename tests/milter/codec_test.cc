@@ -133,25 +133,25 @@ std::string PostfixStream() {
   return s;
 }
 
-TEST(Decoder, PostfixSessionInOneRead) {
+TEST(MilterDecoder, PostfixSessionInOneRead) {
   const std::string stream = PostfixStream();
   EXPECT_EQ(DecodeInPieces(stream, {}), PostfixSession());
 }
 
-TEST(Decoder, SplitAtEveryByte) {
+TEST(MilterDecoder, SplitAtEveryByte) {
   const std::string stream = PostfixStream();
   std::vector<std::size_t> every;
   for (std::size_t i = 1; i < stream.size(); ++i) every.push_back(i);
   EXPECT_EQ(DecodeInPieces(stream, every), PostfixSession());
 }
 
-TEST(Decoder, SplitInTwoAtEveryPosition) {
+TEST(MilterDecoder, SplitInTwoAtEveryPosition) {
   const std::string stream = PostfixStream();
   for (std::size_t i = 0; i <= stream.size(); ++i)
     ASSERT_EQ(DecodeInPieces(stream, {i}), PostfixSession()) << "cut " << i;
 }
 
-TEST(Decoder, PipelinedPacketsStayValidTogether) {
+TEST(MilterDecoder, PipelinedPacketsStayValidTogether) {
   // The engine handles every packet of one read before reading again: the
   // views from Next() must all stay valid until the next Feed.
   Decoder d;
@@ -172,7 +172,7 @@ TEST(Decoder, PipelinedPacketsStayValidTogether) {
   EXPECT_EQ(As<Body>(held[3]).chunk, "body");
 }
 
-TEST(Decoder, PrepareAndCommitReadIntoTheBuffer) {
+TEST(MilterDecoder, PrepareAndCommitReadIntoTheBuffer) {
   const std::string stream = PostfixStream();
   Decoder d;
   std::vector<Owned> out;
@@ -188,7 +188,7 @@ TEST(Decoder, PrepareAndCommitReadIntoTheBuffer) {
   EXPECT_EQ(out, PostfixSession());
 }
 
-TEST(Decoder, TruncatedPacketWaits) {
+TEST(MilterDecoder, TruncatedPacketWaits) {
   Decoder d;
   const std::string f = Frame('H', "client.example.net\0"sv);
   d.Feed(f.substr(0, 3));  // not even the length
@@ -208,7 +208,7 @@ TEST(Decoder, TruncatedPacketWaits) {
   EXPECT_EQ(d.buffered(), 0u);
 }
 
-TEST(Decoder, LengthZeroIsFatalAndSticky) {
+TEST(MilterDecoder, LengthZeroIsFatalAndSticky) {
   Decoder d;
   d.Feed(Frame('c') + Be32(0) + Frame('c'));
   auto first = d.Next();
@@ -225,7 +225,7 @@ TEST(Decoder, LengthZeroIsFatalAndSticky) {
   EXPECT_EQ(again.error().code(), Error::Code::kCorrupt);
 }
 
-TEST(Decoder, OversizeFailsBeforeItsData) {
+TEST(MilterDecoder, OversizeFailsBeforeItsData) {
   Decoder d(DecoderOptions{.max_packet = 16});
   d.Feed(Frame('B', std::string(15, 'x')));  // length 16: at the cap
   auto ok = d.Next();
@@ -239,7 +239,7 @@ TEST(Decoder, OversizeFailsBeforeItsData) {
   EXPECT_NE(bad.error().message().find("17"), std::string::npos);
 }
 
-TEST(Decoder, DefaultCapIsOneMiB) {
+TEST(MilterDecoder, DefaultCapIsOneMiB) {
   Decoder d;
   d.Feed(Frame('B', std::string(kDefaultMaxPacket - 1, 'b')));
   auto ok = d.Next();
@@ -258,7 +258,7 @@ TEST(Decoder, DefaultCapIsOneMiB) {
   EXPECT_FALSE(d2.Next());
 }
 
-TEST(Decoder, LargePacketInSmallReadsThenSmallOnes) {
+TEST(MilterDecoder, LargePacketInSmallReadsThenSmallOnes) {
   // A 1 MiB packet in 4 KiB reads, then ordinary traffic: the buffer grows
   // for it and everything after still decodes.
   const std::string big = Frame('B', std::string(kDefaultMaxPacket - 1, 'z'));
@@ -274,7 +274,7 @@ TEST(Decoder, LargePacketInSmallReadsThenSmallOnes) {
 // ---------------------------------------------------------------------------
 // The MTA's commands
 
-TEST(Parse, PostfixSessionEveryPacket) {
+TEST(MilterParse, PostfixSessionEveryPacket) {
   const auto& s = PostfixSession();
   const auto packet = [&](std::size_t i) {
     return Packet{s[i].command, s[i].data};
@@ -330,7 +330,7 @@ TEST(Parse, PostfixSessionEveryPacket) {
   As<Quit>(packet(22));
 }
 
-TEST(Parse, OptNeg) {
+TEST(MilterParse, OptNeg) {
   const std::string twelve = Be32(2) + Be32(0x3f) + Be32(0x7f);
   const OptNeg o = As<OptNeg>({'O', twelve});
   EXPECT_EQ(o.version, 2u);
@@ -342,7 +342,7 @@ TEST(Parse, OptNeg) {
     EXPECT_EQ(ErrorOf({'O', twelve.substr(0, n)}), Error::Code::kCorrupt) << n;
 }
 
-TEST(Parse, ConnectEveryFamily) {
+TEST(MilterParse, ConnectEveryFamily) {
   const std::string v6_bytes =
       "[2001:db8::25]\0"s + "6" + Port(443) + "2001:db8::25\0"s;
   const Connect v6 = As<Connect>({'C', v6_bytes});
@@ -370,7 +370,7 @@ TEST(Parse, ConnectEveryFamily) {
   EXPECT_EQ(As<Connect>({'C', "\0U"sv}).hostname, "");
 }
 
-TEST(Parse, ConnectMalformed) {
+TEST(MilterParse, ConnectMalformed) {
   const std::string h = "host\0"s;
   for (const std::string& bad : std::vector<std::string>{
            "",                                 // nothing
@@ -399,7 +399,7 @@ TEST(Parse, ConnectMalformed) {
   EXPECT_NE(binary_family.error().message().find("0x01"), std::string::npos);
 }
 
-TEST(Parse, HeloAndUnknown) {
+TEST(MilterParse, HeloAndUnknown) {
   EXPECT_EQ(As<Helo>({'H', "mail.example.net\0"sv}).name, "mail.example.net");
   EXPECT_EQ(As<Helo>({'H', "\0"sv}).name, "");
   EXPECT_EQ(ErrorOf({'H', ""sv}), Error::Code::kCorrupt);
@@ -409,7 +409,7 @@ TEST(Parse, HeloAndUnknown) {
   EXPECT_EQ(ErrorOf({'U', "XCLIENT"sv}), Error::Code::kCorrupt);
 }
 
-TEST(Parse, MailAndRcpt) {
+TEST(MilterParse, MailAndRcpt) {
   const Mail bounce = As<Mail>({'M', "<>\0"sv});
   EXPECT_EQ(bounce.address, "<>");
   EXPECT_TRUE(bounce.params.empty());
@@ -421,7 +421,7 @@ TEST(Parse, MailAndRcpt) {
   EXPECT_EQ(ErrorOf({'R', "<a@b>\0SIZE=1"sv}), Error::Code::kCorrupt);
 }
 
-TEST(Parse, CommandsWithoutData) {
+TEST(MilterParse, CommandsWithoutData) {
   As<Data>({'T', ""sv});
   As<EndOfHeaders>({'N', ""sv});
   As<Abort>({'A', ""sv});
@@ -432,7 +432,7 @@ TEST(Parse, CommandsWithoutData) {
   As<QuitNewConnection>({'K', "\0"sv});
 }
 
-TEST(Parse, Header) {
+TEST(MilterParse, Header) {
   const Header folded = As<Header>({'L', "Received\0from a\n\tby b\0"sv});
   EXPECT_EQ(folded.name, "Received");
   EXPECT_EQ(folded.value, "from a\n\tby b");
@@ -444,7 +444,7 @@ TEST(Parse, Header) {
   EXPECT_EQ(ErrorOf({'L', "Subject\0hi\0x"sv}), Error::Code::kCorrupt);
 }
 
-TEST(Parse, BodyAndEndOfBody) {
+TEST(MilterParse, BodyAndEndOfBody) {
   // Raw bytes, NULs included.
   const std::string_view raw = "line\r\n\0\xff\r\n"sv;
   EXPECT_EQ(As<Body>({'B', raw}).chunk, raw);
@@ -453,7 +453,7 @@ TEST(Parse, BodyAndEndOfBody) {
   EXPECT_EQ(As<EndOfBody>({'E', "last chunk\r\n"sv}).chunk, "last chunk\r\n");
 }
 
-TEST(Parse, MacrosEmptyOddAndUnterminated) {
+TEST(MilterParse, MacrosEmptyOddAndUnterminated) {
   // The stage byte alone: no macros (Postfix sends this for an empty list).
   const Macros empty = As<Macros>({'D', "N"sv});
   EXPECT_EQ(empty.stage, smfic::kEoh);
@@ -488,7 +488,7 @@ TEST(Parse, MacrosEmptyOddAndUnterminated) {
   EXPECT_EQ(blanks.macros[1].name, "{x}");
 }
 
-TEST(Parse, AllocationIsBounded) {
+TEST(MilterParse, AllocationIsBounded) {
   // A packet of NULs: no more views than the caps allow.
   const std::string nuls(kDefaultMaxPacket - 1, '\0');
   auto mail = ParseMail(nuls);
@@ -502,7 +502,7 @@ TEST(Parse, AllocationIsBounded) {
   EXPECT_EQ(m.macros.size(), kMaxMacros);
 }
 
-TEST(Parse, UnknownCommandByte) {
+TEST(MilterParse, UnknownCommandByte) {
   auto c = Parse({'Z', ""sv});
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error().code(), Error::Code::kCorrupt);
@@ -514,7 +514,7 @@ TEST(Parse, UnknownCommandByte) {
 // ---------------------------------------------------------------------------
 // Our replies
 
-TEST(Encode, ExactBytes) {
+TEST(MilterEncode, ExactBytes) {
   std::string out;
   AppendContinue(out);
   EXPECT_EQ(out, Be32(1) + "c");
@@ -538,7 +538,7 @@ TEST(Encode, ExactBytes) {
   EXPECT_EQ(out, Be32(23) + "qmailwave: spread wave\0"s);
 }
 
-TEST(Encode, EveryBareReply) {
+TEST(MilterEncode, EveryBareReply) {
   std::string out;
   AppendContinue(out);
   AppendAccept(out);
@@ -552,7 +552,7 @@ TEST(Encode, EveryBareReply) {
   EXPECT_EQ(out, expected);
 }
 
-TEST(Encode, ReplyCodeChecksLikePostfix) {
+TEST(MilterEncode, ReplyCodeChecksLikePostfix) {
   std::string out;
   ASSERT_TRUE(AppendReplyCode(out, "451", "", "try later"));
   EXPECT_EQ(out.substr(5), "451 4.0.0 try later\0"sv);
@@ -595,7 +595,7 @@ TEST(Encode, ReplyCodeChecksLikePostfix) {
   EXPECT_TRUE(AppendReplyCode(out, "550", "5.7.1", std::string(980, 'x')));
 }
 
-TEST(Encode, HeaderEditsRefuseInjection) {
+TEST(MilterEncode, HeaderEditsRefuseInjection) {
   std::string out = "kept";
   for (std::string_view name :
        {""sv, "X Y"sv, "X:Y"sv, "X\tY"sv, "X\nY"sv, "X\0Y"sv, "\x80"sv}) {
@@ -617,7 +617,7 @@ TEST(Encode, HeaderEditsRefuseInjection) {
   EXPECT_TRUE(AppendAddHeader(out, "X-A", ""));
 }
 
-TEST(Encode, QuarantineReason) {
+TEST(MilterEncode, QuarantineReason) {
   std::string out;
   EXPECT_FALSE(AppendQuarantine(out, ""));
   EXPECT_FALSE(AppendQuarantine(out, "a\nb"));
@@ -625,7 +625,7 @@ TEST(Encode, QuarantineReason) {
   EXPECT_TRUE(out.empty());
 }
 
-TEST(Encode, RoundTripThroughTheDecoder) {
+TEST(MilterEncode, RoundTripThroughTheDecoder) {
   // Every reply of one message, in one buffer, as the engine will write it.
   std::string out;
   AppendOptNeg(out, OptNeg{6, 0x31, 0x302});
@@ -680,7 +680,7 @@ TEST(Encode, RoundTripThroughTheDecoder) {
   EXPECT_TRUE(std::holds_alternative<Skip>(replies[12]));
 }
 
-TEST(ParseReply, RefusesWhatWeNeverSend) {
+TEST(MilterParseReply, RefusesWhatWeNeverSend) {
   EXPECT_FALSE(ParseReply({'c', "x"sv}));          // data on a bare reply
   EXPECT_FALSE(ParseReply({'+', "<a@b>\0"sv}));    // add recipient
   EXPECT_FALSE(ParseReply({'O', "short"sv}));      // short OPTNEG
@@ -689,7 +689,7 @@ TEST(ParseReply, RefusesWhatWeNeverSend) {
   EXPECT_FALSE(ParseReply({'h', "X\0v\0more"sv}));
 }
 
-TEST(AppendPacket, AnyCommandAndData) {
+TEST(MilterAppendPacket, AnyCommandAndData) {
   std::string out;
   ASSERT_TRUE(AppendPacket(out, 'B', "\0\xff"sv));
   EXPECT_EQ(out, Be32(3) + "B\0\xff"s);
@@ -709,7 +709,7 @@ Wants Mailwave() {
   };
 }
 
-TEST(Negotiate, PostfixOffersEverything) {
+TEST(MilterNegotiate, PostfixOffersEverything) {
   const Negotiation n = Must(Negotiate(OptNeg{6, 0x1ff, 0x1fffff}, Mailwave()));
   EXPECT_EQ(n.reply.version, 6u);
   EXPECT_EQ(n.reply.actions, 0x31u);
@@ -724,7 +724,7 @@ TEST(Negotiate, PostfixOffersEverything) {
   EXPECT_EQ(n.missing_extensions, 0u);
 }
 
-TEST(Negotiate, MtaWithoutNoReplyFlags) {
+TEST(MilterNegotiate, MtaWithoutNoReplyFlags) {
   // Postfix with milter_protocol = 2: no NR_*, no NOUNKNOWN or NODATA.
   const Negotiation n = Must(Negotiate(OptNeg{2, 0x1ff, 0x7f}, Mailwave()));
   EXPECT_EQ(n.reply.version, 2u);
@@ -735,7 +735,7 @@ TEST(Negotiate, MtaWithoutNoReplyFlags) {
   EXPECT_EQ(n.missing_extensions, smfip::kHdrLeadSpc);
 }
 
-TEST(Negotiate, NeverAsksForAnActionNotOffered) {
+TEST(MilterNegotiate, NeverAsksForAnActionNotOffered) {
   // No quarantine offered (SMFI_V2_ACTS without it).
   const Negotiation n = Must(Negotiate(OptNeg{6, 0x1f, 0x1fffff}, Mailwave()));
   EXPECT_EQ(n.reply.actions, smfif::kAddHdrs | smfif::kChgHdrs);
@@ -747,7 +747,7 @@ TEST(Negotiate, NeverAsksForAnActionNotOffered) {
   EXPECT_EQ(none.reply.protocol, 0u);
 }
 
-TEST(Negotiate, VersionIsTheLower) {
+TEST(MilterNegotiate, VersionIsTheLower) {
   EXPECT_EQ(
       Must(Negotiate(OptNeg{7, 0x1ff, 0x1fffff}, Mailwave())).reply.version,
       6u);
@@ -759,7 +759,7 @@ TEST(Negotiate, VersionIsTheLower) {
   EXPECT_FALSE(Negotiate(OptNeg{0, 0, 0}, Mailwave()));
 }
 
-TEST(Negotiate, ZeroMeansVersionOneDefaults) {
+TEST(MilterNegotiate, ZeroMeansVersionOneDefaults) {
   const Negotiation n = Must(Negotiate(OptNeg{2, 0, 0}, Mailwave()));
   // SMFI_V1_ACTS: no header changes, no quarantine; SMFI_V1_PROT: only the
   // first six steps can be skipped, nothing goes unanswered.
@@ -768,7 +768,7 @@ TEST(Negotiate, ZeroMeansVersionOneDefaults) {
   EXPECT_EQ(n.reply.protocol, smfip::kNoHelo);
 }
 
-TEST(Negotiate, FlagsOfTheWrongKindAreIgnored) {
+TEST(MilterNegotiate, FlagsOfTheWrongKindAreIgnored) {
   Wants w;
   w.skip = smfip::kNrConn | smfip::kNoConnect;  // an NR flag among the skips
   w.no_reply = smfip::kNoBody | smfip::kNrBody;
