@@ -1,7 +1,6 @@
 // The libmilter edge: collect the message and its envelope (sender,
-// recipients, client address) in the Session, run pipeline::Check at end of
-// message, turn its headers into header edits and its action ([wave] action)
-// into a quarantine, a 550 or a 451.
+// recipients, client address) in the Session; at end of message, Finish
+// (finish.h) decides and this file applies its answer with smfi_* calls.
 //
 // Every callback is noexcept and catches everything (STYLE.md section 4): a
 // failure logs one line with the queue id and returns the configured
@@ -12,59 +11,45 @@
 #include <netinet/in.h>
 #include <syslog.h>
 
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <cstdio>
-#include <mutex>
 #include <string>
 #include <string_view>
 
+#include "finish.h"
 #include "log.h"
 #include "metrics_hooks.h"
-#include "pipeline/check.h"
 #include "session.h"
-#include "store/store.h"
 
 namespace mw::milter {
 
 namespace {
 
-std::shared_ptr<const Snapshot> g_snapshot;
-
-// Messages in flight (MessagesInFlight), for the drain at shutdown.
-std::mutex g_flight_mutex;
-std::condition_variable g_flight_done;
-std::size_t g_in_flight = 0;
-
 void BeginMessage(Session& s) {
   if (s.in_flight()) return;
   s.set_in_flight(true);
-  std::lock_guard lock(g_flight_mutex);
-  ++g_in_flight;
+  AddMessageInFlight();
 }
 
 void EndMessage(Session& s) noexcept {
   if (!s.in_flight()) return;
   s.set_in_flight(false);
-  std::lock_guard lock(g_flight_mutex);
-  if (--g_in_flight == 0) g_flight_done.notify_all();
+  RemoveMessageInFlight();
+}
+
+// The sfsistat of an answer without its edits.
+sfsistat StatusOf(const EndOfMessage& e) {
+  switch (e.verdict) {
+    case EndOfMessage::Verdict::kReject:
+      return SMFIS_REJECT;
+    case EndOfMessage::Verdict::kTempfail:
+      return SMFIS_TEMPFAIL;
+    case EndOfMessage::Verdict::kContinue:
+      break;
+  }
+  return SMFIS_CONTINUE;
 }
 
 sfsistat OnError(std::string_view queue_id, std::string_view what) noexcept {
-  sfsistat action = SMFIS_CONTINUE;
-  try {
-    Metrics().CountFailure(Failure::kCallback);
-    auto snap = CurrentSnapshot();
-    if (snap) action = snap->on_error;
-    std::string line(queue_id.empty() ? "NOQUEUE" : queue_id);
-    line += ": ";
-    line += what;
-    line += action == SMFIS_TEMPFAIL ? "; tempfail" : "; accepted untagged";
-    Log(LOG_ERR, line);
-  } catch (...) {
-  }
-  return action;
+  return StatusOf(OnFailure(queue_id, what));
 }
 
 // The one cast from libmilter's private pointer. With `create`, makes the
@@ -103,64 +88,6 @@ std::string Unbracket(const char* arg) {
   if (a.size() >= 2 && a.front() == '<' && a.back() == '>')
     a = a.substr(1, a.size() - 2);
   return a;
-}
-
-long long Micros(std::chrono::nanoseconds d) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
-}
-
-std::string LogLine(const Session& s, const pipeline::Outcome& o) {
-  std::string line = s.queue_id().empty() ? "NOQUEUE" : s.queue_id();
-  line += ": language=" + (o.analysis.language.code.empty()
-                               ? std::string("und")
-                               : o.analysis.language.code);
-  if (o.wave) {
-    line += " verdict=cluster:" + store::ClusterIdString(o.wave->cluster) +
-            " members=" + std::to_string(o.wave->size) +
-            (o.wave->wave ? " wave=yes" : " wave=no");
-    line += " kind=" + std::string(pipeline::WaveKindName(o.wave->kind)) +
-            " why=" + std::string(pipeline::WaveReasonName(o.wave->reason)) +
-            " action=" + std::string(pipeline::ActionName(o.action));
-  } else {
-    line += " verdict=none";
-  }
-  line += " bytes=" + std::to_string(s.size());
-  if (s.too_large())
-    line += " too_large read=" + std::to_string(s.bytes().size());
-  const auto& t = o.analysis.timings;
-  line += " cpu_us parse=" + std::to_string(Micros(t.parse)) +
-          " normalise=" + std::to_string(Micros(t.normalise)) +
-          " langid=" + std::to_string(Micros(t.langid)) +
-          " fingerprint=" + std::to_string(Micros(t.fingerprint)) +
-          " lookup=" + std::to_string(Micros(t.lookup)) +
-          " decide=" + std::to_string(Micros(t.decide)) +
-          " record=" + std::to_string(Micros(t.record));
-  if (o.window_asked) {
-    // Wall clock, not CPU: the engine works on its own threads.
-    line += std::string(" window=") + (o.window_matched ? "matched" : "asked") +
-            " window_us=" + std::to_string(Micros(t.window));
-  }
-  if (o.store_conflicts > 0) {
-    // Another writer recorded a copy between this message's lookup and its
-    // record; the lookup was repeated (store::Join::seen).
-    line += " relookups=" + std::to_string(o.store_conflicts);
-  }
-  for (const auto& w : o.analysis.warnings) {
-    line += " warning=";
-    line += pipeline::WarningName(w.kind);
-  }
-  return line;
-}
-
-// Deletes every incoming X-Mailwave-* header (Session::Deletions gives the
-// order).
-bool DeleteOurs(SMFICTX* ctx, const Session& s) {
-  bool ok = true;
-  for (auto& d : s.Deletions()) {
-    if (smfi_chgheader(ctx, d.name.data(), d.index, nullptr) != MI_SUCCESS)
-      ok = false;
-  }
-  return ok;
 }
 
 // The reply of a step that went well: none when the MTA was told it need not
@@ -261,108 +188,42 @@ sfsistat Body(SMFICTX* ctx, unsigned char* chunk, size_t size) noexcept {
                  });
 }
 
-// [wave] action, as the pipeline decided it (only a copy of a spread wave
-// gets one): the end of message's reply. A request the MTA does not take
-// (quarantine not offered, a reply text it refuses) is logged and counted;
-// the message then passes, or is refused with the MTA's own text.
-sfsistat ApplyAction(SMFICTX* ctx, const pipeline::Outcome& o,
-                     const std::string& tag) {
-  std::string text = o.action_text;
-  for (char& c : text) {
-    if (c == '\r' || c == '\n') c = ' ';
+// Applies Finish's answer: deletions, additions, quarantine, the reply. A
+// request the MTA does not take is logged and counted (Refused); the
+// message then passes, or is refused with the MTA's own text.
+sfsistat Apply(SMFICTX* ctx, const EndOfMessage& e, const std::string& tag) {
+  bool deleted = true;
+  for (const auto& d : e.deletions) {
+    std::string name = d.name;
+    if (smfi_chgheader(ctx, name.data(), d.index, nullptr) != MI_SUCCESS)
+      deleted = false;
   }
-  const auto refused = [&tag](std::string_view what) {
-    Metrics().CountFailure(Failure::kAction);
-    Log(LOG_WARNING, tag + ": " + std::string(what));
-  };
-  switch (o.action) {
-    case pipeline::Action::kNone:
-      return SMFIS_CONTINUE;
-    case pipeline::Action::kQuarantine: {
-      std::string reason = "mailwave: " + text;
-      if (smfi_quarantine(ctx, reason.data()) != MI_SUCCESS)
-        refused("the MTA did not take the quarantine; delivered tagged");
-      return SMFIS_CONTINUE;
-    }
-    case pipeline::Action::kReject:
-      if (smfi_setreply(ctx, const_cast<char*>("550"),
-                        const_cast<char*>("5.7.1"), text.data()) != MI_SUCCESS)
-        refused("the MTA did not take the reply text; rejected with its own");
-      return SMFIS_REJECT;
-    case pipeline::Action::kTempfail:
-      if (smfi_setreply(ctx, const_cast<char*>("451"),
-                        const_cast<char*>("4.7.1"), text.data()) != MI_SUCCESS)
-        refused("the MTA did not take the reply text; tempfailed with its own");
-      return SMFIS_TEMPFAIL;
-  }
-  return SMFIS_CONTINUE;
-}
-
-sfsistat EomInner(SMFICTX* ctx, Session& s) {
-  if (s.queue_id().empty()) s.set_queue_id(QueueId(ctx));
-  const std::string& qid = s.queue_id();
-  const std::string tag = qid.empty() ? std::string("NOQUEUE") : qid;
-  auto snap = CurrentSnapshot();
-  if (!snap || !snap->analyzer) return OnError(qid, "eom: not configured");
-
-  // A trusted relay's verdicts stand: its mailwave has analysed the message.
-  if (!s.ours().empty() && snap->trusted.Contains(s.client())) {
-    std::size_t n = 0;
-    for (const auto& o : s.ours()) n += static_cast<std::size_t>(o.count);
-    Metrics().CountTrusted();
-    Log(LOG_INFO, tag + ": trusted relay: kept " + std::to_string(n) +
-                      " incoming X-Mailwave headers; not analysed");
-    return SMFIS_CONTINUE;
-  }
-
-  // Forged verdicts go whatever the analysis says.
-  if (!DeleteOurs(ctx, s))
+  if (!deleted)
     Log(LOG_WARNING, tag + ": could not delete an incoming X-Mailwave header");
-  if (!s.failure().empty()) return OnError(qid, s.failure());
-
-  pipeline::Envelope envelope;
-  envelope.sender = s.sender();
-  envelope.queue_id = qid;
-  envelope.recipients = s.recipients();
-  envelope.client_ip = s.ClientIp();
-  const pipeline::CheckOptions options{.now = store::NowMillis(),
-                                       .window = snap->window.get(),
-                                       .policy = snap->policy.get()};
-  const auto started = std::chrono::steady_clock::now();
-  auto outcome = pipeline::Check(*snap->analyzer, snap->store.get(), s.bytes(),
-                                 envelope, options);
-  Metrics().RecordCheck(outcome, std::chrono::steady_clock::now() - started);
-  if (!outcome) {
-    // Nothing to read (an empty message): it passes untagged.
-    Log(LOG_INFO, tag + ": not analysed: " + outcome.error().message() +
-                      "; bytes=" + std::to_string(s.size()));
-    return SMFIS_CONTINUE;
-  }
-  // A message the MTA is told to refuse is never delivered: no headers.
-  const bool refused = outcome->action == pipeline::Action::kReject ||
-                       outcome->action == pipeline::Action::kTempfail;
-  for (const auto& h : outcome->headers) {
-    if (refused) break;
-    std::string name = h.name;
-    std::string value = h.value;
-    // The pipeline's values are one ASCII line; a line break slipping in
-    // would end the header early, so none reaches the MTA.
-    for (char& c : value) {
-      if (c == '\r' || c == '\n') c = ' ';
-    }
+  for (const auto& [n, v] : e.headers) {
+    std::string name = n;
+    std::string value = v;
     if (smfi_addheader(ctx, name.data(), value.data()) != MI_SUCCESS)
       Log(LOG_WARNING, tag + ": could not add " + name);
   }
-  if (outcome->event && !snap->wave_events.empty()) {
-    auto w = pipeline::AppendLine(snap->wave_events,
-                                  pipeline::WaveEventJson(*outcome->event));
-    if (!w) {
-      Metrics().CountFailure(Failure::kEvent);
-      Log(LOG_WARNING, tag + ": wave event: " + w.error().message());
-    }
+  if (!e.quarantine.empty()) {
+    std::string reason = e.quarantine;
+    if (smfi_quarantine(ctx, reason.data()) != MI_SUCCESS)
+      Refused(tag, "the MTA did not take the quarantine; delivered tagged");
   }
-  Log(LOG_INFO, LogLine(s, *outcome));
-  return ApplyAction(ctx, *outcome, tag);
+  if (e.verdict != EndOfMessage::Verdict::kContinue && !e.rcode.empty()) {
+    std::string rcode = e.rcode;
+    std::string xcode = e.xcode;
+    std::string text = e.text;
+    if (smfi_setreply(ctx, rcode.data(), xcode.data(), text.data()) !=
+        MI_SUCCESS)
+      Refused(tag, e.verdict == EndOfMessage::Verdict::kReject
+                       ? "the MTA did not take the reply text; rejected with "
+                         "its own"
+                       : "the MTA did not take the reply text; tempfailed "
+                         "with its own");
+  }
+  return StatusOf(e);
 }
 
 sfsistat Eom(SMFICTX* ctx) noexcept {
@@ -372,7 +233,11 @@ sfsistat Eom(SMFICTX* ctx) noexcept {
     Metrics().CountMessage();
     s = SessionOf(ctx, true);
     if (s == nullptr) return OnError(QueueId(ctx), "eom: no session");
-    result = EomInner(ctx, *s);
+    if (s->queue_id().empty()) s->set_queue_id(QueueId(ctx));
+    const std::string tag =
+        s->queue_id().empty() ? std::string("NOQUEUE") : s->queue_id();
+    auto snap = CurrentSnapshot();
+    result = Apply(ctx, Finish(snap.get(), *s), tag);
   } catch (...) {
     result = OnError(QueueIdOf(ctx), "eom: failed");
   }
@@ -441,25 +306,6 @@ sfsistat Negotiate(SMFICTX* ctx, unsigned long f0, unsigned long f1,
 }
 
 }  // namespace
-
-void SetSnapshot(std::shared_ptr<const Snapshot> snapshot) {
-  std::atomic_store(&g_snapshot, std::move(snapshot));
-}
-
-std::shared_ptr<const Snapshot> CurrentSnapshot() {
-  return std::atomic_load(&g_snapshot);
-}
-
-std::size_t MessagesInFlight() {
-  std::lock_guard lock(g_flight_mutex);
-  return g_in_flight;
-}
-
-bool WaitForMessages(std::chrono::steady_clock::time_point deadline) {
-  std::unique_lock lock(g_flight_mutex);
-  return g_flight_done.wait_until(lock, deadline,
-                                  [] { return g_in_flight == 0; });
-}
 
 smfiDesc Description(char* name) {
   smfiDesc d{};

@@ -209,8 +209,9 @@ mw::Result<std::shared_ptr<const mw::milter::Snapshot>> BuildSnapshot(
   }
   snapshot->max_bytes = s.mime.max_bytes;
   snapshot->wave_events = s.wave.events;
-  snapshot->on_error =
-      s.milter.on_error == "tempfail" ? SMFIS_TEMPFAIL : SMFIS_CONTINUE;
+  snapshot->on_error = s.milter.on_error == "tempfail"
+                           ? mw::milter::OnError::kTempfail
+                           : mw::milter::OnError::kAccept;
   auto relays = mw::milter::Relays::Parse(s.milter.trusted_relays);
   if (!relays) return mw::Fail(relays.error());
   snapshot->trusted = std::move(*relays);

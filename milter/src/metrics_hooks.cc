@@ -6,7 +6,7 @@
 #include <string_view>
 #include <utility>
 
-#include "callbacks.h"
+#include "snapshot.h"
 #include "log.h"
 
 namespace mw::milter {
