@@ -211,6 +211,7 @@ std::string Be32(std::uint32_t v) {
   return std::string(reinterpret_cast<const char*>(&v), 4);
 }
 
+constexpr std::uint32_t kNoReplyConn = 0x1000;   // SMFIP_NR_CONN
 constexpr std::uint32_t kNoReplyMail = 0x4000;   // SMFIP_NR_MAIL
 constexpr std::uint32_t kNoReplyHeader = 0x80;   // SMFIP_NR_HDR
 constexpr std::uint32_t kNoReplyEoh = 0x40000;   // SMFIP_NR_EOH
@@ -244,7 +245,8 @@ bool SendMessage(Wire& w, std::uint32_t quiet, const Message& m,
   for (;;) {
     const char r = w.Reply();
     if (r == 'c' || r == 'a') return true;
-    if (r == 'h' || r == 'm' || r == 'i') continue;  // header edits
+    // header edits, quarantine
+    if (r == 'h' || r == 'm' || r == 'i' || r == 'q') continue;
     return false;
   }
 }
@@ -341,7 +343,7 @@ int main(int argc, char** argv) {
       if (ok && (quiet & kNoConnect) == 0) {
         ok = w.Send('C', Z("client.example") + "4" + std::string("\0\x19", 2) +
                              Z("127.0.0.1")) &&
-             w.Reply() == 'c';
+             Step(w, quiet, kNoReplyConn) == 'c';
       }
       ++ready;
       if (!ok) {
