@@ -339,12 +339,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
     std::weak_ptr<Connection> weak = weak_from_this();
     asio::io_context& io = engine_->io;
     asio::post(*engine_->pool, [shared, weak, generation, bytes, &io,
+                                analyse = engine_->options.analyse,
                                 message = std::move(message)]() mutable {
       mw::milter::EndOfMessage end;
       const auto started = Clock::now();
       try {
-        auto snap = CurrentSnapshot();
-        end = Finish(snap.get(), *message.get());
+        if (analyse) {
+          end = analyse(*message.get());
+        } else {
+          auto snap = CurrentSnapshot();
+          end = Finish(snap.get(), *message.get());
+        }
       } catch (...) {
         end = OnFailure(message.get()->queue_id(), "eom: failed");
       }

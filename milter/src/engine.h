@@ -36,6 +36,7 @@
 #include <memory>
 #include <string>
 
+#include "finish.h"
 #include "milter/codec.h"
 #include "mw/result.h"
 
@@ -60,6 +61,11 @@ struct EngineOptions {
   bool tcp_nodelay = true;
   // The Session limit ([mime] max_bytes) used when no snapshot is set.
   std::uint64_t default_max_bytes = 32ull << 20;
+  // The analysis a worker runs on a complete message; empty: Finish under
+  // the current snapshot (finish.h). Tests put a slow or a checking one
+  // here (leveldb's Env idea: the edge is an interface). May throw (the
+  // message then gets OnFailure's answer).
+  std::function<EndOfMessage(Session&)> analyse;
 };
 
 class Engine {

@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "milter/codec.h"
+#include "milter/src/finish.h"
+#include "milter/src/session.h"
 
 namespace mw::milter {
 namespace {
@@ -264,6 +266,95 @@ TEST_F(MilterEngine, DrainClosesIdleConnectionsAndRemovesNothingNotOurs) {
   io_.stop();
   thread_.join();
   engine_.reset();
+}
+
+// An analysis slower than [milter] deadline: the MTA gets on_error's answer
+// (accept: CONTINUE) at the deadline, once; the late result is dropped and
+// the connection goes on with the next message.
+TEST_F(MilterEngine, DeadlineAnswersOnErrorAndDropsTheLateResult) {
+  EngineOptions o;
+  o.deadline = 100ms;
+  o.analyse = [](Session& s) {
+    if (s.queue_id() == "SLOW") std::this_thread::sleep_for(400ms);
+    EndOfMessage e;
+    e.headers = {{"X-Mailwave-Test", s.queue_id()}};
+    return e;
+  };
+  StartEngine(o);
+  Client c(path_);
+  c.Send(OptNeg());
+  EXPECT_EQ(c.Read(1), "O");
+  const auto start = std::chrono::steady_clock::now();
+  c.Send(Message("SLOW"));
+  EXPECT_EQ(c.Read(1), "c");  // on_error, without the header
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(took, 90ms);
+  EXPECT_LT(took, 390ms);
+  c.Send(Message("FAST"));
+  EXPECT_EQ(c.Read(2), "hc");  // FAST's answer, not SLOW's late one
+}
+
+// With one thread and analyses of ~150 ms, a deadline of 200 ms allows one
+// message waiting: of several at once, some are answered at once (shed).
+TEST_F(MilterEngine, ShedsWhenTheQueueIsLongerThanTheDeadlineAllows) {
+  EngineOptions o;
+  o.deadline = 200ms;
+  o.threads = 1;
+  o.analyse = [](Session&) {
+    std::this_thread::sleep_for(150ms);
+    EndOfMessage e;
+    e.headers = {{"X-Mailwave-Test", "analysed"}};
+    return e;
+  };
+  StartEngine(o);
+  {
+    Client first(path_);  // teaches the engine the mean time
+    first.Send(OptNeg() + Message("M0"));
+    EXPECT_EQ(first.Read(3), "Ohc");
+  }
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int i = 0; i < 4; ++i) {
+    clients.push_back(std::make_unique<Client>(path_));
+    clients.back()->Send(OptNeg());
+    EXPECT_EQ(clients.back()->Read(1), "O");
+  }
+  for (auto& c : clients) c->Send(Message("M"));
+  int shed = 0;
+  for (auto& c : clients) {
+    const std::string r = c->Read(1);
+    if (r == "c") ++shed;  // on_error at once, no header
+    if (r == "h") {
+      EXPECT_EQ(c->Read(1), "c");
+    }
+  }
+  EXPECT_GE(shed, 1);
+  EXPECT_LE(shed, 3);
+}
+
+// [milter] max_buffered: a message that would pass it keeps no more and is
+// analysed as far as it was kept.
+TEST_F(MilterEngine, MaxBufferedStopsKeeping) {
+  EngineOptions o;
+  o.max_buffered = 100000;
+  std::promise<std::pair<bool, std::size_t>> seen;
+  o.analyse = [&seen](Session& s) {
+    seen.set_value({s.too_large(), s.bytes().size()});
+    return EndOfMessage{};
+  };
+  StartEngine(o);
+  Client c(path_);
+  std::string stream = OptNeg();
+  stream += Frame(smfic::kMail, Str("<a@b>"));
+  for (int i = 0; i < 4; ++i)
+    stream += Frame(smfic::kBody, std::string(60000, 'x'));
+  stream += Frame(smfic::kEob);
+  c.Send(stream);
+  EXPECT_EQ(c.Read(2), "Oc");
+  auto f = seen.get_future();
+  ASSERT_EQ(f.wait_for(2s), std::future_status::ready);
+  const auto [too_large, kept] = f.get();
+  EXPECT_TRUE(too_large);
+  EXPECT_LT(kept, 200000u);
 }
 
 }  // namespace
