@@ -244,14 +244,13 @@ Conversation::Next Conversation::Feed(const Command& command,
     Next operator()(const Quit&) { return Next::kClose; }
     Next operator()(const QuitNewConnection&) {
       // The SMTP session ends; the socket stays for the MTA's next one,
-      // which starts with OPTNEG (Postfix milter8.c reuses the connection;
-      // libmilter's engine.c goes back to its start state).
+      // which starts with CONNECT under the options already negotiated
+      // (libmilter's engine.c: after ST_Q_NC comes ST_CONN, not OPTNEG).
+      // An OPTNEG that comes anyway renegotiates.
       c.EndMessage();
       c.session_ = FreshSession(c.max_bytes_, nullptr);
+      c.session_->set_no_reply(c.no_reply_);
       c.macros_.clear();
-      c.no_reply_ = 0;
-      c.actions_ = 0;
-      c.negotiated_ = false;
       return Next::kGoOn;
     }
     Next operator()(const Unknown&) {

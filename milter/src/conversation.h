@@ -15,7 +15,9 @@
 // and ends at EOB: Feed returns kMessage, the caller TakeMessage()s it,
 // runs Finish on it anywhere, and gives the answer to AppendEndOfMessage.
 // The connection meanwhile stays usable (a new MAIL may even arrive while
-// the answer is pending; the MTA does not do that).
+// the answer is pending; the MTA does not do that). QUIT_NC ends the SMTP
+// session but keeps the negotiated options: CONNECT follows, as libmilter
+// expects.
 //
 // Thread-safety: none; one connection's, on the engine's loop.
 #ifndef MW_MILTER_CONVERSATION_H_

@@ -232,16 +232,29 @@ TEST(MilterConversation, ResynchronisesOutOfOrderCommands) {
 TEST(MilterConversation, QuitNewConnectionStartsOver) {
   Conversation c(1 << 20);
   Feed(c, OptNegPacket(kAllActions, kPostfixProtocol));
-  Fed r = Feed(c, Frame(smfic::kMail, Str("<x@y>")) + Frame(smfic::kQuitNc));
+  Fed r = Feed(
+      c, Frame(smfic::kConnect,
+               Str("h") + "4" + std::string("\x00\x19", 2) + Str("192.0.2.7")) +
+             Frame(smfic::kMail, Str("<x@y>")) + Frame(smfic::kQuitNc));
   EXPECT_EQ(r.steps.back(), Conversation::Next::kGoOn);
-  EXPECT_FALSE(c.negotiated());
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_FALSE(c.in_message());
   EXPECT_EQ(MessagesInFlight(), 0u);
-  // The next SMTP session on the same socket, negotiated anew (here without
-  // no-reply flags: its steps are answered).
-  r = Feed(c, OptNegPacket(kAllActions, smfip::kV1Protocol) +
+  // The next SMTP session on the same socket starts with CONNECT under the
+  // options negotiated before (libmilter: ST_Q_NC -> ST_CONN): still no
+  // replies, and the old client is gone.
+  r = Feed(c, Frame(smfic::kConnect, Str("h") + "U") +
+                  Frame(smfic::kMail, Str("<x@y>")) + Frame(smfic::kEob));
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_EQ(r.steps.back(), Conversation::Next::kMessage);
+  EXPECT_EQ(c.TakeMessage().get()->client(), nullptr);
+  // An OPTNEG that comes anyway renegotiates (here without no-reply flags).
+  r = Feed(c, Frame(smfic::kQuitNc) +
+                  OptNegPacket(kAllActions, smfip::kV1Protocol) +
                   Frame(smfic::kConnect, Str("h") + "U") +
                   Frame(smfic::kMail, Str("<x@y>")));
   EXPECT_EQ(ReplyBytes(r.out), "Occ");
+  c.TakeMessage();
   EXPECT_EQ(Feed(c, Frame(smfic::kQuit)).steps.back(),
             Conversation::Next::kClose);
 }

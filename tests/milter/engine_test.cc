@@ -205,9 +205,11 @@ TEST_F(MilterEngine, MalformedPacketCloses) {
 TEST_F(MilterEngine, QuitNewConnectionKeepsTheSocket) {
   StartEngine();
   Client c(path_);
-  c.Send(OptNeg() + Message("K1") + Frame(smfic::kQuitNc) + OptNeg() +
-         Message("K2") + Frame(smfic::kQuit));
-  EXPECT_EQ(c.Read(4), "OcOc");
+  // After QUIT_NC the MTA's next SMTP session starts with CONNECT under
+  // the options negotiated before (libmilter's state machine).
+  c.Send(OptNeg() + Message("K1") + Frame(smfic::kQuitNc) + Message("K2") +
+         Frame(smfic::kQuit));
+  EXPECT_EQ(c.Read(3), "Occ");
   EXPECT_TRUE(c.Closed());
 }
 
