@@ -338,7 +338,8 @@ class Control {
     engine_.Stop(
         std::chrono::steady_clock::now() + drain, unix_inode_,
         [this, drain](std::size_t cut) {
-          if (cut > 0 || mw::milter::MessagesInFlight() > 0) {
+          // `cut` also counts connections that were only closing.
+          if (cut > 0 && mw::milter::MessagesInFlight() > 0) {
             mw::milter::Log(
                 LOG_WARNING,
                 "stopping: " + std::to_string(mw::milter::MessagesInFlight()) +
