@@ -44,6 +44,8 @@ namespace {
 // What one read asks the decoder for: Postfix's body chunks are 64 KiB.
 constexpr std::size_t kReadSize = 65536;
 constexpr auto kAcceptRetry = std::chrono::milliseconds(100);
+// Replies waiting behind a write past which the connection is not read.
+constexpr std::size_t kMaxOut = 1 << 20;
 // How long the drain waits for the MTA to close a connection it retired.
 constexpr auto kRetireGrace = std::chrono::milliseconds(500);
 
@@ -175,7 +177,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
           });
       return;
     }
-    if (pending_ || closing_) return;
+    // Backpressure: an MTA that sends without reading our replies stops
+    // being read once a write is stuck with more than kMaxOut behind it.
+    if (pending_ || closing_ || (writing_ && out_.size() > kMaxOut)) return;
     reading_ = true;
     ArmTimer();
     auto space = decoder_.Prepare(kReadSize);
@@ -420,6 +424,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
           self->Flush();
           if (!self->closed_ && self->close_when_idle_ && self->idle())
             self->Retire();
+          self->Read();
         });
   }
 
