@@ -92,6 +92,7 @@ struct Engine::Impl {
   std::string unix_path;
   bool tcp = false;
   bool draining = false;
+  bool accept_failing = false;  // out of descriptors, retrying
   std::function<void(std::size_t)> done;
 };
 
@@ -479,9 +480,11 @@ void Engine::Impl::Accepted(error_code ec, Protocol::socket socket) {
         ec.value() == ENOBUFS || ec.value() == ENOMEM) {
       // Out of descriptors: the connections open now end in time; try again
       // shortly instead of spinning.
-      Log(LOG_WARNING, "milter: accept: " + ec.message() +
-                           "; retrying in "
-                           "100 ms");
+      // One line per run of failures, not one per retry.
+      if (!accept_failing)
+        Log(LOG_WARNING,
+            "milter: accept: " + ec.message() + "; retrying every 100 ms");
+      accept_failing = true;
       accept_retry.expires_after(kAcceptRetry);
       accept_retry.async_wait([this](error_code e) {
         if (!e) Accept();
@@ -490,6 +493,10 @@ void Engine::Impl::Accepted(error_code ec, Protocol::socket socket) {
     }
     Accept();  // ECONNABORTED and the like: that client is gone
     return;
+  }
+  if (accept_failing) {
+    Log(LOG_INFO, "milter: accept works again");
+    accept_failing = false;
   }
   if (connections.size() >= options.max_connections) {
     Metrics().CountRefusedConnection();

@@ -5,7 +5,9 @@
 #include "milter/src/engine.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -357,6 +359,37 @@ TEST_F(MilterEngine, MaxBufferedStopsKeeping) {
   const auto [too_large, kept] = f.get();
   EXPECT_TRUE(too_large);
   EXPECT_LT(kept, 200000u);
+}
+
+// Out of descriptors, accept fails with EMFILE: the engine retries after
+// 100 ms instead of spinning or giving up, and serves the waiting client
+// once a descriptor is free.
+TEST_F(MilterEngine, AcceptRetriesAfterEmfile) {
+  StartEngine();
+  rlimit old{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
+  std::vector<int> fillers;
+  rlimit low = old;
+  low.rlim_cur = 256;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  // Every descriptor taken but one, for the client's socket.
+  for (int fd; (fd = open("/dev/null", O_RDONLY)) >= 0;) fillers.push_back(fd);
+  ASSERT_FALSE(fillers.empty());
+  close(fillers.back());
+  fillers.pop_back();
+  Client late(path_);  // uses the last descriptor; the engine has none left
+  ASSERT_TRUE(late.connected());
+  late.Send(OptNeg());
+  std::this_thread::sleep_for(300ms);  // accept fails and is retried
+  for (int i = 0; i < 4 && !fillers.empty(); ++i) {
+    close(fillers.back());
+    fillers.pop_back();
+  }
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(late.Read(1), "O");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
+  for (int fd : fillers) close(fd);
+  setrlimit(RLIMIT_NOFILE, &old);
 }
 
 }  // namespace
