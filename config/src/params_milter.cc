@@ -10,8 +10,9 @@ Table MilterTable() {
   static const Param kParams[] = {
       {.key = "socket",
        .kind = Kind::kString,
-       .meaning = "where the milter listens: \"unix:/path\" or "
-                  "\"inet:port@host\" (Postfix's smtpd_milters names it)",
+       .meaning = "where the milter listens: \"unix:/path\", "
+                  "\"inet:port@host\" or \"inet6:port@host\" (Postfix's "
+                  "smtpd_milters names it)",
        .field = Member<&Settings::milter, &S::socket>},
       {.key = "on_error",
        .kind = Kind::kString,
@@ -56,6 +57,47 @@ Table MilterTable() {
        .meaning = "clients (\"192.0.2.7 2001:db8::/32\") whose X-Mailwave "
                   "headers are kept as verdicts; empty: all are deleted",
        .field = Member<&Settings::milter, &S::trusted_relays>},
+      {.key = "threads",
+       .kind = Kind::kCount,
+       .min = 0,
+       .max = 1024,
+       .meaning = "threads analysing messages at end of body; 0: one per "
+                  "core",
+       .field = Member<&Settings::milter, &S::threads>},
+      {.key = "deadline",
+       .kind = Kind::kDuration,
+       .min = 100,
+       .max = 290e3,
+       .meaning = "how long a message's analysis may take before it gets "
+                  "on_error's answer (under Postfix's "
+                  "milter_content_timeout); a message that would wait longer "
+                  "in the queue gets it at once",
+       .field = Member<&Settings::milter, &S::deadline>},
+      {.key = "max_connections",
+       .kind = Kind::kCount,
+       .min = 1,
+       .max = 1000000,
+       .meaning = "MTA connections open at once; more are closed at once",
+       .field = Member<&Settings::milter, &S::max_connections>},
+      {.key = "max_buffered",
+       .kind = Kind::kSize,
+       .min = 1 << 20,
+       .max = 64.0 * (1ull << 30),
+       .meaning = "bytes of messages held, all connections together; a "
+                  "message past it is analysed as far as it was kept",
+       .field = Member<&Settings::milter, &S::max_buffered>},
+      {.key = "idle_timeout",
+       .kind = Kind::kDuration,
+       .min = 1000,
+       .max = 86400e3,
+       .meaning = "a connection silent this long between messages is closed",
+       .field = Member<&Settings::milter, &S::idle_timeout>},
+      {.key = "read_timeout",
+       .kind = Kind::kDuration,
+       .min = 1000,
+       .max = 86400e3,
+       .meaning = "a connection silent this long inside a message is closed",
+       .field = Member<&Settings::milter, &S::read_timeout>},
   };
   return {.name = "milter",
           .meaning = "the milter daemon mailwave-milter",

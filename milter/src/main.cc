@@ -4,20 +4,30 @@
 // detach and write the pid file (unless -f), become [milter] user, open the
 // store (one that cannot be opened is logged once and the milter runs
 // without: messages pass with the language header alone), build the analyzer
-// and hand the socket to libmilter. A thread of ours takes the signals
-// (signals.h): SIGHUP reloads the configuration and the dictionary (a bad new
-// one is refused with one line and the old one stays); SIGTERM and SIGINT
-// stop accepting, let the messages in flight finish within [milter] drain,
-// and exit 0.
+// and run our protocol engine (engine.h) on one Boost.Asio loop, the analysis
+// on [milter] threads workers. Signals arrive on that loop (asio signal_set,
+// no thread of their own): SIGHUP reloads the configuration and the
+// dictionary, built on a worker and then swapped (a bad new one is refused
+// with one line and the old one stays); SIGTERM and SIGINT stop accepting,
+// remove the unix socket, close connections between messages, let the
+// messages in flight finish within [milter] drain, and exit 0.
+// Reads every [milter] key (config.h), [metrics] listen, and what the
+// pipeline reads.
+// Security: bound as root only to make the socket and pid file; then runs as
+// [milter] user. Wire data never crashes it: a malformed packet closes that
+// one connection (the MTA applies milter_default_action).
 // Exit status: 0 after a clean shutdown, 1 on a runtime failure, 2 on a usage
 // or configuration error.
-#include <libmilter/mfapi.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -26,25 +36,22 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
-#include "callbacks.h"
 #include "config/config.h"
+#include "engine.h"
 #include "gpu/engine.h"
-#include "listener.h"
 #include "log.h"
 #include "metrics/server.h"
 #include "metrics_hooks.h"
-#include "nodelay.h"
 #include "pipeline/analysis.h"
 #include "pipeline/options.h"
 #include "pipeline/policy.h"
 #include "pipeline/store_open.h"
 #include "pipeline/window.h"
 #include "process.h"
-#include "quickack.h"
-#include "signals.h"
+#include "relays.h"
+#include "snapshot.h"
 #include "store/sqlite.h"
 
 namespace {
@@ -233,48 +240,68 @@ void SayWhatNeedsRestart(const mw::config::MilterSettings& was,
   if (was.pid_file != now.pid_file) say("pid_file");
 }
 
-// The control thread: reloads on SIGHUP; on SIGTERM or SIGINT stops
-// libmilter and returns.
+// The signals, on the loop: SIGHUP reloads (the snapshot is built on a
+// thread of its own, then swapped on the loop); SIGTERM and SIGINT drain
+// the engine and stop the loop.
 class Control {
  public:
-  // `listen_fd`: libmilter's listening socket (-1: not found; the stop then
-  // cuts the messages in flight). `unix_inode`: the inode of the unix
-  // socket file made at start (0 for TCP), removed at the stop only while
-  // it is still ours. `start_directory`: where relative file names in a
-  // reloaded configuration are read from (the daemon itself is in / by then).
-  Control(std::string config_path, mw::config::Settings settings, int listen_fd,
+  // `unix_inode`: the inode of the unix socket file made at start (0 for
+  // TCP), removed at the stop only while it is still ours.
+  // `start_directory`: where relative file names in a reloaded
+  // configuration are read from (the daemon itself is in / by then).
+  Control(boost::asio::io_context& io, mw::milter::Engine& engine,
+          std::string config_path, mw::config::Settings settings,
           ino_t unix_inode, std::string start_directory)
-      : config_path_(std::move(config_path)),
+      : io_(io),
+        engine_(engine),
+        signals_(io, SIGHUP, SIGTERM, SIGINT),
+        config_path_(std::move(config_path)),
         settings_(std::move(settings)),
-        listen_fd_(listen_fd),
         unix_inode_(unix_inode),
         start_directory_(std::move(start_directory)) {}
 
-  void Run() {
-    for (;;) {
-      const mw::milter::Signal sig = mw::milter::WaitForSignal();
-      if (main_returned_.load()) return;
-      if (sig == mw::milter::Signal::kReload) {
+  ~Control() { reloader_.join(); }
+
+  void Start() {
+    signals_.async_wait([this](const boost::system::error_code& ec, int sig) {
+      if (ec) return;
+      if (sig == SIGHUP) {
         Reload();
-        continue;
+      } else if (!stopping_) {
+        stopping_ = true;
+        Stop();
       }
-      mw::milter::Log(LOG_INFO, "stopping: no new connections");
-      Stop();
-      return;
-    }
+      Start();
+    });
   }
-
-  // Called by main when smfi_main returned by itself (a listener failure):
-  // Run returns without touching libmilter again.
-  void MainReturned() {
-    main_returned_.store(true);
-    kill(getpid(), SIGTERM);
-  }
-
-  const mw::config::Settings& settings() const { return settings_; }
 
  private:
+  // Off the loop: reading the dictionary and opening the store take long
+  // enough to stall every connection. One reload at a time; a SIGHUP during
+  // one runs once it is done.
   void Reload() {
+    if (reloading_) {
+      reload_again_ = true;
+      return;
+    }
+    reloading_ = true;
+    boost::asio::post(reloader_, [this, previous = settings_] {
+      auto next = LoadAndBuild(previous);
+      boost::asio::post(io_, [this, next = std::move(next)]() mutable {
+        if (next) settings_ = std::move(*next);
+        reloading_ = false;
+        if (reload_again_) {
+          reload_again_ = false;
+          Reload();
+        }
+      });
+    });
+  }
+
+  // The new settings once the new snapshot is in place; nullopt when the
+  // reload was refused (logged).
+  std::optional<mw::config::Settings> LoadAndBuild(
+      const mw::config::Settings& previous) {
     const std::string source = config_path_.empty()
                                    ? std::string(mw::config::kDefaultPath)
                                    : config_path_;
@@ -285,75 +312,56 @@ class Control {
     if (!valid) {
       mw::milter::Log(LOG_ERR, "reload refused: " + valid.error().message() +
                                    "; the running configuration stays");
-      return;
+      return std::nullopt;
     }
     auto current = mw::milter::CurrentSnapshot();
-    auto snapshot = BuildSnapshot(*next, &settings_, current.get());
+    auto snapshot = BuildSnapshot(*next, &previous, current.get());
     if (!snapshot) {
       mw::milter::Log(LOG_ERR, "reload refused: " + snapshot.error().message() +
                                    "; the running configuration stays");
-      return;
+      return std::nullopt;
     }
-    SayWhatNeedsRestart(settings_.milter, next->milter);
+    SayWhatNeedsRestart(previous.milter, next->milter);
     mw::milter::SetSnapshot(std::move(*snapshot));
-    settings_ = std::move(*next);
     mw::milter::Log(LOG_INFO, "reloaded " + source);
+    return std::move(*next);
   }
 
-  // listener.h: refuse new connections, let the messages in flight finish
-  // within [milter] drain, then stop libmilter and wake its accept loop.
   void Stop() {
-    std::optional<mw::milter::ParkedListener> parked;
-    if (listen_fd_ >= 0) {
-      std::string path = mw::milter::UnixSocketPath(settings_.milter.socket);
-      struct stat st {};
-      if (!path.empty() &&
-          (stat(path.c_str(), &st) != 0 || st.st_ino != unix_inode_)) {
-        path.clear();  // replaced by someone else's socket: leave it
-      }
-      auto p = mw::milter::ParkedListener::Park(listen_fd_, path);
-      if (p) {
-        parked.emplace(std::move(*p));
-      } else {
-        mw::milter::Log(LOG_WARNING, "stopping: " + p.error().message() +
-                                         "; messages in flight are cut");
-      }
+    mw::milter::Log(LOG_INFO, "stopping: no new connections");
+    const std::size_t waiting = mw::milter::MessagesInFlight();
+    if (waiting > 0) {
+      mw::milter::Log(LOG_INFO, "stopping: " + std::to_string(waiting) +
+                                    " messages in flight");
     }
-    if (parked) {
-      const std::size_t waiting = mw::milter::MessagesInFlight();
-      if (waiting > 0) {
-        mw::milter::Log(LOG_INFO, "stopping: " + std::to_string(waiting) +
-                                      " messages in flight");
-      }
-      const auto drain = settings_.milter.drain;
-      if (!mw::milter::WaitForMessages(std::chrono::steady_clock::now() +
-                                       drain)) {
-        mw::milter::Log(
-            LOG_WARNING,
-            "stopping: " + std::to_string(mw::milter::MessagesInFlight()) +
-                " messages still in flight after " +
-                std::to_string(drain.count()) + " ms; they are cut");
-      }
-    }
-    // smfi_stop blocks until the accept loop's poll() returns.
-    std::atomic<bool> stopped{false};
-    std::thread stopper([&] {
-      smfi_stop();
-      stopped.store(true);
-    });
-    for (int i = 0; i < 100 && !stopped.load(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      if (!stopped.load() && parked) parked->Wake();
-    }
-    stopper.join();
+    const auto drain = settings_.milter.drain;
+    engine_.Stop(
+        std::chrono::steady_clock::now() + drain, unix_inode_,
+        [this, drain](std::size_t cut) {
+          // `cut` also counts connections that were only closing.
+          if (cut > 0 && mw::milter::MessagesInFlight() > 0) {
+            mw::milter::Log(
+                LOG_WARNING,
+                "stopping: " + std::to_string(mw::milter::MessagesInFlight()) +
+                    " messages still in flight after " +
+                    std::to_string(drain.count()) + " ms; they are cut");
+          }
+          signals_.cancel();
+          io_.stop();
+        });
   }
 
+  boost::asio::io_context& io_;
+  mw::milter::Engine& engine_;
+  boost::asio::signal_set signals_;
+  boost::asio::thread_pool reloader_{1};
   std::string config_path_;
   mw::config::Settings settings_;
-  int listen_fd_;
   ino_t unix_inode_;
   std::string start_directory_;
-  std::atomic<bool> main_returned_{false};
+  bool stopping_ = false;
+  bool reloading_ = false;
+  bool reload_again_ = false;
 };
 
 int Run(int argc, char** argv) {
@@ -409,14 +417,15 @@ int Run(int argc, char** argv) {
   }
 
   mw::milter::UseStderr(foreground);
-  // Before any thread: every thread started later inherits the blocked
-  // signals, and libmilter's own signal thread no longer sees them.
-  mw::milter::TakeSignals();
-  if (!mw::milter::ShimBound()) {
-    mw::milter::Log(LOG_WARNING,
-                    "libmilter's sigwait is not ours: SIGHUP stops the "
-                    "daemon instead of reloading it");
-  }
+  // Before any thread: every thread started later (store, GPU, metrics,
+  // workers) inherits the three signals blocked, so they reach the loop's
+  // signal_set, unblocked on this thread only once it is in place.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGHUP);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   // A first start on the built-in defaults finds neither /run/mailwave nor
   // /var/lib/mailwave: made here, for the user the daemon becomes.
@@ -434,28 +443,25 @@ int Run(int argc, char** argv) {
     }
   }
 
-  std::string socket = ms.socket;
-  char name[] = "mailwave";
-  smfiDesc desc = mw::milter::Description(name);
-  if (smfi_setconn(socket.data()) != MI_SUCCESS ||
-      smfi_setbacklog(static_cast<int>(ms.backlog)) != MI_SUCCESS ||
-      smfi_register(desc) != MI_SUCCESS) {
-    return Complain("cannot set up the milter on " + socket, kExitFailure);
-  }
-  // Opened here, so that a socket that cannot be made fails at start with
+  const std::string socket = ms.socket;
+  boost::asio::io_context io(1);
+  mw::milter::EngineOptions options;
+  options.threads = ms.threads;
+  options.deadline = ms.deadline;
+  options.max_connections = ms.max_connections;
+  options.max_buffered = ms.max_buffered;
+  options.idle_timeout = ms.idle_timeout;
+  options.read_timeout = ms.read_timeout;
+  options.default_max_bytes = settings->mime.max_bytes;
+  // MAILWAVE_MILTER_NAGLE=1 keeps Nagle's algorithm on: only for measuring
+  // what TCP_NODELAY buys (bench/milter/tcp_vs_unix.sh).
+  const char* nagle = std::getenv("MAILWAVE_MILTER_NAGLE");
+  options.tcp_nodelay = nagle == nullptr || std::string(nagle) != "1";
+  // Bound here, so that a socket that cannot be made fails at start with
   // its name (a stale unix socket is removed), and while still root.
-  if (smfi_opensocket(true) != MI_SUCCESS) {
-    return Complain("cannot listen on " + socket, kExitFailure);
-  }
-  // Now the only listening socket of the process (metrics come later).
-  const std::vector<int> listening = mw::milter::ListeningSockets();
-  const int listen_fd = listening.size() == 1 ? listening[0] : -1;
-  if (listen_fd < 0) {
-    mw::milter::Log(LOG_WARNING,
-                    "cannot tell libmilter's socket among " +
-                        std::to_string(listening.size()) +
-                        " listening ones: a stop cuts messages in flight");
-  }
+  auto engine = mw::milter::Engine::Listen(
+      io, socket, static_cast<int>(ms.backlog), options);
+  if (!engine) return Complain(engine.error().message(), kExitFailure);
   ino_t unix_inode = 0;
   if (const std::string path = mw::milter::UnixSocketPath(socket);
       !path.empty()) {
@@ -468,29 +474,15 @@ int Run(int argc, char** argv) {
     auto access = mw::milter::SetSocketAccess(path, owner, socket_group, mode);
     if (!access) return Complain(access.error().message(), kExitFailure);
   }
-  // MAILWAVE_MILTER_NAGLE=1 keeps Nagle's algorithm on: only for measuring
-  // what TCP_NODELAY buys (bench/milter/tcp_vs_unix.sh).
-  const char* nagle = std::getenv("MAILWAVE_MILTER_NAGLE");
-  if (nagle == nullptr || std::string(nagle) != "1") {
-    if (mw::milter::SetNoDelayOnListeners() < 0) {
-      mw::milter::Log(LOG_WARNING,
-                      "cannot list /proc/self/fd: TCP_NODELAY not set; a TCP "
-                      "socket answers slower than a unix one");
-    }
-    if (mw::milter::QuickAckBound()) {
-      mw::milter::EnableQuickAck();
-    } else {
-      mw::milter::Log(LOG_WARNING,
-                      "libmilter's read is not ours: no quick ACKs; a TCP "
-                      "socket answers slower than a unix one");
-    }
-  }
 
   std::optional<mw::milter::PidFile> pid_file;
   std::optional<mw::milter::Detached> detached;
   if (!foreground) {
+    // The loop's epoll descriptor crosses the fork: Asio must know.
+    io.notify_fork(boost::asio::execution_context::fork_prepare);
     auto d = mw::milter::Daemonize();
     if (!d) return Complain(d.error().message(), kExitFailure);
+    io.notify_fork(boost::asio::execution_context::fork_child);
     detached.emplace(std::move(*d));
     if (!ms.pid_file.empty()) {
       auto p = mw::milter::PidFile::Create(ms.pid_file);
@@ -526,34 +518,34 @@ int Run(int argc, char** argv) {
   }
   mw::milter::SetSnapshot(std::move(*snapshot));
 
-  Control control(config_path, *settings, listen_fd, unix_inode,
+  Control control(io, **engine, config_path, *settings, unix_inode,
                   start_directory);
-  std::thread control_thread([&control] { control.Run(); });
+  control.Start();
+  pthread_sigmask(SIG_UNBLOCK, &stop_signals, nullptr);
 
   mw::milter::Log(
       LOG_INFO, "listening on " + socket + "; Postfix: " + PostfixHint(socket));
-  // After the milter socket (and after ListeningSockets above), so that a
-  // failed start leaves no thread behind; the endpoint's own failures only
-  // ever log (docs/milter.md, "Metrics").
+  // The endpoint's own failures only ever log (docs/milter.md, "Metrics").
   auto metrics = mw::milter::StartMetrics(settings->metrics.listen);
+  (*engine)->Start();
   if (detached) detached->Ready();
-  const int r = smfi_main();
-  control.MainReturned();
-  control_thread.join();
-
+  io.run();
   if (mw::milter::MessagesInFlight() > 0) {
-    // Past the drain: exiting normally would tear down what the cut
-    // sessions' threads may still use. The store is safe (each message is
-    // one committed transaction) and the MTA gives the cut messages its
-    // milter_default_action.
+    // Past the drain: a worker may still be analysing a cut message, and
+    // exiting normally would wait for it (or tear down what it uses). The
+    // store is safe (each message is one committed transaction) and the MTA
+    // gives the cut messages its milter_default_action.
     mw::milter::Log(LOG_INFO, "stopped");
     pid_file.reset();
-    std::_Exit(r == MI_SUCCESS ? kExitOk : kExitFailure);
+    std::_Exit(kExitOk);
   }
+  // Drained (or cut at [milter] drain): the connections close, the workers
+  // finish what they hold and are joined.
+  engine->reset();
   metrics.reset();  // joins the metrics thread before the snapshot goes
   mw::milter::SetSnapshot(nullptr);
   mw::milter::Log(LOG_INFO, "stopped");
-  return r == MI_SUCCESS ? kExitOk : kExitFailure;
+  return kExitOk;
 }
 
 }  // namespace

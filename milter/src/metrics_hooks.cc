@@ -6,8 +6,8 @@
 #include <string_view>
 #include <utility>
 
-#include "snapshot.h"
 #include "log.h"
+#include "snapshot.h"
 
 namespace mw::milter {
 
@@ -155,7 +155,54 @@ MilterMetrics::MilterMetrics(metrics::Registry& r) {
       "mailwave_store_relookups_total",
       "Lookups repeated because another writer recorded a copy between a "
       "message's lookup and its record (docs/store.md)."));
+  connections_ = Must(r.AddGauge("mailwave_milter_connections",
+                                 "MTA connections open to the milter."));
+  queue_ = Must(r.AddGauge(
+      "mailwave_milter_queue",
+      "Messages at end of body waiting for, or in, the analysis pool."));
+  shed_ = Must(r.AddCounter(
+      "mailwave_milter_shed_total",
+      "Messages answered [milter] on_error at once: the queue was longer "
+      "than [milter] deadline allows."));
+  deadline_misses_ = Must(
+      r.AddCounter("mailwave_milter_deadline_misses_total",
+                   "Messages whose analysis missed [milter] deadline (answered "
+                   "on_error, the late result dropped)."));
+  constexpr std::string_view kTimeouts =
+      "Connections closed for silence: idle (between messages, [milter] "
+      "idle_timeout) or read (inside a message, [milter] read_timeout).";
+  idle_timeouts_ = Must(r.AddCounter("mailwave_milter_timeouts_total",
+                                     kTimeouts, {{"kind", "idle"}}));
+  read_timeouts_ = Must(r.AddCounter("mailwave_milter_timeouts_total",
+                                     kTimeouts, {{"kind", "read"}}));
+  refused_connections_ = Must(r.AddCounter(
+      "mailwave_milter_refused_connections_total",
+      "Connections closed at once, beyond [milter] max_connections."));
+  buffer_full_ = Must(r.AddCounter(
+      "mailwave_milter_buffer_full_total",
+      "Messages that stopped being kept at [milter] max_buffered (analysed "
+      "as far as kept)."));
+  protocol_errors_ = Must(r.AddCounter(
+      "mailwave_milter_protocol_errors_total",
+      "Connections closed for a malformed packet or broken framing."));
 }
+
+void MilterMetrics::SetConnections(std::size_t n) noexcept {
+  connections_->Set(static_cast<double>(n));
+}
+void MilterMetrics::SetQueue(std::size_t n) noexcept {
+  queue_->Set(static_cast<double>(n));
+}
+void MilterMetrics::CountShed() noexcept { shed_->Inc(); }
+void MilterMetrics::CountDeadlineMiss() noexcept { deadline_misses_->Inc(); }
+void MilterMetrics::CountTimeout(bool idle) noexcept {
+  (idle ? idle_timeouts_ : read_timeouts_)->Inc();
+}
+void MilterMetrics::CountRefusedConnection() noexcept {
+  refused_connections_->Inc();
+}
+void MilterMetrics::CountBufferFull() noexcept { buffer_full_->Inc(); }
+void MilterMetrics::CountProtocolError() noexcept { protocol_errors_->Inc(); }
 
 void MilterMetrics::CountTrusted() noexcept { verdict_trusted_->Inc(); }
 

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -44,6 +45,24 @@ class MilterMetrics {
   void CountFailure(Failure failure) noexcept;
   // A trusted relay's verdict kept, not analysed: verdict "trusted".
   void CountTrusted() noexcept;
+  // The engine (engine.h): open connections and messages waiting for or
+  // in the worker pool, as they change.
+  void SetConnections(std::size_t n) noexcept;
+  void SetQueue(std::size_t n) noexcept;
+  // A message answered on_error at once because the queue was longer than
+  // the deadline allows.
+  void CountShed() noexcept;
+  // A message whose analysis missed [milter] deadline (answered on_error).
+  void CountDeadlineMiss() noexcept;
+  // A connection closed for silence: between messages (idle) or inside one
+  // (read).
+  void CountTimeout(bool idle) noexcept;
+  // A connection closed at once: beyond [milter] max_connections.
+  void CountRefusedConnection() noexcept;
+  // A message that stopped being kept at [milter] max_buffered.
+  void CountBufferFull() noexcept;
+  // A connection closed for a malformed packet or broken framing.
+  void CountProtocolError() noexcept;
   // Reads store->GetStats() into the store gauges; a failure counts
   // errors{kind="stats"} and keeps the last values. Null: nothing.
   void RefreshStore(store::Store* store) noexcept;
@@ -80,6 +99,15 @@ class MilterMetrics {
   metrics::Gauge* store_writable_;
   metrics::Gauge* store_up_;
   metrics::Counter* store_relookups_;
+  metrics::Gauge* connections_;
+  metrics::Gauge* queue_;
+  metrics::Counter* shed_;
+  metrics::Counter* deadline_misses_;
+  metrics::Counter* idle_timeouts_;
+  metrics::Counter* read_timeouts_;
+  metrics::Counter* refused_connections_;
+  metrics::Counter* buffer_full_;
+  metrics::Counter* protocol_errors_;
 };
 
 // The process' registry and its MilterMetrics, made on first use.

@@ -51,6 +51,9 @@ class Session {
 
   std::string_view bytes() const { return bytes_; }
   bool too_large() const { return too_large_; }
+  // Keeps no more bytes from now on, as past max_bytes (the engine's global
+  // [milter] max_buffered); Reset clears it.
+  void StopKeeping() { too_large_ = true; }
   // Bytes the MTA sent, the part past the limit included.
   std::uint64_t size() const { return size_; }
   const std::vector<Ours>& ours() const { return ours_; }

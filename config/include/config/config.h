@@ -221,7 +221,7 @@ struct WaveSettings {
 // [milter]: the daemon mailwave-milter (docs/milter.md). A message is read
 // up to [mime] max_bytes; past that it is analysed as far as it was read.
 struct MilterSettings {
-  // Where libmilter listens: "unix:/path", "inet:port@host", "inet6:...".
+  // Where the milter listens: "unix:/path", "inet:port@host", "inet6:...".
   std::string socket = "unix:/run/mailwave/milter.sock";
   // What a message gets when the milter itself fails (an exception, no
   // memory): "accept" (pass untagged) or "tempfail" (the MTA retries later).
@@ -248,6 +248,23 @@ struct MilterSettings {
   // X-Mailwave-* headers are verdicts of an earlier mailwave, kept as they
   // are; empty: every incoming one is a forgery and deleted.
   std::string trusted_relays;
+  // The engine (docs/milter.md, "Engine"). Threads analysing messages at end
+  // of body; 0: one per core.
+  std::uint32_t threads = 0;
+  // How long a message's analysis may take from end of body before it gets
+  // on_error's answer (the late result is dropped); well under Postfix's
+  // milter_content_timeout (300s). Also the bound of the queue: a message
+  // that would wait longer is answered on_error at once (shed).
+  std::chrono::milliseconds deadline{30000};
+  // MTA connections open at once; more are closed at once.
+  std::uint32_t max_connections = 1000;
+  // Bytes of messages held in memory, all connections together; a message
+  // that would pass it keeps no more and is analysed as far as it was kept.
+  std::uint64_t max_buffered = 256ull << 20;
+  // A connection silent this long between messages is closed.
+  std::chrono::milliseconds idle_timeout{300000};
+  // A connection silent this long inside a message is closed.
+  std::chrono::milliseconds read_timeout{60000};
 
   bool operator==(const MilterSettings&) const = default;
 };
