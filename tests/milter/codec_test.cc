@@ -15,22 +15,14 @@
 #include <utility>
 #include <vector>
 
+#include "tests/milter/frames.h"
+
 namespace mw::milter {
 namespace {
 
 using namespace std::literals;
-
-// One frame, as the MTA (or we) would write it.
-std::string Frame(char command, std::string_view data = {}) {
-  std::string out;
-  EXPECT_TRUE(AppendPacket(out, command, data));
-  return out;
-}
-
-std::string Be32(std::uint32_t v) {
-  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16),
-          static_cast<char>(v >> 8), static_cast<char>(v)};
-}
+using testing::Frame;
+using testing::U32;
 
 std::string Port(std::uint16_t v) {
   return {static_cast<char>(v >> 8), static_cast<char>(v)};
@@ -99,7 +91,7 @@ Error::Code ErrorOf(const Packet& p) {
 
 const std::vector<Owned>& PostfixSession() {
   static const std::vector<Owned> kPackets = {
-      {'O', Be32(6) + Be32(0x1ff) + Be32(0x1fffff)},
+      {'O', U32(6) + U32(0x1ff) + U32(0x1fffff)},
       {'D',
        "Cj\0mx.example.org\0{daemon_name}\0mx.example.org\0v\0Postfix 3.7.11\0"s},
       {'C', "client.example.net\0"s + "4" + Port(50000) + "192.0.2.10\0"s},
@@ -210,7 +202,7 @@ TEST(MilterDecoder, TruncatedPacketWaits) {
 
 TEST(MilterDecoder, LengthZeroIsFatalAndSticky) {
   Decoder d;
-  d.Feed(Frame('c') + Be32(0) + Frame('c'));
+  d.Feed(Frame('c') + U32(0) + Frame('c'));
   auto first = d.Next();
   ASSERT_TRUE(first);
   ASSERT_TRUE(*first);
@@ -232,7 +224,7 @@ TEST(MilterDecoder, OversizeFailsBeforeItsData) {
   ASSERT_TRUE(ok);
   ASSERT_TRUE(*ok);
   EXPECT_EQ((*ok)->data.size(), 15u);
-  d.Feed(Be32(17));  // only the length: refused at once
+  d.Feed(U32(17));  // only the length: refused at once
   auto bad = d.Next();
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().code(), Error::Code::kLimit);
@@ -248,13 +240,13 @@ TEST(MilterDecoder, DefaultCapIsOneMiB) {
   EXPECT_EQ((*ok)->data.size(), kDefaultMaxPacket - 1);
   // Postfix's largest packets (a 100 KiB header) are far under it; one
   // byte over is refused.
-  d.Feed(Be32(kDefaultMaxPacket + 1) + "B");
+  d.Feed(U32(kDefaultMaxPacket + 1) + "B");
   auto bad = d.Next();
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().code(), Error::Code::kLimit);
   // A length with the top bit set is not taken for a negative number.
   Decoder d2;
-  d2.Feed(Be32(0xffffffff));
+  d2.Feed(U32(0xffffffff));
   EXPECT_FALSE(d2.Next());
 }
 
@@ -331,7 +323,7 @@ TEST(MilterParse, PostfixSessionEveryPacket) {
 }
 
 TEST(MilterParse, OptNeg) {
-  const std::string twelve = Be32(2) + Be32(0x3f) + Be32(0x7f);
+  const std::string twelve = U32(2) + U32(0x3f) + U32(0x7f);
   const OptNeg o = As<OptNeg>({'O', twelve});
   EXPECT_EQ(o.version, 2u);
   EXPECT_EQ(o.actions, 0x3fu);
@@ -517,25 +509,25 @@ TEST(MilterParse, UnknownCommandByte) {
 TEST(MilterEncode, ExactBytes) {
   std::string out;
   AppendContinue(out);
-  EXPECT_EQ(out, Be32(1) + "c");
+  EXPECT_EQ(out, U32(1) + "c");
   out.clear();
   AppendOptNeg(out, OptNeg{6, 0x31, 0x000ff302});
-  EXPECT_EQ(out, Be32(13) + "O" + Be32(6) + Be32(0x31) + Be32(0xff302));
+  EXPECT_EQ(out, U32(13) + "O" + U32(6) + U32(0x31) + U32(0xff302));
   out.clear();
   ASSERT_TRUE(AppendReplyCode(out, "550", "5.7.1", "spread wave"));
-  EXPECT_EQ(out, Be32(23) + "y550 5.7.1 spread wave\0"s);
+  EXPECT_EQ(out, U32(23) + "y550 5.7.1 spread wave\0"s);
   out.clear();
   ASSERT_TRUE(AppendAddHeader(out, "X-Mailwave-Language", "en"));
-  EXPECT_EQ(out, Be32(24) + "hX-Mailwave-Language\0en\0"s);
+  EXPECT_EQ(out, U32(24) + "hX-Mailwave-Language\0en\0"s);
   out.clear();
   ASSERT_TRUE(AppendChangeHeader(out, 2, "X-Mailwave-Wave", ""));
-  EXPECT_EQ(out, Be32(22) + "m" + Be32(2) + "X-Mailwave-Wave\0\0"s);
+  EXPECT_EQ(out, U32(22) + "m" + U32(2) + "X-Mailwave-Wave\0\0"s);
   out.clear();
   ASSERT_TRUE(AppendInsertHeader(out, 0, "X-A", "b"));
-  EXPECT_EQ(out, Be32(11) + "i" + Be32(0) + "X-A\0b\0"s);
+  EXPECT_EQ(out, U32(11) + "i" + U32(0) + "X-A\0b\0"s);
   out.clear();
   ASSERT_TRUE(AppendQuarantine(out, "mailwave: spread wave"));
-  EXPECT_EQ(out, Be32(23) + "qmailwave: spread wave\0"s);
+  EXPECT_EQ(out, U32(23) + "qmailwave: spread wave\0"s);
 }
 
 TEST(MilterEncode, EveryBareReply) {
@@ -692,7 +684,7 @@ TEST(MilterParseReply, RefusesWhatWeNeverSend) {
 TEST(MilterAppendPacket, AnyCommandAndData) {
   std::string out;
   ASSERT_TRUE(AppendPacket(out, 'B', "\0\xff"sv));
-  EXPECT_EQ(out, Be32(3) + "B\0\xff"s);
+  EXPECT_EQ(out, U32(3) + "B\0\xff"s);
 }
 
 // ---------------------------------------------------------------------------

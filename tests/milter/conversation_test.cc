@@ -12,26 +12,15 @@
 #include <vector>
 
 #include "milter/src/snapshot.h"
+#include "tests/milter/frames.h"
 
 namespace mw::milter {
 namespace {
 
-std::string Frame(char command, std::string_view data = {}) {
-  std::string out;
-  EXPECT_TRUE(AppendPacket(out, command, data));
-  return out;
-}
-
-std::string U32(std::uint32_t v) {
-  const std::uint32_t n = htonl(v);
-  return std::string(reinterpret_cast<const char*>(&n), 4);
-}
-
-std::string OptNegPacket(std::uint32_t actions, std::uint32_t protocol) {
-  return Frame(smfic::kOptNeg, U32(6) + U32(actions) + U32(protocol));
-}
-
-std::string Str(std::string_view s) { return std::string(s) + '\0'; }
+using testing::Frame;
+using testing::OptNegPacket;
+using testing::Str;
+using testing::U32;
 
 // Postfix's offer: every action, every flag but HDR_LEADSPC's absence.
 constexpr std::uint32_t kAllActions = 0x1FF;

@@ -26,27 +26,18 @@
 #include "milter/codec.h"
 #include "milter/src/finish.h"
 #include "milter/src/session.h"
+#include "tests/milter/frames.h"
 
 namespace mw::milter {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::string Frame(char command, std::string_view data = {}) {
-  std::string out;
-  EXPECT_TRUE(AppendPacket(out, command, data));
-  return out;
-}
-
-std::string U32(std::uint32_t v) {
-  const std::uint32_t n = htonl(v);
-  return std::string(reinterpret_cast<const char*>(&n), 4);
-}
-
-std::string Str(std::string_view s) { return std::string(s) + '\0'; }
+using testing::Frame;
+using testing::Str;
+using testing::U32;
 
 std::string OptNeg(std::uint32_t protocol = 0x001FFFFF) {
-  return Frame(smfic::kOptNeg, U32(6) + U32(0x1FF) + U32(protocol));
+  return testing::OptNegPacket(0x1FF, protocol);
 }
 
 // A message as Postfix sends it when no reply is due before the end.
