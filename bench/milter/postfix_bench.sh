@@ -12,7 +12,10 @@
 # with Nagle's algorithm left on (MAILWAVE_MILTER_NAGLE=1: libmilter as it
 # comes). One line per case and round: messages/s from the first MAIL FROM
 # until the last message is at the sink, the client's time per message
-# (p50/p99), and the milter's CPU seconds; then the medians as ratios to
+# (p50/p99), and the milter's CPU seconds, also per message: all of it
+# (milter_ms_per_msg) and its event loop's part (protocol_ms_per_msg: the main
+# thread runs the loop, which does the protocol and its system calls; the
+# analysis runs on the worker pool's threads); then the medians as ratios to
 # "none". Defaults: 5000 messages, 20 sessions, 2 rounds.
 set -euo pipefail
 
@@ -78,14 +81,16 @@ set_postfix_milter() {  # CASE
   sleep 1  # smtpd processes pick up the new configuration
 }
 
-milter_cpu() {  # PID: user+system seconds
+milter_cpu() {  # PID [TID]: user+system seconds of the process, or of one thread
   [ -n "$1" ] || { echo 0; return; }
-  awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$1/stat" 2>/dev/null || echo 0
+  local stat=/proc/$1/stat
+  [ -n "${2:-}" ] && stat=/proc/$1/task/$2/stat
+  awk '{ printf "%.2f", ($14 + $15) / 100 }' "$stat" 2>/dev/null || echo 0
 }
 
 PF_MILTER="" pf_start_sink
 PF_MILTER="" pf_start
-declare -A rates
+declare -A rates loops
 echo "postfix_bench: $messages messages over $sessions sessions, ${#files[@]} corpus files, $rounds rounds"
 for ((r = 1; r <= rounds; r++)); do
   for c in none unix tcp tcp-nagle; do
@@ -98,9 +103,16 @@ for ((r = 1; r <= rounds; r++)); do
     pf_wait_sink_count $((before + messages)) 600
     t1=$(pf_now_ms)
     cpu=$(milter_cpu "$PF_MILTER_PID")
+    loop=$(milter_cpu "$PF_MILTER_PID" "$PF_MILTER_PID")
     rate=$(awk -v n="$messages" -v ms=$((t1 - t0)) 'BEGIN { printf "%.1f", n * 1000 / ms }')
     rates[$c]="${rates[$c]:-} $rate"
-    echo "round=$r case=$c delivered_per_s=$rate milter_cpu_s=$cpu client: $out"
+    per_msg=""
+    if [ "$c" != none ]; then
+      per_msg=$(awk -v n="$messages" -v cpu="$cpu" -v loop="$loop" \
+        'BEGIN { printf "milter_ms_per_msg=%.3f protocol_ms_per_msg=%.3f ", cpu * 1000 / n, loop * 1000 / n }')
+      loops[$c]="${loops[$c]:-} $(awk -v n="$messages" -v loop="$loop" 'BEGIN { printf "%.3f", loop * 1000 / n }')"
+    fi
+    echo "round=$r case=$c delivered_per_s=$rate milter_cpu_s=$cpu ${per_msg}client: $out"
     [ "$c" = none ] || pf_milter_stop TERM
   done
 done
@@ -108,5 +120,10 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { print (NR 
 base=$(median <<<"${rates[none]}")
 for c in none unix tcp tcp-nagle; do
   m=$(median <<<"${rates[$c]}")
-  awk -v c="$c" -v m="$m" -v b="$base" 'BEGIN { printf "median case=%-9s delivered_per_s=%7.1f ratio_to_none=%.3f\n", c, m, m / b }'
+  p=""
+  [ "$c" = none ] || p=$(median <<<"${loops[$c]}")
+  awk -v c="$c" -v m="$m" -v b="$base" -v p="$p" 'BEGIN {
+    printf "median case=%-9s delivered_per_s=%7.1f ratio_to_none=%.3f", c, m, m / b
+    if (p != "") printf " protocol_ms_per_msg=%.3f", p
+    printf "\n" }'
 done
