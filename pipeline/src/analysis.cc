@@ -108,6 +108,9 @@ Analyzer::Analyzer(const config::Settings& settings,
       suffixes_(Suffixes()) {
   sender_.trusted_authserv_ids = settings.wave.trusted_authserv_ids;
   sender_.suffixes = suffixes_.get();
+  // An Analyzer is made before the threads that share it: GMime's one-time
+  // set-up (mime::Init) belongs here, not in the first message's parse.
+  mime::Init();
 }
 
 Result<std::shared_ptr<const Analyzer>> Analyzer::Create(
