@@ -44,6 +44,7 @@
 #include "log.h"
 #include "metrics/server.h"
 #include "metrics_hooks.h"
+#include "notify.h"
 #include "pipeline/analysis.h"
 #include "pipeline/options.h"
 #include "pipeline/policy.h"
@@ -285,9 +286,13 @@ class Control {
       return;
     }
     reloading_ = true;
+    mw::milter::NotifyReloading();
     boost::asio::post(reloader_, [this, previous = settings_] {
       auto next = LoadAndBuild(previous);
       boost::asio::post(io_, [this, next = std::move(next)]() mutable {
+        mw::milter::NotifyReady(next ? "reloaded"
+                                     : "reload refused; running "
+                                       "the previous configuration");
         if (next) settings_ = std::move(*next);
         reloading_ = false;
         if (reload_again_) {
@@ -328,6 +333,7 @@ class Control {
   }
 
   void Stop() {
+    mw::milter::NotifyStopping();
     mw::milter::Log(LOG_INFO, "stopping: no new connections");
     const std::size_t waiting = mw::milter::MessagesInFlight();
     if (waiting > 0) {
@@ -529,6 +535,7 @@ int Run(int argc, char** argv) {
   auto metrics = mw::milter::StartMetrics(settings->metrics.listen);
   (*engine)->Start();
   if (detached) detached->Ready();
+  mw::milter::NotifyReady("listening on " + socket);
   io.run();
   if (mw::milter::MessagesInFlight() > 0) {
     // Past the drain: a worker may still be analysing a cut message, and

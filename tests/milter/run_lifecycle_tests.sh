@@ -9,7 +9,10 @@
 #     (exit 1) without taking the first one's socket, a start that fails
 #     (no dictionary) exits 1 naming the reason;
 #   - as root with [milter] user/group: runs as that user, the socket belongs
-#     to it with socket_mode.
+#     to it with socket_mode;
+#   - under a Type=notify service manager (NOTIFY_SOCKET, here a datagram
+#     socket of our own): READY=1 once listening, RELOADING=1 then READY=1
+#     around each reload (taken or refused), STOPPING=1 at SIGTERM.
 # Exit status: 0 passed, 1 failed, 77 skipped (no miltertest).
 set -uo pipefail
 
@@ -70,13 +73,36 @@ run_lua() {  # SOCKET SCRIPT [QID]  (SOCKET: a path, or inet:PORT@HOST)
   return 1
 }
 
-# ---- reload
+# ---- reload (the daemon also reports to a service manager's NOTIFY_SOCKET)
+notify=$work/notify.sock
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "a") as out:
+    while True:
+        out.write(s.recv(4096).decode().replace("\n", " ") + "\n")
+        out.flush()
+' "$notify" "$work/notify.txt" &
+pids+=("$!")
+disown "$!"  # killed by cleanup, without the shell's "Killed" report
+for _ in $(seq 1 50); do [ -S "$notify" ] && break; sleep 0.1; done
+notified() {  # N PATTERN: the Nth notification matches PATTERN
+  for _ in $(seq 1 50); do
+    [ "$(wc -l <"$work/notify.txt" 2>/dev/null || echo 0)" -ge "$1" ] && break
+    sleep 0.1
+  done
+  sed -n "$1p" "$work/notify.txt" 2>/dev/null | grep -qE "$2"
+}
 sock=$work/reload.sock
 config reload "$sock" '[wave]' 'min_size = 5'
-"$milter" -f -c "$work/reload.toml" 2>"$work/reload.log" &
+NOTIFY_SOCKET=$notify "$milter" -f -c "$work/reload.toml" 2>"$work/reload.log" &
 pid=$!
 pids+=("$pid")
 wait_socket "$sock" "$pid" || fail "reload: no socket"
+notified 1 "^READY=1 STATUS=listening on unix:$sock\$" &&
+  pass "READY=1 to the service manager once listening" ||
+  fail "no READY=1 notification: $(cat "$work/notify.txt" 2>/dev/null)"
 sed -i 's/^min_size = 5/min_size = 7/' "$work/reload.toml"
 kill -HUP "$pid"
 for _ in $(seq 1 50); do grep -q "reloaded" "$work/reload.log" && break; sleep 0.1; done
@@ -89,6 +115,12 @@ want="mailwave-milter: reload refused: $work/reload.toml: milter.on_error: must 
 grep -qxF "$want" "$work/reload.log" &&
   pass "SIGHUP refuses a bad configuration in one line" ||
   fail "a bad reload does not say: $want"
+notified 2 "^RELOADING=1 MONOTONIC_USEC=[0-9]+ STATUS=reloading$" &&
+  notified 3 "^READY=1 STATUS=reloaded$" &&
+  notified 4 "^RELOADING=1 " &&
+  notified 5 "^READY=1 STATUS=reload refused" &&
+  pass "RELOADING=1, then READY=1, around a taken and a refused reload" ||
+  fail "reload notifications: $(cat "$work/notify.txt")"
 kill -0 "$pid" 2>/dev/null && run_lua "$sock" plain.lua AFTERHUP &&
   pass "the daemon answers after a refused reload" ||
   fail "the daemon does not answer after a refused reload"
@@ -110,6 +142,8 @@ fi
 status=0
 wait "$pid" || status=$?
 [ "$status" = 0 ] && pass "exit 0 after the drain" || fail "exit $status after SIGTERM"
+notified 6 "^STOPPING=1 STATUS=draining$" && pass "STOPPING=1 at SIGTERM" ||
+  fail "no STOPPING=1 notification: $(cat "$work/notify.txt")"
 grep -q "^mailwave-milter: stopping: 1 messages in flight$" "$work/reload.log" ||
   fail "the log does not say one message was in flight"
 grep -q "^mailwave-milter: SLOW1: language=" "$work/reload.log" ||
