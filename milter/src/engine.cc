@@ -345,9 +345,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
     asio::io_context& io = engine_->io;
     asio::post(*engine_->pool, [shared, weak, generation, bytes, &io,
                                 analyse = engine_->options.analyse,
-                                message = std::move(message)]() mutable {
+                                message = std::move(message),
+                                queued_at = Clock::now()]() mutable {
       mw::milter::EndOfMessage end;
       const auto started = Clock::now();
+      Metrics().RecordQueueWait(started - queued_at);
       try {
         if (analyse) {
           end = analyse(*message.get());

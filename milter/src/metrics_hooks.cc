@@ -160,6 +160,11 @@ MilterMetrics::MilterMetrics(metrics::Registry& r) {
   queue_ = Must(r.AddGauge(
       "mailwave_milter_queue",
       "Messages at end of body waiting for, or in, the analysis pool."));
+  queue_wait_ = Must(r.AddHistogram(
+      "mailwave_milter_queue_wait_seconds",
+      "Wall-clock time a message at end of body waited for an analysis "
+      "thread (the part of the MTA's wait that is not the check itself).",
+      metrics::LatencyBuckets()));
   shed_ = Must(r.AddCounter(
       "mailwave_milter_shed_total",
       "Messages answered [milter] on_error at once: the queue was longer "
@@ -192,6 +197,9 @@ void MilterMetrics::SetConnections(std::size_t n) noexcept {
 }
 void MilterMetrics::SetQueue(std::size_t n) noexcept {
   queue_->Set(static_cast<double>(n));
+}
+void MilterMetrics::RecordQueueWait(std::chrono::nanoseconds wait) noexcept {
+  queue_wait_->ObserveSeconds(wait);
 }
 void MilterMetrics::CountShed() noexcept { shed_->Inc(); }
 void MilterMetrics::CountDeadlineMiss() noexcept { deadline_misses_->Inc(); }

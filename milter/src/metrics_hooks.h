@@ -49,6 +49,8 @@ class MilterMetrics {
   // in the worker pool, as they change.
   void SetConnections(std::size_t n) noexcept;
   void SetQueue(std::size_t n) noexcept;
+  // How long a message at end of body waited for a pool thread.
+  void RecordQueueWait(std::chrono::nanoseconds wait) noexcept;
   // A message answered on_error at once because the queue was longer than
   // the deadline allows.
   void CountShed() noexcept;
@@ -101,6 +103,7 @@ class MilterMetrics {
   metrics::Counter* store_relookups_;
   metrics::Gauge* connections_;
   metrics::Gauge* queue_;
+  metrics::Histogram* queue_wait_;
   metrics::Counter* shed_;
   metrics::Counter* deadline_misses_;
   metrics::Counter* idle_timeouts_;

@@ -208,6 +208,20 @@ TEST(MilterMetrics, WindowQueriesAndTheirTime) {
   EXPECT_DOUBLE_EQ(Sample(t, "mailwave_window_seconds_sum"), 0.0033);
 }
 
+TEST(MilterMetrics, QueueWaitIsAHistogramInSeconds) {
+  metrics::Registry r;
+  MilterMetrics m(r);
+  m.RecordQueueWait(microseconds(40));  // under the 50 us bucket
+  m.RecordQueueWait(milliseconds(30));
+  const std::string t = r.Render();
+  EXPECT_EQ(Sample(t, "mailwave_milter_queue_wait_seconds_count"), 2);
+  EXPECT_DOUBLE_EQ(Sample(t, "mailwave_milter_queue_wait_seconds_sum"),
+                   0.03004);
+  EXPECT_EQ(
+      Sample(t, "mailwave_milter_queue_wait_seconds_bucket{le=\"5e-05\"}"),
+      1);
+}
+
 TEST(MilterMetrics, WarningsCountOncePerMessageAndKind) {
   metrics::Registry r;
   MilterMetrics m(r);
