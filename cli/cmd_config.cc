@@ -16,6 +16,7 @@ constexpr std::string_view kHelp = R"(Usage: mailwave config --defaults
        mailwave [-c FILE] config --changed
        mailwave [-c FILE] config --check
        mailwave config --example
+       mailwave config --man
        mailwave config --help
 
 Shows and validates the configuration of mailwave. The programs read one TOML
@@ -42,6 +43,8 @@ Options (exactly one):
               does not exist.
   --example   print the documented example file, every parameter commented
               out (the source of config/mailwave.toml).
+  --man       print the man page mailwave.toml(5) in roff, from the same
+              list (the build installs it; man -l - reads it).
   -h, --help  this text
 
 Errors name the file, the line and the parameter, on one line, for example
@@ -82,7 +85,7 @@ int Run(const std::vector<std::string>& all_args, const GlobalOptions& global) {
     return Complain(
         kName,
         args.empty()
-            ? "choose one of --defaults, --changed, --check, --example "
+            ? "choose one of --defaults, --changed, --check, --example, --man "
               "(try mailwave config --help)"
             : "give only one option (try mailwave config --help)",
         kExitUsage);
@@ -94,6 +97,10 @@ int Run(const std::vector<std::string>& all_args, const GlobalOptions& global) {
   }
   if (mode == "--example") {
     std::cout << config::RenderExample();
+    return kExitOk;
+  }
+  if (mode == "--man") {
+    std::cout << config::RenderManPage(MW_VERSION);
     return kExitOk;
   }
   if (mode == "--changed") {

@@ -12,12 +12,14 @@
 #include <algorithm>
 #include <csignal>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/command.h"
 #include "cli/util.h"
 #include "mime/message.h"
+#include "mw/roff.h"
 
 namespace {
 
@@ -71,11 +73,40 @@ bool WantsHelp(const std::vector<std::string>& args) {
   return false;
 }
 
+// mailwave(8): the overview and every command's --help, as laid out on the
+// terminal, so the page says what the program says.
+std::string ManPage() {
+  namespace r = mw::roff;
+  std::ostringstream overview;
+  PrintOverview(overview);
+  std::string out = r::Title("MAILWAVE", "8", "", "mailwave " MW_VERSION,
+                             "System Manager's Manual");
+  out += r::Section("NAME");
+  out += "mailwave \\- administration program of the mailwave mail filter\n";
+  out += r::Section("DESCRIPTION");
+  out += r::Preformatted(overview.str());
+  out += r::Section("COMMANDS");
+  for (const auto& c : mw::cli::Commands()) {
+    out += r::Subsection(c.name);
+    out += r::Preformatted(c.help);
+  }
+  out += r::Section("FILES");
+  out += r::Tagged("/etc/mailwave/mailwave.toml",
+                   "the configuration, when no -c is given (mailwave.toml(5))");
+  out += r::Section("SEE ALSO");
+  out +=
+      "mailwave.toml(5), mailwave\\-milter(8), postfix(1), spamassassin(1)\n";
+  return out;
+}
+
 constexpr std::string_view kHelpHelp =
     R"(Usage: mailwave help [COMMAND]
+       mailwave help --man
 
 Prints the overview of mailwave, or the help of COMMAND: "mailwave help
-COMMAND" prints the same as "mailwave COMMAND --help".
+COMMAND" prints the same as "mailwave COMMAND --help". --man prints the man
+page mailwave(8) in roff: the overview and every command's help (the build
+installs it; man -l - reads it).
 
 Exit status:
   0  success
@@ -88,6 +119,10 @@ int RunHelp(const std::vector<std::string>& args,
   using mw::cli::Complain;
   if (args.empty()) {
     PrintOverview(std::cout);
+    return mw::cli::kExitOk;
+  }
+  if (args.size() == 1 && args[0] == "--man") {
+    std::cout << ManPage();
     return mw::cli::kExitOk;
   }
   const mw::cli::Command* c = FindCommand(args[0]);

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <vector>
 
+#include "mw/roff.h"
 #include "params.h"
 #include "units.h"
 
@@ -561,6 +562,55 @@ std::string RenderExample() {
 
 std::string RenderChanged(const Settings& settings) {
   return Render(Tables(), settings, Style::kChanged);
+}
+
+std::string RenderManPage(std::string_view version) {
+  namespace r = mw::roff;
+  std::string out =
+      r::Title("MAILWAVE.TOML", "5", "", "mailwave " + std::string(version),
+               "File Formats");
+  out += r::Section("NAME");
+  out += "mailwave.toml \\- configuration of the mailwave mail filter\n";
+  out += r::Section("SYNOPSIS");
+  out += r::Paragraph(kDefaultPath);
+  out += r::Section("DESCRIPTION");
+  out += r::Paragraph(
+      "mailwave(8) and mailwave-milter(8) read one TOML file: the one given "
+      "with -c, else " +
+      std::string(kDefaultPath) +
+      " when it exists, else nothing, and the built-in defaults apply. The "
+      "file has one table per module and lists only the parameters it "
+      "changes; keep only those, so that better defaults in later versions "
+      "reach you. Unknown tables and keys, values of the wrong type and "
+      "values out of bounds are errors (the programs name the file, line, "
+      "key and reason); nothing is silently ignored.");
+  out += r::Paragraph(
+      "Sizes are bytes, as an integer or a string with a unit: \"512B\", "
+      "\"20KiB\", \"4MiB\", \"1GiB\" (binary) or "
+      "\"20kB\", \"4MB\" (decimal). Durations are strings: "
+      "\"500ms\", \"30s\", \"5m\", \"1h\", "
+      "\"1m30s\". Counts are integers, numbers integers or floats, "
+      "switches true or false.");
+  out += r::Paragraph(
+      "Each parameter below is shown with its built-in default, what it "
+      "means and the values it takes; mailwave config --defaults prints "
+      "the same list as TOML.");
+  Settings defaults;
+  for (const auto& t : Tables()) {
+    out += r::Section("[" + std::string(t.name) + "]");
+    out += r::Paragraph(t.meaning);
+    for (const auto& p : t.params) {
+      out += r::Tagged(std::string(p.key) + " = " + FormatValue(p, defaults),
+                       std::string(p.meaning) + " (" + Describe(p) + ").");
+    }
+  }
+  out += r::Section("FILES");
+  out += r::Tagged(kDefaultPath,
+                   "the configuration file the programs read "
+                   "when no -c is given");
+  out += r::Section("SEE ALSO");
+  out += "mailwave(8), mailwave\\-milter(8), postconf(5)\n";
+  return out;
 }
 
 }  // namespace mw::config

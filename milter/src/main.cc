@@ -44,6 +44,7 @@
 #include "log.h"
 #include "metrics/server.h"
 #include "metrics_hooks.h"
+#include "mw/roff.h"
 #include "notify.h"
 #include "pipeline/analysis.h"
 #include "pipeline/options.h"
@@ -63,13 +64,72 @@ constexpr int kExitUsage = 2;
 
 constexpr char kUsage[] =
     "usage: mailwave-milter [-c FILE] [-f]\n"
+    "       mailwave-milter --man\n"
     "  -c FILE  configuration file (default /etc/mailwave/mailwave.toml when "
     "it exists)\n"
     "  -f       stay in the foreground and log to stderr; without it the\n"
     "           daemon detaches, writes [milter] pid_file and logs to syslog\n"
     "           (facility mail)\n"
+    "  --man    print this program's man page, mailwave-milter(8), in roff\n"
     "signals: HUP reloads the configuration and the dictionary; TERM and INT\n"
     "stop accepting, let messages in flight finish ([milter] drain), exit 0\n";
+
+// mailwave-milter(8): the usage above and what a postmaster needs around it.
+std::string ManPage() {
+  namespace r = mw::roff;
+  std::string out = r::Title("MAILWAVE-MILTER", "8", "", "mailwave " MW_VERSION,
+                             "System Manager's Manual");
+  out += r::Section("NAME");
+  out +=
+      "mailwave\\-milter \\- milter that tags duplicate mail and spam "
+      "waves for Postfix and Sendmail\n";
+  out += r::Section("SYNOPSIS");
+  out += r::Preformatted(kUsage);
+  out += r::Section("DESCRIPTION");
+  out += r::Paragraph(
+      "mailwave-milter speaks the milter protocol (version 6) to Postfix or "
+      "Sendmail on [milter] socket. For every message it parses the MIME "
+      "structure, identifies the language, fingerprints the body, looks it "
+      "up in the store of recent mail ([store]: SQLite, or Redis shared by "
+      "several MX hosts, hashes only), decides whether the message belongs "
+      "to a cluster of near-duplicates and whether that cluster is a wanted "
+      "bulk wave or a spread spam wave, and adds X-Mailwave-Wave and "
+      "X-Mailwave-Language headers for SpamAssassin and Sieve. Headers of "
+      "those names that arrive with a message are deleted first. One log "
+      "line per message names its queue id and verdict.");
+  out += r::Paragraph(
+      "Nothing the milter meets stops the mail: a malformed message, a "
+      "store that fails or an analysis past [milter] deadline is answered "
+      "with [milter] on_error (accept by default: the message passes "
+      "untagged), logged and counted in the metrics ([metrics] listen).");
+  out += r::Section("SIGNALS");
+  out += r::Tagged("HUP",
+                   "reload the configuration file and the language "
+                   "dictionary without dropping a connection; a file "
+                   "that does not validate is refused in one log line "
+                   "and the running configuration stays.");
+  out += r::Tagged("TERM, INT",
+                   "stop accepting connections, let the messages in flight "
+                   "finish within [milter] drain, remove the socket, exit 0.");
+  out += r::Section("EXIT STATUS");
+  out += r::Tagged("0", "stopped by a signal after the drain");
+  out += r::Tagged("1",
+                   "a failure at start: no dictionary, a socket that "
+                   "cannot be made, a user that cannot be become");
+  out += r::Tagged("2",
+                   "a usage or configuration error, one line on "
+                   "standard error naming file, key and reason");
+  out += r::Section("FILES");
+  out += r::Tagged("/etc/mailwave/mailwave.toml",
+                   "the configuration (mailwave.toml(5))");
+  out += r::Tagged("/var/lib/mailwave/",
+                   "the SQLite store and the site secret of its keyed hashes");
+  out += r::Tagged("/run/mailwave/milter.sock",
+                   "the socket of the packaged systemd unit");
+  out += r::Section("SEE ALSO");
+  out += "mailwave(8), mailwave.toml(5), postconf(5), systemctl(1)\n";
+  return out;
+}
 
 int Complain(std::string_view line, int status) {
   std::fprintf(stderr, "mailwave-milter: %.*s\n", static_cast<int>(line.size()),
@@ -381,6 +441,9 @@ int Run(int argc, char** argv) {
       foreground = true;
     } else if (a == "-h" || a == "--help") {
       std::fputs(kUsage, stdout);
+      return kExitOk;
+    } else if (a == "--man") {
+      std::fputs(ManPage().c_str(), stdout);
       return kExitOk;
     } else {
       std::fputs(kUsage, stderr);

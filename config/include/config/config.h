@@ -358,6 +358,11 @@ std::string RenderExample();
 // differs.
 std::string RenderChanged(const Settings& settings);
 
+// The man page mailwave.toml(5), as roff: every table and key with its
+// default, meaning and bounds, from the same declarations as RenderDefaults
+// (`mailwave config --man`; the build installs it).
+std::string RenderManPage(std::string_view version);
+
 }  // namespace mw::config
 
 #endif  // MW_CONFIG_CONFIG_H_
