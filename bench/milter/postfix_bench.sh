@@ -108,9 +108,10 @@ for ((r = 1; r <= rounds; r++)); do
     rates[$c]="${rates[$c]:-} $rate"
     per_msg=""
     if [ "$c" != none ]; then
-      per_msg=$(awk -v n="$messages" -v cpu="$cpu" -v loop="$loop" \
-        'BEGIN { printf "milter_ms_per_msg=%.3f protocol_ms_per_msg=%.3f ", cpu * 1000 / n, loop * 1000 / n }')
-      loops[$c]="${loops[$c]:-} $(awk -v n="$messages" -v loop="$loop" 'BEGIN { printf "%.3f", loop * 1000 / n }')"
+      read -r cpu_ms loop_ms < <(awk -v n="$messages" -v cpu="$cpu" -v loop="$loop" \
+        'BEGIN { printf "%.3f %.3f\n", cpu * 1000 / n, loop * 1000 / n }')
+      per_msg="milter_ms_per_msg=$cpu_ms protocol_ms_per_msg=$loop_ms "
+      loops[$c]="${loops[$c]:-} $loop_ms"
     fi
     echo "round=$r case=$c delivered_per_s=$rate milter_cpu_s=$cpu ${per_msg}client: $out"
     [ "$c" = none ] || pf_milter_stop TERM

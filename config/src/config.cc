@@ -584,13 +584,18 @@ std::string RenderManPage(std::string_view version) {
       "reach you. Unknown tables and keys, values of the wrong type and "
       "values out of bounds are errors (the programs name the file, line, "
       "key and reason); nothing is silently ignored.");
-  out += r::Paragraph(
-      "Sizes are bytes, as an integer or a string with a unit: \"512B\", "
-      "\"20KiB\", \"4MiB\", \"1GiB\" (binary) or "
-      "\"20kB\", \"4MB\" (decimal). Durations are strings: "
-      "\"500ms\", \"30s\", \"5m\", \"1h\", "
-      "\"1m30s\". Counts are integers, numbers integers or floats, "
-      "switches true or false.");
+  // The units note of --defaults and the example file, without its "# ".
+  std::string units;
+  for (std::string_view rest = kUnitsNote; !rest.empty();) {
+    const std::size_t eol = rest.find('\n');
+    std::string_view line = rest.substr(0, eol);
+    rest = eol == std::string_view::npos ? "" : rest.substr(eol + 1);
+    if (line.starts_with("# ")) line.remove_prefix(2);
+    units += std::string(line) + " ";
+  }
+  out += r::Paragraph(units +
+                      "Counts are integers, numbers integers or floats, "
+                      "switches true or false.");
   out += r::Paragraph(
       "Each parameter below is shown with its built-in default, what it "
       "means and the values it takes; mailwave config --defaults prints "
