@@ -511,6 +511,25 @@ Result<Settings> ParseWith(std::span<const Table> tables, std::string_view text,
         complain(node.source(), name + ": " + *reason);
     }
   }
+  // Settings that bound each other. Reported at the line of the first of the
+  // two keys the file sets (the defaults agree with each other).
+  if (problems.empty() && base.store.commit_delay.count() > 0 &&
+      4 * base.store.commit_delay > base.store.busy_timeout) {
+    toml::source_region where{};
+    for (const char* key : {"commit_delay", "busy_timeout"}) {
+      if (const toml::node* n =
+              root.at_path(std::string("store.") + key).node();
+          n != nullptr && (where.begin.line == 0 ||
+                           n->source().begin.line < where.begin.line)) {
+        where = n->source();
+      }
+    }
+    complain(
+        where,
+        "store.commit_delay: must be at most a quarter of store.busy_timeout "
+        "(another process's writer, such as `mailwave store allow`, "
+        "waits that long for the lock a batch holds)");
+  }
   if (problems.empty()) return base;
   const auto first = std::min_element(
       problems.begin(), problems.end(),

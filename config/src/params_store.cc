@@ -86,6 +86,16 @@ Table StoreTable() {
        .meaning = "messages removed per pruning transaction (keeps the write "
                   "lock short)",
        .field = Member<&Settings::store, &S::prune_batch>},
+      {.key = "commit_delay",
+       .kind = Kind::kDuration,
+       .min = 0,
+       .max = 30'000,
+       .meaning = "SQLite: how long a recorded message may wait for the "
+                  "commit it shares with those recorded meanwhile (one "
+                  "commit per batch instead of per message; other "
+                  "lookups see it then); at most a quarter of busy_timeout; 0: "
+                  "each message commits at once",
+       .field = Member<&Settings::store, &S::commit_delay>},
   };
   return {.name = "store",
           .meaning = "the store of recent mail: hashes only, never text",

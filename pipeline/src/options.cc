@@ -69,6 +69,7 @@ store::SqliteOptions SqliteOptions(const config::Settings& s) {
   o.max_per_key = s.store.max_per_key;
   o.retention = s.store.retention;
   o.prune_batch = s.store.prune_batch;
+  o.commit_delay = s.store.commit_delay;
   return o;
 }
 

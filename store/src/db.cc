@@ -1,8 +1,16 @@
 #include "db.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <thread>
 #include <utility>
 
 namespace mw::store {
+namespace {
+
+constexpr std::chrono::microseconds kBusyPoll{200};
+
+}  // namespace
 
 Error SqliteError(int code, sqlite3* db, std::string_view what) {
   std::string message(what);
@@ -112,7 +120,21 @@ Result<Db> Db::Open(const std::string& path, int flags,
     return Fail(SqliteError(rc, raw, "open " + path));
   }
   sqlite3_extended_result_codes(raw, 1);
-  sqlite3_busy_timeout(raw, static_cast<int>(busy_timeout.count()));
+  // Polls every kBusyPoll rather than SQLite's back-off (1 ms growing to
+  // 100 ms): a daemon under load holds the write lock for one group commit
+  // after another (SqliteOptions::commit_delay) with gaps of microseconds
+  // between them, which a poll every 100 ms would almost never hit, so an
+  // admin's `mailwave store allow` would time out however long it waited.
+  const std::intptr_t polls =
+      std::max<std::intptr_t>(1, busy_timeout / kBusyPoll);
+  sqlite3_busy_handler(
+      raw,
+      [](void* max_polls, int count) -> int {
+        if (count >= reinterpret_cast<std::intptr_t>(max_polls)) return 0;
+        std::this_thread::sleep_for(kBusyPoll);
+        return 1;
+      },
+      reinterpret_cast<void*>(polls));
   return db;
 }
 

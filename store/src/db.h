@@ -71,7 +71,8 @@ class Query {
 class Db {
  public:
   // Opens `path` with sqlite3_open_v2 `flags` (SQLITE_OPEN_NOMUTEX is added),
-  // extended result codes on, and the busy timeout set.
+  // extended result codes on, and a busy handler that retries a lock every
+  // 200 µs for `busy_timeout`.
   static Result<Db> Open(const std::string& path, int flags,
                          std::chrono::milliseconds busy_timeout) noexcept;
 

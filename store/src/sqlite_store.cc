@@ -7,6 +7,18 @@
 // threads from spinning in SQLite's busy handler against each other. Other
 // processes (the CLI) may still hold the lock; they cost a busy_timeout and
 // then kUnavailable, never a wait without bound.
+//
+// Group commit (SqliteOptions::commit_delay): Records share one write
+// transaction for up to commit_delay, or kMaxBatch of them, and commit
+// together. A commit writes every page it dirtied to the WAL and empties each
+// reader connection's page cache (SQLite drops a connection's cache whenever
+// the file changed under it), so one commit per ~100 index rows was most of
+// what a message cost the store; a batch shares both. Readers see a batched
+// Record at the commit, commit_delay later at most. No duplicate slips
+// through meanwhile: a new cluster's Record checks, on the writer's
+// connection that sees the batch, for a newer message sharing a key
+// (Join::seen), and a conflict commits the batch before it returns, so the
+// caller's next Find sees what it raced with.
 #include "sqlite_store.h"
 
 #include <sqlite3.h>
@@ -44,6 +56,9 @@ namespace {
 // Record's `earlier` list stops here: a wave event names its first members,
 // not all of a wave of a million.
 constexpr std::int64_t kMaxEarlier = 1000;
+// Records in one group commit at most: bounds the WAL a commit writes and
+// what a failed commit loses.
+constexpr std::size_t kMaxBatch = 64;
 
 // Every statement the store runs; each is prepared once per connection.
 constexpr char kIdxScan[] =
@@ -221,6 +236,9 @@ class SqliteStore final : public Store {
         rng_(std::random_device{}()),
         writable_(writable) {
     if (writer_) maintenance_ = std::thread([this] { Maintain(); });
+    if (writer_ && options_.commit_delay.count() > 0) {
+      flusher_ = std::thread([this] { Flush(); });
+    }
   }
   ~SqliteStore() override {
     {
@@ -229,6 +247,14 @@ class SqliteStore final : public Store {
     }
     maintenance_cv_.notify_all();
     if (maintenance_.joinable()) maintenance_.join();
+    {
+      std::lock_guard<std::mutex> lock(write_mu_);
+      flusher_stopping_ = true;
+      // Whatever the last batch holds is committed before the store goes.
+      if (writer_) (void)CommitBatchLocked();
+    }
+    batch_cv_.notify_all();
+    if (flusher_.joinable()) flusher_.join();
   }
   SqliteStore(const SqliteStore&) = delete;
   SqliteStore& operator=(const SqliteStore&) = delete;
@@ -261,6 +287,7 @@ class SqliteStore final : public Store {
 
   Result<void> SetMaxPageCount(std::int64_t pages);
   std::uint64_t index_rows_read() const { return index_rows_read_.load(); }
+  std::uint64_t group_commits() const { return commits_.load(); }
 
  private:
   // A read connection borrowed from the pool, returned when it goes.
@@ -318,21 +345,35 @@ class SqliteStore final : public Store {
   const SqliteOptions options_;
   const Secret secret_;
 
+  // The open batch (see the file comment): BEGIN IMMEDIATE was run on the
+  // writer and `batched_` Records wait in it for the commit, the first since
+  // `batch_opened_`.
+  // REQUIRES: write_mu_ held.
+  Result<void> CommitBatchLocked();
+  // The flusher thread's loop: commits a batch commit_delay after it opened.
+  void Flush();
+
   std::mutex write_mu_;
+  std::condition_variable batch_cv_;  // a batch opened, or stopping
   std::optional<Db> writer_;  // guarded by write_mu_; none when read-only
-  std::mt19937_64 rng_;       // guarded by write_mu_
+  std::size_t batched_ = 0;   // guarded by write_mu_
+  std::chrono::steady_clock::time_point batch_opened_;  // guarded by write_mu_
+  bool flusher_stopping_ = false;                       // guarded by write_mu_
+  std::mt19937_64 rng_;                                 // guarded by write_mu_
   std::atomic<bool> writable_;
 
   std::mutex readers_mu_;
   std::vector<std::unique_ptr<Db>> idle_readers_;  // guarded by readers_mu_
 
   std::atomic<std::uint64_t> index_rows_read_{0};
+  std::atomic<std::uint64_t> commits_{0};  // batches committed
 
   std::mutex maintenance_mu_;
   std::condition_variable maintenance_cv_;
   bool stopping_ = false;  // guarded by maintenance_mu_
   // Last: started in the constructor once every other member exists.
   std::thread maintenance_;
+  std::thread flusher_;
 };
 
 Result<SqliteStore::ReaderLease> SqliteStore::AcquireReader() {
@@ -650,9 +691,6 @@ Result<void> SqliteStore::RecordLocked(const Message& message, const Join& join,
                                        const std::vector<std::uint32_t>& keys,
                                        const std::string& blob, Recorded* out) {
   Db& db = *writer_;
-  MW_TRY(db.Exec("BEGIN IMMEDIATE"));
-  TxnGuard txn(&db);
-
   std::optional<ClusterId> cluster;
   if (join.cluster) {
     auto q = db.Prepare(kClusterExists);
@@ -800,7 +838,7 @@ Result<void> SqliteStore::RecordLocked(const Message& message, const Join& join,
       out->earlier.push_back(ReadMember(*e));
     }
   }
-  return txn.Commit();
+  return {};
 }
 
 Result<Recorded> SqliteStore::Record(const Message& message, const Join& join,
@@ -814,14 +852,87 @@ Result<Recorded> SqliteStore::Record(const Message& message, const Join& join,
   const std::string blob =
       fingerprint::Encode(message.fingerprint, options_.fingerprint);
 
-  std::lock_guard<std::mutex> lock(write_mu_);
+  std::unique_lock<std::mutex> lock(write_mu_);
   if (!writable_.load()) {
     return Fail(Error::Unavailable("store: writes are turned off"));
   }
+  Db& db = *writer_;
+  if (batched_ == 0) {
+    auto begun = db.Exec("BEGIN IMMEDIATE");
+    if (!begun) return Fail(WriteFailed(begun.error()));
+    batch_opened_ = std::chrono::steady_clock::now();
+  }
+  // A failed Record takes back its own rows and leaves the batch's.
+  auto saved = db.Exec("SAVEPOINT record");
+  if (!saved) {
+    (void)db.Exec("ROLLBACK");
+    batched_ = 0;
+    return Fail(WriteFailed(saved.error()));
+  }
   Recorded out;
   auto done = RecordLocked(message, join, rule, keys, blob, &out);
-  if (!done) return Fail(WriteFailed(done.error()));
+  if (!done) {
+    if (sqlite3_get_autocommit(db.get()) != 0) {
+      // SQLite rolled the whole transaction back (SQLITE_FULL, some
+      // IOERRs): the batch's earlier Records are gone with it. They cost
+      // duplicate detection some history, never mail.
+      batched_ = 0;
+    } else {
+      (void)db.Exec("ROLLBACK TO record");
+      (void)db.Exec("RELEASE record");
+      // The batch ends now, whatever it holds: a conflict is answered by the
+      // caller's next Find, which must see the message this one raced with,
+      // and a failure is rare enough not to keep a batch open for.
+      ++batched_;
+      auto committed = CommitBatchLocked();
+      if (!committed) return Fail(WriteFailed(committed.error()));
+    }
+    return Fail(WriteFailed(done.error()));
+  }
+  auto released = db.Exec("RELEASE record");
+  if (!released) {
+    (void)db.Exec("ROLLBACK");
+    batched_ = 0;
+    return Fail(WriteFailed(released.error()));
+  }
+  ++batched_;
+  if (options_.commit_delay.count() == 0 || batched_ >= kMaxBatch) {
+    auto committed = CommitBatchLocked();
+    if (!committed) return Fail(WriteFailed(committed.error()));
+  } else if (batched_ == 1) {
+    lock.unlock();
+    batch_cv_.notify_one();
+  }
   return out;
+}
+
+Result<void> SqliteStore::CommitBatchLocked() {
+  if (batched_ == 0) return {};
+  batched_ = 0;
+  Db& db = *writer_;
+  auto committed = db.Exec("COMMIT");
+  if (committed) commits_.fetch_add(1, std::memory_order_relaxed);
+  if (!committed) {
+    if (sqlite3_get_autocommit(db.get()) == 0) (void)db.Exec("ROLLBACK");
+    return Fail(committed.error());
+  }
+  return {};
+}
+
+void SqliteStore::Flush() {
+  std::unique_lock<std::mutex> lock(write_mu_);
+  for (;;) {
+    batch_cv_.wait(lock, [this] { return flusher_stopping_ || batched_ > 0; });
+    if (flusher_stopping_) return;
+    const auto due = batch_opened_ + options_.commit_delay;
+    // Woken early only to stop; a batch committed meanwhile (full, a
+    // conflict, a Prune) and a new one opened is waited for afresh.
+    if (batch_cv_.wait_until(lock, due, [this] { return flusher_stopping_; }))
+      return;
+    if (batched_ == 0 || std::chrono::steady_clock::now() < due) continue;
+    auto committed = CommitBatchLocked();
+    if (!committed) (void)WriteFailed(committed.error());
+  }
 }
 
 void SqliteStore::Checkpoint(Db& db) {
@@ -838,6 +949,7 @@ void SqliteStore::Checkpoint(Db& db) {
   (void)db.Exec("PRAGMA wal_checkpoint(PASSIVE)");
   if (FileBytes(wal) <= 4 * options_.wal_limit_bytes) return;
   std::lock_guard<std::mutex> lock(write_mu_);
+  (void)CommitBatchLocked();
   (void)db.Exec("PRAGMA wal_checkpoint(TRUNCATE)");
 }
 
@@ -970,6 +1082,8 @@ Result<std::uint64_t> SqliteStore::Prune(UnixMillis before, std::size_t batch,
     }
     // The lock is taken per batch, so Record waits for one batch at most.
     std::lock_guard<std::mutex> lock(write_mu_);
+    auto flushed = CommitBatchLocked();
+    if (!flushed) return Fail(WriteFailed(flushed.error()));
     auto n = PruneBatchLocked(before, batch);
     if (!n) return Fail(WriteFailed(n.error()));
     removed += *n;
@@ -1067,6 +1181,8 @@ Result<Cluster> SqliteStore::SetMark(ClusterId id, Mark mark, UnixMillis now) {
   if (!writable_.load()) {
     return Fail(Error::Unavailable("store: writes are turned off"));
   }
+  auto flushed = CommitBatchLocked();
+  if (!flushed) return Fail(WriteFailed(flushed.error()));
   auto cluster = SetMarkLocked(id, mark, now);
   if (!cluster) return Fail(WriteFailed(cluster.error()));
   return cluster;
@@ -1153,6 +1269,7 @@ Result<std::string> SqliteStore::Check() {
 Result<void> SqliteStore::SetMaxPageCount(std::int64_t pages) {
   std::lock_guard<std::mutex> lock(write_mu_);
   if (!writer_) return Fail(Error::Internal("store: no write connection"));
+  MW_TRY(CommitBatchLocked());
   const std::string sql = "PRAGMA max_page_count = " + std::to_string(pages);
   auto got = writer_->QueryInt(sql.c_str());
   if (!got) return Fail(got.error());
@@ -1295,6 +1412,10 @@ Result<void> TEST_SetMaxPageCount(Store* store, std::int64_t pages) {
 
 std::uint64_t TEST_IndexRowsRead(Store* store) {
   return static_cast<SqliteStore*>(store)->index_rows_read();
+}
+
+std::uint64_t TEST_GroupCommits(Store* store) {
+  return static_cast<SqliteStore*>(store)->group_commits();
 }
 
 }  // namespace mw::store

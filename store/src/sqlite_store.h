@@ -19,6 +19,11 @@ Result<void> TEST_SetMaxPageCount(Store* store, std::int64_t pages);
 // REQUIRES: store came from OpenSqlite.
 std::uint64_t TEST_IndexRowsRead(Store* store);
 
+// Record transactions committed since the store was opened (one per Record
+// without group commit, one per batch with it).
+// REQUIRES: store came from OpenSqlite.
+std::uint64_t TEST_GroupCommits(Store* store);
+
 }  // namespace mw::store
 
 #endif  // MW_STORE_SQLITE_STORE_H_

@@ -290,6 +290,168 @@ TEST_F(StoreTest, RacingFirstCopiesFromProcessesEndInOneCluster) {
   EXPECT_EQ(r.clusters.size(), 1u) << r.conflicts << " conflicts";
 }
 
+// Group commit (SqliteOptions::commit_delay): a second is longer than any of
+// these tests takes between a Record and the check that follows it, so what a
+// lookup sees before the commit is deterministic here.
+SqliteOptions GroupCommit(SqliteOptions o) {
+  o.commit_delay = std::chrono::milliseconds(1000);
+  return o;
+}
+
+TEST_F(StoreTest, GroupCommitCommitsABatchOnceAfterTheDelay) {
+  auto store = Open(GroupCommit(Options()));
+  ASSERT_NE(store, nullptr);
+  const std::string body = Body(30, 20);
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<ClusterId> cluster;
+  for (int i = 0; i < 10; ++i) {
+    const Recorded r = Record(*store, MessageOf(body, 1000 + i), cluster);
+    EXPECT_EQ(r.cluster.size, static_cast<std::uint64_t>(i + 1))
+        << "the writer sees its own batch";
+    cluster = r.cluster.id;
+  }
+  EXPECT_EQ(TEST_GroupCommits(store.get()), 0u);
+  auto before = store->Find(MessageOf(body, 2000));
+  ASSERT_TRUE(before.has_value());
+  EXPECT_TRUE(before->candidates.empty()) << "lookups see the commit only";
+  // The flusher commits the ten in one transaction, a delay after the first.
+  while (TEST_GroupCommits(store.get()) == 0 &&
+         std::chrono::steady_clock::now() - start < std::chrono::seconds(10)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GE(std::chrono::steady_clock::now() - start,
+            std::chrono::milliseconds(1000));
+  EXPECT_EQ(TEST_GroupCommits(store.get()), 1u);
+  auto after = store->Find(MessageOf(body, 2000));
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(after->candidates.size(), 10u);
+}
+
+TEST_F(StoreTest, GroupCommitCommitsAFullBatchAtOnce) {
+  auto store = Open(GroupCommit(Options()));
+  ASSERT_NE(store, nullptr);
+  for (int i = 0; i < 64; ++i) {
+    Record(*store, MessageOf(Body(1000 + i, 12), 1000 + i));
+  }
+  EXPECT_EQ(TEST_GroupCommits(store.get()), 1u);
+  Record(*store, MessageOf(Body(2000, 12), 3000));
+  EXPECT_EQ(TEST_GroupCommits(store.get()), 1u);
+  EXPECT_EQ(store->GetStats()->messages, 64u);
+}
+
+TEST_F(StoreTest, GroupCommitIsCommittedWhenTheStoreCloses) {
+  const std::string body = Body(31, 20);
+  {
+    auto store = Open(GroupCommit(Options()));
+    ASSERT_NE(store, nullptr);
+    Record(*store, MessageOf(body, 1000));
+  }
+  auto store = Open();
+  auto found = store->Find(MessageOf(body, 2000));
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->candidates.size(), 1u);
+}
+
+// The copy that raced with a batched first copy is told so (on the writer's
+// connection, which sees the batch), and the conflict commits the batch, so
+// that the copy's next lookup joins the first copy's cluster.
+TEST_F(StoreTest, GroupCommitConflictCommitsSoTheNextLookupSeesTheRace) {
+  auto store = Open(GroupCommit(Options()));
+  ASSERT_NE(store, nullptr);
+  const std::string body = Body(32, 20);
+  const Message first = MessageOf(body, 1000, "a@x");
+  const Message copy = MessageOf(body, 1001, "b@x");
+  auto lf = store->Find(first);
+  ASSERT_TRUE(lf.has_value());
+  auto rf = store->Record(
+      first, Join{.cluster = std::nullopt, .seen = lf->seen}, WaveRule{});
+  ASSERT_TRUE(rf.has_value()) << rf.error().ToString();
+  auto lc = store->Find(copy);
+  ASSERT_TRUE(lc.has_value());
+  EXPECT_TRUE(lc->candidates.empty());
+  auto rc = store->Record(copy, Join{.cluster = std::nullopt, .seen = lc->seen},
+                          WaveRule{});
+  ASSERT_FALSE(rc.has_value());
+  EXPECT_EQ(rc.error().code(), Error::Code::kConflict);
+  EXPECT_EQ(TEST_GroupCommits(store.get()), 1u);
+  auto again = store->Find(copy);
+  ASSERT_TRUE(again.has_value());
+  ASSERT_EQ(again->candidates.size(), 1u);
+  EXPECT_EQ(again->candidates[0].id, rf->id);
+}
+
+// Each writer its own store, so each holds the file's write lock for a batch
+// while the others wait: the configuration's default delay (20 ms) and busy
+// timeout (200 ms).
+TEST_F(StoreTest, GroupCommitRacingFirstCopiesFromThreadsEndInOneCluster) {
+  SqliteOptions o = Options();
+  o.commit_delay = std::chrono::milliseconds(20);
+  ASSERT_EQ(o.busy_timeout, std::chrono::milliseconds(200));
+  { auto first = Open(o); }
+  auto r = testing::RaceFirstCopies([&] { return Open(o); }, 6, 3,
+                                    /*processes=*/false, 2);
+  EXPECT_EQ(r.failures, 0);
+  EXPECT_EQ(r.recorded, 18);
+  EXPECT_EQ(r.clusters.size(), 1u) << r.conflicts << " conflicts";
+}
+
+// SetMark and Prune write on the same connection: they end the batch first,
+// and their own transaction shows it to every reader at once.
+TEST_F(StoreTest, GroupCommitEndsBeforeMarksAndPrunes) {
+  auto store = Open(GroupCommit(Options()));
+  ASSERT_NE(store, nullptr);
+  const Recorded a = Record(*store, MessageOf(Body(33, 20), 1000));
+  auto marked = store->SetMark(a.cluster.id, Mark::kSpam, 5000);
+  ASSERT_TRUE(marked.has_value()) << marked.error().ToString();
+  EXPECT_EQ(TEST_GroupCommits(store.get()), 1u);
+  auto seen = store->FindCluster(a.cluster.id);
+  ASSERT_TRUE(seen.has_value() && seen->has_value());
+  EXPECT_EQ((*seen)->mark, Mark::kSpam);
+
+  Record(*store, MessageOf(Body(34, 20), 2000));
+  auto pruned = store->Prune(1500, 10, 1);
+  ASSERT_TRUE(pruned.has_value()) << pruned.error().ToString();
+  EXPECT_EQ(*pruned, 1u);
+  EXPECT_EQ(TEST_GroupCommits(store.get()), 2u);
+  EXPECT_EQ(store->GetStats()->messages, 1u);
+}
+
+// Another process's writer (`mailwave store allow` beside the milter) gets
+// the lock between two batches of a writer that never pauses: the busy
+// handler polls often enough to hit gaps of microseconds.
+TEST_F(StoreTest, GroupCommitLeavesRoomForAnotherWriter) {
+  SqliteOptions o = GroupCommit(Options());
+  o.commit_delay = std::chrono::milliseconds(20);
+  auto busy = Open(o);
+  ASSERT_NE(busy, nullptr);
+  const Recorded a = Record(*busy, MessageOf(Body(35, 20), 1000));
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    for (int i = 0; !stop.load(); ++i) {
+      (void)busy->Record(MessageOf(Body(5000 + i % 500, 12), 2000 + i), Join{},
+                         WaveRule{});
+    }
+  });
+  SqliteOptions other_options = Options();
+  other_options.busy_timeout = std::chrono::milliseconds(2000);
+  auto other = Open(other_options);
+  ASSERT_NE(other, nullptr);
+  int marked = 0;
+  for (int i = 0; i < 5; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    auto m = other->SetMark(a.cluster.id, i % 2 ? Mark::kHam : Mark::kSpam,
+                            5000 + i);
+    if (m)
+      ++marked;
+    else
+      ADD_FAILURE() << m.error().ToString();
+  }
+  stop = true;
+  writer.join();
+  EXPECT_EQ(marked, 5);
+  EXPECT_GT(TEST_GroupCommits(busy.get()), 0u);
+}
+
 TEST_F(StoreTest, WindowEdgeCountsExactlyTheWindow) {
   auto store = Open();
   const WaveRule rule{100, std::chrono::milliseconds(1000)};

@@ -182,6 +182,9 @@ struct StoreSettings {
   std::uint32_t max_per_key = 32;
   // Messages removed per pruning transaction.
   std::uint32_t prune_batch = 500;
+  // SQLite group commit: how long a recorded message may wait for the commit
+  // it shares with the messages recorded meanwhile (0: one commit each).
+  std::chrono::milliseconds commit_delay{20};
 
   bool operator==(const StoreSettings&) const = default;
 };

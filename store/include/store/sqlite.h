@@ -52,6 +52,10 @@ struct SqliteOptions {
   // `retention` is set, prunes messages older than that in batches of
   // prune_batch, each its own short transaction.
   std::chrono::milliseconds maintenance_interval{250};
+  // Group commit: Records share a write transaction for this long (or 64 of
+  // them) and commit together; Find sees a Record at that commit. 0: each
+  // Record commits before it returns. Destroying the store commits.
+  std::chrono::milliseconds commit_delay{0};
   std::chrono::milliseconds retention{0};  // 0: no background pruning
   std::size_t prune_batch = 500;
   bool read_only = false;  // open for lookups alone (mailwave store stats)
