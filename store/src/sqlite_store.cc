@@ -350,6 +350,7 @@ class SqliteStore final : public Store {
   // `batch_opened_`.
   // REQUIRES: write_mu_ held.
   Result<void> CommitBatchLocked();
+  void RollBackBatchLocked();
   // The flusher thread's loop: commits a batch commit_delay after it opened.
   void Flush();
 
@@ -862,38 +863,26 @@ Result<Recorded> SqliteStore::Record(const Message& message, const Join& join,
     if (!begun) return Fail(WriteFailed(begun.error()));
     batch_opened_ = std::chrono::steady_clock::now();
   }
-  // A failed Record takes back its own rows and leaves the batch's.
-  auto saved = db.Exec("SAVEPOINT record");
-  if (!saved) {
-    (void)db.Exec("ROLLBACK");
-    batched_ = 0;
-    return Fail(WriteFailed(saved.error()));
-  }
   Recorded out;
   auto done = RecordLocked(message, join, rule, keys, blob, &out);
   if (!done) {
-    if (sqlite3_get_autocommit(db.get()) != 0) {
-      // SQLite rolled the whole transaction back (SQLITE_FULL, some
-      // IOERRs): the batch's earlier Records are gone with it. They cost
-      // duplicate detection some history, never mail.
-      batched_ = 0;
-    } else {
-      (void)db.Exec("ROLLBACK TO record");
-      (void)db.Exec("RELEASE record");
-      // The batch ends now, whatever it holds: a conflict is answered by the
-      // caller's next Find, which must see the message this one raced with,
-      // and a failure is rare enough not to keep a batch open for.
-      ++batched_;
+    if (done.error().code() == Error::Code::kConflict) {
+      // Found before RecordLocked wrote anything, so the batch is whole. It
+      // commits now: the caller's next Find must see the message this one
+      // raced with.
       auto committed = CommitBatchLocked();
       if (!committed) return Fail(WriteFailed(committed.error()));
+    } else {
+      // No SAVEPOINT per Record to take back its rows alone: SQLite would
+      // copy every page a Record touches into a statement journal (~100
+      // pages, past its in-memory limit, so to a temporary file), which
+      // cost more than group commit saves. A failure after the first write
+      // is an I/O error, a full disk or a bug, and rolls the whole batch
+      // back: its earlier Records cost duplicate detection some history,
+      // never mail.
+      RollBackBatchLocked();
     }
     return Fail(WriteFailed(done.error()));
-  }
-  auto released = db.Exec("RELEASE record");
-  if (!released) {
-    (void)db.Exec("ROLLBACK");
-    batched_ = 0;
-    return Fail(WriteFailed(released.error()));
   }
   ++batched_;
   if (options_.commit_delay.count() == 0 || batched_ >= kMaxBatch) {
@@ -907,16 +896,24 @@ Result<Recorded> SqliteStore::Record(const Message& message, const Join& join,
 }
 
 Result<void> SqliteStore::CommitBatchLocked() {
-  if (batched_ == 0) return {};
-  batched_ = 0;
   Db& db = *writer_;
+  batched_ = 0;
+  if (sqlite3_get_autocommit(db.get()) != 0) return {};  // none open
   auto committed = db.Exec("COMMIT");
-  if (committed) commits_.fetch_add(1, std::memory_order_relaxed);
   if (!committed) {
-    if (sqlite3_get_autocommit(db.get()) == 0) (void)db.Exec("ROLLBACK");
+    RollBackBatchLocked();
     return Fail(committed.error());
   }
+  commits_.fetch_add(1, std::memory_order_relaxed);
   return {};
+}
+
+void SqliteStore::RollBackBatchLocked() {
+  batched_ = 0;
+  // SQLite may have rolled back already (SQLITE_FULL, some IOERRs).
+  if (sqlite3_get_autocommit(writer_->get()) == 0) {
+    (void)writer_->Exec("ROLLBACK");
+  }
 }
 
 void SqliteStore::Flush() {
