@@ -930,6 +930,35 @@ TEST_F(StoreTest, FullDiskTurnsWritesOffOnceAndLookupsGoOn) {
             Error::Code::kUnavailable);
 }
 
+// A write failing inside a batch rolls the batch back, turns writes off once
+// and leaves what was committed before for the lookups.
+TEST_F(StoreTest, GroupCommitFullDiskLosesTheBatchAlone) {
+  auto store = Open(GroupCommit(Options()));
+  ASSERT_NE(store, nullptr);
+  const std::string body = Body(36, 20);
+  const Recorded first = Record(*store, MessageOf(body, 1));
+  ASSERT_TRUE(store->SetMark(first.cluster.id, Mark::kHam, 2).has_value());
+  ASSERT_TRUE(TEST_SetMaxPageCount(store.get(), 1).has_value());
+  int unavailable = 0;
+  for (int i = 0; i < 50; ++i) {
+    auto r =
+        store->Record(MessageOf(Body(200 + i, 40), 10 + i), Join{}, WaveRule{});
+    if (!r) {
+      EXPECT_EQ(r.error().code(), Error::Code::kUnavailable);
+      ++unavailable;
+    }
+  }
+  EXPECT_GE(unavailable, 45);
+  ASSERT_EQ(Log().size(), 1u);
+  EXPECT_NE(Log()[0].find("store: writes turned off:"), std::string::npos);
+  auto found = store->Find(MessageOf(body, 2));
+  ASSERT_TRUE(found.has_value());
+  ASSERT_EQ(found->candidates.size(), 1u);
+  EXPECT_EQ(found->candidates[0].id, first.id);
+  EXPECT_FALSE(store->GetStats()->writable);
+  EXPECT_EQ(*store->Check(), "ok");
+}
+
 TEST_F(StoreTest, ReadOnlyOpenLooksUpButNeverWrites) {
   const std::string body = Body(13, 20);
   Record(*Open(), MessageOf(body, 1));
