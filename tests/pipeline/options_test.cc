@@ -42,6 +42,9 @@ TEST(Options, FingerprintDefaultsAgree) {
   EXPECT_EQ(a.trailer_min_blocks, b.trailer_min_blocks);
   EXPECT_EQ(a.trailer_max_bytes, b.trailer_max_bytes);
   EXPECT_EQ(a.simhash_max_distance, b.simhash_max_distance);
+  EXPECT_EQ(a.words_jaccard, b.words_jaccard);
+  EXPECT_EQ(a.words_edit_rate, b.words_edit_rate);
+  EXPECT_EQ(a.words_min_words, b.words_min_words);
   EXPECT_EQ(a.folds.hash_busters, b.folds.hash_busters);
   EXPECT_EQ(a.folds.numbers, b.folds.numbers);
   EXPECT_EQ(a.folds.urls, b.folds.urls);
@@ -71,6 +74,15 @@ TEST(Options, StoreDefaultsAgree) {
   EXPECT_EQ(a.busy_timeout, b.busy_timeout);
   EXPECT_EQ(a.max_candidates, b.max_candidates);
   EXPECT_EQ(a.max_per_key, b.max_per_key);
+  EXPECT_EQ(a.prune_batch, b.prune_batch);
+  // Two differ on purpose: the library neither prunes (retention 0) nor
+  // batches commits (commit_delay 0) unless asked, so that a program using it
+  // sees each Record in its next Find; the daemon and the CLI ask, through
+  // the configuration.
+  EXPECT_EQ(b.retention.count(), 0);
+  EXPECT_GT(a.retention.count(), 0);
+  EXPECT_EQ(b.commit_delay.count(), 0);
+  EXPECT_GT(a.commit_delay.count(), 0);
   const store::RedisOptions ra = RedisOptions(config::Settings{});
   const store::RedisOptions rb;
   EXPECT_EQ(ra.address, rb.address);
