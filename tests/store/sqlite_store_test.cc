@@ -290,11 +290,13 @@ TEST_F(StoreTest, RacingFirstCopiesFromProcessesEndInOneCluster) {
   EXPECT_EQ(r.clusters.size(), 1u) << r.conflicts << " conflicts";
 }
 
-// Group commit (SqliteOptions::commit_delay): a second is longer than any of
-// these tests takes between a Record and the check that follows it, so what a
-// lookup sees before the commit is deterministic here.
+// Group commit (SqliteOptions::commit_delay): three seconds are far longer
+// than any of these tests takes between a Record and the check that follows
+// it, even under ASan on a loaded host, so what a lookup sees before the
+// commit is deterministic here.
+constexpr std::chrono::milliseconds kLongDelay{3000};
 SqliteOptions GroupCommit(SqliteOptions o) {
-  o.commit_delay = std::chrono::milliseconds(1000);
+  o.commit_delay = kLongDelay;
   return o;
 }
 
@@ -316,11 +318,10 @@ TEST_F(StoreTest, GroupCommitCommitsABatchOnceAfterTheDelay) {
   EXPECT_TRUE(before->candidates.empty()) << "lookups see the commit only";
   // The flusher commits the ten in one transaction, a delay after the first.
   while (TEST_GroupCommits(store.get()) == 0 &&
-         std::chrono::steady_clock::now() - start < std::chrono::seconds(10)) {
+         std::chrono::steady_clock::now() - start < std::chrono::seconds(20)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  EXPECT_GE(std::chrono::steady_clock::now() - start,
-            std::chrono::milliseconds(1000));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, kLongDelay);
   EXPECT_EQ(TEST_GroupCommits(store.get()), 1u);
   auto after = store->Find(MessageOf(body, 2000));
   ASSERT_TRUE(after.has_value());
