@@ -921,12 +921,17 @@ void SqliteStore::Flush() {
   for (;;) {
     batch_cv_.wait(lock, [this] { return flusher_stopping_ || batched_ > 0; });
     if (flusher_stopping_) return;
-    const auto due = batch_opened_ + options_.commit_delay;
     // Woken early only to stop; a batch committed meanwhile (full, a
-    // conflict, a Prune) and a new one opened is waited for afresh.
-    if (batch_cv_.wait_until(lock, due, [this] { return flusher_stopping_; }))
+    // conflict, a Prune) and a new one opened is waited for afresh, from
+    // its own opening.
+    if (batch_cv_.wait_until(lock, batch_opened_ + options_.commit_delay,
+                             [this] { return flusher_stopping_; })) {
       return;
-    if (batched_ == 0 || std::chrono::steady_clock::now() < due) continue;
+    }
+    if (batched_ == 0 || std::chrono::steady_clock::now() <
+                             batch_opened_ + options_.commit_delay) {
+      continue;
+    }
     auto committed = CommitBatchLocked();
     if (!committed) (void)WriteFailed(committed.error());
   }
