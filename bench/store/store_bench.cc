@@ -5,6 +5,7 @@
 //   build/bin/store_bench [--messages N] [--queries Q] [--dir DIR]
 //                         [--rate R] [--no-fill] [--max-per-key N]
 //                         [--max-candidates N] [--redis ADDRESS]
+//                         [--commit-delay MS]
 //
 // The corpus (../shared/data/mail, or MW_MAIL_DIR) is fingerprinted once; the
 // store is then filled with N synthetic variants of those fingerprints (each
@@ -21,7 +22,10 @@
 // already in --dir. --redis ADDRESS ("unix:/path" or "tcp://host:port") runs
 // the same against the Redis backend (prefix "bench", secret in --dir) and
 // reports its bytes per message from INFO memory's used_memory before and
-// after the fill.
+// after the fill. --commit-delay MS is SQLite's group commit ([store]
+// commit_delay; the daemon's default is 20 ms, the library's and this
+// program's 0: one commit per message): Records share a transaction, so a
+// timed Record no longer pays its commit, the flusher thread does.
 //
 // --clients LIST switches to the several-client mode of load_main.cc (SQLite
 // and Redis in one run, Redis across a restart); bench/store/redis_bench.sh
@@ -107,6 +111,7 @@ int main(int argc, char** argv) {
   std::size_t max_per_key = mw::store::SqliteOptions{}.max_per_key;
   std::size_t max_candidates = mw::store::SqliteOptions{}.max_candidates;
   std::string redis;
+  long commit_delay_ms = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--messages" && i + 1 < argc) {
@@ -125,11 +130,14 @@ int main(int argc, char** argv) {
       redis = argv[++i];
     } else if (a == "--max-per-key" && i + 1 < argc) {
       max_per_key = std::strtoull(argv[++i], nullptr, 10);
+    } else if (a == "--commit-delay" && i + 1 < argc) {
+      commit_delay_ms = std::strtol(argv[++i], nullptr, 10);
     } else {
       std::fprintf(stderr,
                    "usage: store_bench [--messages N] [--queries Q] [--dir "
                    "DIR] [--rate R] [--no-fill] [--max-per-key N] "
-                   "[--max-candidates N] [--redis ADDRESS]\n");
+                   "[--max-candidates N] [--redis ADDRESS] "
+                   "[--commit-delay MS]\n");
       return 2;
     }
   }
@@ -152,6 +160,7 @@ int main(int argc, char** argv) {
   so.fingerprint = options;
   so.max_per_key = max_per_key;
   so.max_candidates = max_candidates;
+  so.commit_delay = std::chrono::milliseconds(commit_delay_ms);
   so.log = [](std::string_view line) {
     std::fprintf(stderr, "store: %.*s\n", static_cast<int>(line.size()),
                  line.data());
