@@ -923,15 +923,11 @@ void SqliteStore::Flush() {
     if (flusher_stopping_) return;
     // Woken early only to stop; a batch committed meanwhile (full, a
     // conflict, a Prune) and a new one opened is waited for afresh, from
-    // its own opening.
-    if (batch_cv_.wait_until(lock, batch_opened_ + options_.commit_delay,
-                             [this] { return flusher_stopping_; })) {
+    // its own opening: `due` is read again after the wait.
+    const auto due = [this] { return batch_opened_ + options_.commit_delay; };
+    if (batch_cv_.wait_until(lock, due(), [this] { return flusher_stopping_; }))
       return;
-    }
-    if (batched_ == 0 || std::chrono::steady_clock::now() <
-                             batch_opened_ + options_.commit_delay) {
-      continue;
-    }
+    if (batched_ == 0 || std::chrono::steady_clock::now() < due()) continue;
     auto committed = CommitBatchLocked();
     if (!committed) (void)WriteFailed(committed.error());
   }
