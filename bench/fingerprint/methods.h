@@ -1,7 +1,8 @@
 // The methods fingerprint_eval compares (blocks, CTPH, SimHash, the combined
-// mailwave verdict, ssdeep) on one pair of decoded texts, and the evaluation's
-// choice of mutually distinct bases; shared with store_eval, which must start
-// from the same bases. Header-only: both programs link libfuzzy (mw_fuzzy).
+// mailwave verdict, ssdeep) on one pair of decoded texts; shared with
+// store_eval and scan_eval. The bases and the ground truth are not here: they
+// come from variants/truth.h, which no method takes part in. Header-only: the
+// programs link libfuzzy (mw_fuzzy).
 #ifndef MW_BENCH_FINGERPRINT_METHODS_H_
 #define MW_BENCH_FINGERPRINT_METHODS_H_
 
@@ -11,7 +12,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,7 +19,6 @@
 
 #include "fingerprint/fingerprint.h"
 #include "mime/message.h"
-#include "variants/variants.h"
 
 namespace mw::bench {
 
@@ -72,26 +71,6 @@ inline Item MakeItem(std::string decoded, const fingerprint::Options& o) {
   it.print = fingerprint::Compute(it.body, o);
   it.ssdeep = Ssdeep(it.decoded);
   return it;
-}
-
-// The evaluation's bases: the first `n` candidates that no method (ours or
-// ssdeep) calls a duplicate of an earlier kept one.
-inline variants::Selection SelectBases(
-    const variants::Corpus& corpus, const std::vector<std::size_t>& candidates,
-    std::size_t n, const fingerprint::Options& o) {
-  std::map<std::size_t, Item> items;
-  const auto item = [&](std::size_t idx) -> const Item& {
-    auto it = items.find(idx);
-    if (it == items.end()) {
-      it = items.emplace(idx, MakeItem(corpus.docs[idx].decoded, o)).first;
-    }
-    return it->second;
-  };
-  return variants::SelectBases(
-      candidates, n, [&](std::size_t a, std::size_t b) {
-        const auto v = Verdicts(item(a), item(b), o);
-        return std::any_of(v.begin(), v.end(), [](bool x) { return x; });
-      });
 }
 
 }  // namespace mw::bench

@@ -1,4 +1,4 @@
-// Corpus reading and the evaluation's base selection (variants.h).
+// Corpus reading and the evaluation's base candidates (variants.h).
 #include <algorithm>
 #include <fstream>
 #include <iterator>
@@ -67,24 +67,6 @@ std::vector<std::size_t> BaseCandidates(const Corpus& corpus,
   std::mt19937_64 rng(seed);
   std::shuffle(out.begin(), out.end(), rng);
   return out;
-}
-
-Selection SelectBases(
-    const std::vector<std::size_t>& candidates, std::size_t n,
-    const std::function<bool(std::size_t, std::size_t)>& clash) {
-  Selection s;
-  for (const std::size_t idx : candidates) {
-    if (s.bases.size() >= n) break;
-    const bool clashes =
-        std::any_of(s.bases.begin(), s.bases.end(),
-                    [&](std::size_t kept) { return clash(idx, kept); });
-    if (clashes) {
-      ++s.dropped;
-      continue;
-    }
-    s.bases.push_back(idx);
-  }
-  return s;
 }
 
 }  // namespace mw::variants

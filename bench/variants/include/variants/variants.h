@@ -55,20 +55,6 @@ Corpus ReadCorpus(const std::filesystem::path& dir);
 std::vector<std::size_t> BaseCandidates(const Corpus& corpus,
                                         std::uint64_t seed);
 
-struct Selection {
-  std::vector<std::size_t> bases;  // indexes into corpus.docs
-  std::size_t dropped = 0;         // candidates that clashed with a kept one
-};
-
-// The first `n` candidates, in order, that `clash` finds distinct from every
-// candidate kept before them: clash(candidate, kept) is true when some method
-// calls the two docs (indexes into corpus.docs) duplicates, so that a match
-// between a variant of one and another base is an error of the method and not
-// a natural duplicate.
-Selection SelectBases(
-    const std::vector<std::size_t>& candidates, std::size_t n,
-    const std::function<bool(std::size_t, std::size_t)>& clash);
-
 // ---- Text mutations (of a decoded text)
 
 // Inserts `fraction` of the text's size of unrelated text (lines of other
