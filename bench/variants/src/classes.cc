@@ -34,6 +34,27 @@ std::vector<Class> Classes(const std::map<std::string, std::string>& raw) {
        [](const Doc& d, const std::vector<Doc>&, std::mt19937_64& rng) {
          return Pair{d.decoded, LettersPerLine(d.decoded, rng)};
        }});
+  // Hash busters in shapes the letters-only fold was not written for (issue
+  // 24); both sides carry their own.
+  {
+    using W = BusterShape::Where;
+    using C = BusterShape::Case;
+    const std::pair<const char*, BusterShape> shapes[] = {
+        {"busters end, all, 4-14 mixed",
+         {W::kEnd, 1.0, 4, 14, false, C::kMixed}},
+        {"busters start, 70%", {W::kStart, 0.7, 5, 12, false, C::kLower}},
+        {"busters middle, 60%", {W::kMiddle, 0.6, 5, 12, false, C::kLower}},
+        {"busters anywhere, 50% syllab",
+         {W::kAnywhere, 0.5, 6, 10, true, C::kCapitalised}},
+    };
+    for (const auto& [name, shape] : shapes) {
+      cs.push_back({name, [shape](const Doc& d, const std::vector<Doc>&,
+                                  std::mt19937_64& rng) {
+                      std::string a = Busters(d.decoded, shape, rng);
+                      return Pair{a, Busters(d.decoded, shape, rng)};
+                    }});
+    }
+  }
   for (const double share : {0.15, 0.25, 0.30}) {
     char name[64];
     std::snprintf(name, sizeof name, "spun %2.0f%% of words", share * 100);

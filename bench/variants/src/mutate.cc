@@ -114,6 +114,71 @@ std::string LettersPerLine(const std::string& decoded, std::mt19937_64& rng) {
 
 namespace {
 
+std::string BusterToken(const BusterShape& shape, std::mt19937_64& rng) {
+  static constexpr char kConsonants[] = "bcdfghjklmnprstvwz";
+  static constexpr char kVowels[] = "aeiou";
+  const std::size_t len =
+      shape.min_len + rng() % (shape.max_len - shape.min_len + 1);
+  std::string t;
+  while (t.size() < len) {
+    if (shape.syllables) {
+      t.push_back(kConsonants[rng() % (sizeof kConsonants - 1)]);
+      if (t.size() < len) t.push_back(kVowels[rng() % (sizeof kVowels - 1)]);
+    } else {
+      t.push_back(static_cast<char>('a' + rng() % 26));
+    }
+  }
+  using Case = BusterShape::Case;
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    const bool upper = shape.letter_case == Case::kUpper ||
+                       (shape.letter_case == Case::kCapitalised && k == 0) ||
+                       (shape.letter_case == Case::kMixed && rng() % 2 == 0);
+    if (upper) t[k] = static_cast<char>(t[k] - 'a' + 'A');
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string Busters(const std::string& decoded, const BusterShape& shape,
+                    std::mt19937_64& rng) {
+  using Where = BusterShape::Where;
+  std::vector<std::string> lines = Lines(decoded);
+  for (auto& l : lines) {
+    if (l.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (static_cast<double>(rng() % 10000) >= shape.share * 10000) continue;
+    const std::string token = BusterToken(shape, rng);
+    // The spaces between words, where a token can go in the middle.
+    std::vector<std::size_t> gaps;
+    for (std::size_t i = 1; i + 1 < l.size(); ++i) {
+      if (l[i] == ' ' && l[i - 1] != ' ' && l[i + 1] != ' ') gaps.push_back(i);
+    }
+    Where where = shape.where;
+    if (where == Where::kAnywhere) {
+      const std::size_t pick = rng() % 3;
+      where = pick == 0   ? Where::kStart
+              : pick == 1 ? Where::kMiddle
+                          : Where::kEnd;
+    }
+    if (where == Where::kMiddle && gaps.empty()) where = Where::kEnd;
+    switch (where) {
+      case Where::kStart:
+        l = token + " " + l;
+        break;
+      case Where::kMiddle: {
+        const std::size_t at = gaps[rng() % gaps.size()];
+        l.insert(at, " " + token);
+        break;
+      }
+      default:
+        l += " " + token;
+    }
+  }
+  return Join(lines);
+}
+
+namespace {
+
 // The words (runs of ASCII letters) of the corpus texts, each as often as it
 // occurs, so that a draw follows the corpus's word frequencies.
 std::vector<std::string> Vocabulary(const std::vector<Doc>& corpus,

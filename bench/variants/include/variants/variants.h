@@ -65,6 +65,28 @@ std::string Insert(const std::string& decoded, double fraction, bool scattered,
 std::string TokenPerLine(const std::string& decoded, std::mt19937_64& rng);
 // Appends a random token of 6-10 letters (no digits) to every non-empty line.
 std::string LettersPerLine(const std::string& decoded, std::mt19937_64& rng);
+// Letters-only hash busters of any shape, for both sides of a pair (each copy
+// of a spam run carries its own). Written before the fold that must survive
+// them, and with shapes that fold did not assume: a token goes into `share`
+// of the non-empty lines (each line drawn on its own), at the start, the end,
+// between two words (middle) or at any of those (anywhere); min_len..max_len
+// letters; drawn uniformly from a-z or as consonant-vowel syllables (a
+// pronounceable token, "Kobavelu"); in lower, upper, capitalised or mixed
+// case.
+struct BusterShape {
+  enum class Where { kStart, kMiddle, kEnd, kAnywhere } where = Where::kEnd;
+  double share = 1.0;
+  std::size_t min_len = 5, max_len = 12;
+  bool syllables = false;
+  enum class Case {
+    kLower,
+    kUpper,
+    kCapitalised,
+    kMixed
+  } letter_case = Case::kLower;
+};
+std::string Busters(const std::string& decoded, const BusterShape& shape,
+                    std::mt19937_64& rng);
 // A spun copy: `share` of the text's words lie in spintax slots of one to
 // three words, and the copy fills every slot with another phrase of one to
 // three words drawn from the corpus's words (never the base's own), as a
