@@ -1,6 +1,7 @@
 #include "fingerprint/fingerprint.h"
 
 #include <algorithm>
+#include <bitset>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,12 @@ bool SameLeadDifferentTail(const BlockList& a, const BlockList& b,
          tail_b <= shared;
 }
 
+std::size_t DistinctSymbols(std::string_view sig) {
+  std::bitset<256> seen;
+  for (const char ch : sig) seen.set(static_cast<unsigned char>(ch));
+  return seen.count();
+}
+
 // The words path (Options::words_jaccard). The word sequences are aligned
 // (c.words, a 65 x 65 DP) only for a pair that passes the cheap tests first
 // and that no other path decided.
@@ -95,9 +102,22 @@ bool WordsAgree(const Fingerprint& a, const Fingerprint& b, Comparison& c,
     return false;
   }
   if (static_cast<double>(d.distance) <=
-          options.words_close_rate * static_cast<double>(d.length) &&
-      d.runs >= 2) {
-    return true;
+      options.words_close_rate * static_cast<double>(d.length)) {
+    if (d.runs >= 2) return true;
+    // The sampled words agree but for one run at most, so what lowers the
+    // sketch lies in words the sample missed: hash busters (anywhere in a
+    // line) add about as many words to each copy; a template mail's other
+    // content changes the count.
+    // The agreement means something only if the sample holds many different
+    // words: a text of a small vocabulary samples one or two, in any order.
+    if (c.sketch >= options.words_near_jaccard &&
+        std::max(wa, wb) <=
+            options.words_near_length_ratio * std::min(wa, wb) &&
+        std::min(DistinctSymbols(a.word_sequence.sig),
+                 DistinctSymbols(b.word_sequence.sig)) >=
+            options.words_near_min_symbols) {
+      return true;
+    }
   }
   return d.runs >= options.words_min_runs &&
          static_cast<double>(d.runs) >=

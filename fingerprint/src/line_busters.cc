@@ -12,8 +12,11 @@ namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
+// 4 to 19 letters: any length a buster takes below the 20 where the token
+// fold (IsHashBuster) removes it anyway. Three letters and fewer end prose
+// lines too often ("out", "inc", "now") for the pattern to mean anything.
 bool IsLettersToken(std::string_view t) {
-  if (t.size() < 5 || t.size() > 12) return false;
+  if (t.size() < 4 || t.size() > 19) return false;
   for (const char c : t) {
     if (c < 'a' || c > 'z') return false;
   }

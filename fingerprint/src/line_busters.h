@@ -3,7 +3,7 @@
 // characters and more) cannot tell from a word.
 //
 // One such token looks like any word; what gives it away is the pattern: the
-// last token of (nearly) every line is a run of 5-12 ASCII letters that
+// last token of (nearly) every line is a run of 4-19 ASCII letters that
 // occurs nowhere else in the message. Normal prose ends lines on whatever
 // word the wrap left there: shorter words, words used again elsewhere,
 // punctuation. When the pattern holds, those tokens are removed; otherwise

@@ -31,6 +31,27 @@ TEST(LineBusters, RemovesATokenAppendedToEveryLine) {
   EXPECT_EQ(Fold(busted, FoldOptions{}), Fold(kText, FoldOptions{}));
 }
 
+TEST(LineBusters, AnyLengthBelowTheTokenFold) {
+  // 4 to 19 letters: the lengths the token fold (20 and more) leaves.
+  const std::string busted =
+      "we are pleased to offer you an exclusive deal on qwxk\n"
+      "all of our products this week only, so act now bvnmqplkzxcvbnmqwer\n"
+      "\n"
+      "visit our store and see the new collection of zzkq\n"
+      "shoes, bags and more at prices you will love plmoknijuhbygvtfc\n"
+      "call us today xcvbnmas\n";
+  EXPECT_EQ(FoldLineBusters(busted).value_or(""), kText);
+  // Three letters end prose lines too often to count.
+  const std::string three =
+      "we are pleased to offer you an exclusive deal on qwx\n"
+      "all of our products this week only, so act now bvn\n"
+      "\n"
+      "visit our store and see the new collection of zzk\n"
+      "shoes, bags and more at prices you will love plm\n"
+      "call us today xcv\n";
+  EXPECT_FALSE(FoldLineBusters(three).has_value());
+}
+
 TEST(LineBusters, LeavesProseAlone) {
   EXPECT_FALSE(FoldLineBusters(kText).has_value());
   // Long words at the ends of most lines, but used again elsewhere.

@@ -189,6 +189,47 @@ TEST(WordsPath, SpreadEditsMatchAndOneBlockDoesNot) {
   EXPECT_LE(block_found, 2);
 }
 
+// Busters anywhere in a line (start, middle, end; each copy its own) add
+// words the sampled sequence rarely sees: the sequences agree with no run of
+// edits while the sketch drops. Such a pair passes when the sketch and the
+// word counts stay close; content added in one place changes the count and
+// does not. The fingerprints differ only in what the rule reads.
+TEST(WordsPath, EqualSequencesNeedACloseSketchAndWordCount) {
+  std::mt19937_64 rng(17);
+  const Options o;
+  const Fingerprint a = Compute(Join(RandomWords(600, rng)), o);
+  // b: a with no other path left (not exact, no block, no CTPH, SimHash far),
+  // `changed` of a's filled sketch bins given other words, `words` words.
+  const auto make = [&](int changed, double words) {
+    Fingerprint b = a;
+    b.body_sha1[0] ^= 1;
+    b.blocks = {};
+    b.other_blocks.reset();
+    b.ctph = {};
+    b.simhash = ~a.simhash;
+    for (auto& slot : b.sketch.slots) {
+      if (changed > 0 && slot != 0) {
+        slot = static_cast<std::uint16_t>(slot % 65535 + 1);
+        --changed;
+      }
+    }
+    b.sketch.words = static_cast<std::uint32_t>(words * a.sketch.words);
+    return b;
+  };
+  const Comparison near = Compare(a, make(32, 1.05), o);
+  ASSERT_GE(near.sketch, o.words_near_jaccard);
+  ASSERT_TRUE(near.words);
+  EXPECT_EQ(near.words->distance, 0u);
+  EXPECT_EQ(near.method, Method::kWords);
+  // The count 1.2 times: within words_length_ratio, past the near ratio.
+  EXPECT_NE(Compare(a, make(32, 1.2), o).method, Method::kWords);
+  // The sketch under words_near_jaccard.
+  const Comparison far = Compare(a, make(48, 1.05), o);
+  ASSERT_LT(far.sketch, o.words_near_jaccard);
+  ASSERT_GE(far.sketch, o.words_jaccard);
+  EXPECT_NE(far.method, Method::kWords);
+}
+
 TEST(WordsPath, DisabledAboveOne) {
   std::mt19937_64 rng(13);
   Options o;

@@ -99,8 +99,13 @@ struct Options {
   // runs and words_spread runs per edit: spinning and busters change words
   // all over a text, two mails of one template differ where their content
   // goes; sequences within words_close_rate need two runs only (a few
-  // edits leave few runs to count). words_jaccard > 1 disables. Tuned on the
-  // evaluation's first half (docs/fingerprint.md, "Words path").
+  // edits leave few runs to count), and fewer than two runs pass when the
+  // sketches are at least words_near_jaccard alike and the word counts within
+  // words_near_length_ratio (hash busters anywhere in the lines add words the
+  // sample rarely sees, about as many to each copy) and each sequence holds
+  // words_near_min_symbols different words or more. words_jaccard > 1
+  // disables. Tuned on the evaluation's first half (docs/fingerprint.md,
+  // "Words path").
   double words_jaccard = 0.4;
   double words_edit_rate = 0.35;
   std::uint32_t words_min_words = 32;
@@ -108,6 +113,9 @@ struct Options {
   std::uint32_t words_min_runs = 3;
   double words_spread = 0.4;
   double words_close_rate = 0.1;
+  double words_near_jaccard = 0.7;
+  double words_near_length_ratio = 1.1;
+  std::uint32_t words_near_min_symbols = 8;
   FoldOptions folds;
 };
 
