@@ -15,6 +15,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -97,6 +98,12 @@ class Client {
       decoder_.Commit(static_cast<std::size_t>(n));
     }
     return commands;
+  }
+  // True while the peer has not closed (nothing waited for).
+  bool Open() {
+    char ch;
+    const ssize_t n = recv(fd_, &ch, 1, MSG_DONTWAIT | MSG_PEEK);
+    return n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
   }
   // True when the peer closes within 5 s.
   bool Closed() {
@@ -243,6 +250,54 @@ TEST_F(MilterEngine, IdleTimeoutCloses) {
   c.Send(OptNeg());
   EXPECT_EQ(c.Read(1), "O");
   EXPECT_TRUE(c.Closed());
+}
+
+// The idle limit counts from the last packet, not from the first wait: the
+// engine keeps one timer armed across packets and waits again for the rest.
+TEST_F(MilterEngine, PacketsPostponeTheIdleTimeout) {
+  EngineOptions o;
+  o.idle_timeout = 300ms;
+  StartEngine(o);
+  Client c(path_);
+  c.Send(OptNeg());
+  EXPECT_EQ(c.Read(1), "O");
+  for (int i = 0; i < 8; ++i) {  // 800 ms of packets 100 ms apart
+    std::this_thread::sleep_for(100ms);
+    ASSERT_TRUE(c.Open()) << "closed after packet " << i;
+    c.Send(Frame(smfic::kMacro, std::string(1, smfic::kConnect)));
+  }
+  const auto last = std::chrono::steady_clock::now();
+  EXPECT_TRUE(c.Closed());
+  const auto waited = std::chrono::steady_clock::now() - last;
+  EXPECT_GE(waited, 250ms);
+  EXPECT_LT(waited, 2s);
+}
+
+// A message begun: read_timeout, shorter than the idle limit armed before it,
+// applies at once.
+TEST_F(MilterEngine, InsideAMessageTheShorterReadTimeoutApplies) {
+  EngineOptions o;
+  o.idle_timeout = 20s;
+  o.read_timeout = 200ms;
+  StartEngine(o);
+  Client c(path_);
+  c.Send(OptNeg());
+  EXPECT_EQ(c.Read(1), "O");
+  const std::string message = Message("Q1");
+  // CONNECT, the MAIL macros and MAIL: the message is open.
+  std::size_t at = 0;
+  for (int i = 0; i < 3; ++i) {
+    const std::uint32_t len =
+        (static_cast<std::uint8_t>(message[at]) << 24) |
+        (static_cast<std::uint8_t>(message[at + 1]) << 16) |
+        (static_cast<std::uint8_t>(message[at + 2]) << 8) |
+        static_cast<std::uint8_t>(message[at + 3]);
+    at += 4 + len;
+  }
+  c.Send(message.substr(0, at));
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(c.Closed());  // within Client's 5 s, far under 20 s
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
 }
 
 TEST_F(MilterEngine, DrainClosesIdleConnectionsAndRemovesNothingNotOurs) {
