@@ -30,6 +30,10 @@ struct Decoded {
 // means GBK, ...), since mail clients decode that way.
 Decoded DecodeToUtf8(std::string_view bytes, std::string_view declared);
 
+// Test hook: `bytes` through ICU's UTF-8 converter, as DecodeToUtf8 decodes
+// declared UTF-8 that is not well-formed; the oracle of its fast path.
+Decoded TEST_DecodeUtf8ViaIcu(std::string_view bytes);
+
 // True when every byte is below 0x80 and no ISO-2022 escape is present.
 bool IsPlainAscii(std::string_view bytes);
 

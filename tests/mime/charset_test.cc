@@ -4,6 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <iterator>
+#include <random>
+#include <string>
+
 namespace mw::mime {
 namespace {
 
@@ -12,6 +18,95 @@ TEST(DecodeToUtf8, AsciiIsPassedThrough) {
   EXPECT_EQ(d.utf8, "plain ascii");
   EXPECT_EQ(d.charset_used, "us-ascii");
   EXPECT_EQ(d.replaced, 0u);
+}
+
+std::string Hex(std::string_view s) {
+  std::string out;
+  char b[4];
+  for (const char c : s) {
+    std::snprintf(b, sizeof b, "%02x ", static_cast<unsigned char>(c));
+    out += b;
+  }
+  return out;
+}
+
+// Declared UTF-8 that is well-formed skips ICU: the result must be what
+// ICU's converter makes of it, on every kind of code point (the BOM, U+FFFD,
+// noncharacters, the last plane) and on text that is not well-formed (which
+// still goes the old way: ICU's repair, or the detector).
+TEST(DecodeToUtf8, WellFormedUtf8IsWhatIcuMakesOfIt) {
+  std::mt19937_64 rng(29);
+  const auto encode = [](char32_t c, std::string& out) {
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out += static_cast<char>(0xE0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (c >> 18));
+      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  };
+  const char32_t kEdges[] = {0xFEFF, 0xFFFD, 0xFFFE, 0xFFFF,  0xFDD0,   0x7FF,
+                             0x800,  0xD7FF, 0xE000, 0x10000, 0x10FFFF, 0};
+  int fast = 0, slow = 0;
+  for (int round = 0; round < 2000; ++round) {
+    std::string text;
+    const int n = 1 + static_cast<int>(rng() % 40);
+    for (int k = 0; k < n; ++k) {
+      char32_t c;
+      switch (rng() % 4) {
+        case 0:
+          c = static_cast<char32_t>(0x20 + rng() % 0x5F);
+          break;
+        case 1:
+          c = kEdges[rng() % std::size(kEdges)];
+          break;
+        default:
+          c = static_cast<char32_t>(rng() % 0x110000);
+          if (c >= 0xD800 && c <= 0xDFFF) c = 0xE000;  // not a scalar value
+      }
+      encode(c, text);
+    }
+    if (round % 3 == 0) {
+      // A stray byte: a lone continuation, a bad lead, an overlong form, an
+      // encoded surrogate or a cut sequence.
+      static const std::string kBad[] = {
+          "\x80",    "\xFF", "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80",
+          "\xE2\x82"};
+      text.insert(rng() % (text.size() + 1), kBad[rng() % std::size(kBad)]);
+    }
+    const Decoded got = DecodeToUtf8(text, "UTF-8");
+    const Decoded icu = TEST_DecodeUtf8ViaIcu(text);
+    if (std::all_of(text.begin(), text.end(), [](char ch) {
+          return static_cast<unsigned char>(ch) < 0x80;
+        })) {
+      continue;  // the ASCII path, tested elsewhere
+    }
+    if (icu.replaced == 0) {
+      ++fast;
+      ASSERT_EQ(got.utf8, icu.utf8) << "round " << round << ": " << Hex(text);
+      EXPECT_EQ(got.utf8, text);
+      EXPECT_EQ(got.replaced, 0u);
+      EXPECT_EQ(got.charset_used, "utf-8");
+      EXPECT_FALSE(got.detected);
+      EXPECT_TRUE(got.note.empty());
+    } else {
+      // Not well-formed: repaired by ICU or decoded as a detected charset,
+      // never passed through.
+      ++slow;
+      EXPECT_TRUE(got.replaced > 0 || got.detected)
+          << "round " << round << ": " << Hex(text);
+    }
+  }
+  EXPECT_GT(fast, 500);
+  EXPECT_GT(slow, 300);
 }
 
 TEST(DecodeToUtf8, Latin1MeansWindows1252) {
