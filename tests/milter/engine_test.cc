@@ -252,8 +252,8 @@ TEST_F(MilterEngine, IdleTimeoutCloses) {
   EXPECT_TRUE(c.Closed());
 }
 
-// The idle limit counts from the last packet, not from the first wait: the
-// engine keeps one timer armed across packets and waits again for the rest.
+// The idle limit counts from the last packet, not from the first wait (what
+// any cheaper timer, e.g. one wait armed across packets, must keep).
 TEST_F(MilterEngine, PacketsPostponeTheIdleTimeout) {
   EngineOptions o;
   o.idle_timeout = 300ms;
