@@ -124,6 +124,22 @@ std::vector<Class> Classes(const std::map<std::string, std::string>& raw) {
          t = ShuffleSentences(t, rng);
          return Pair{d.decoded, AddFooter(t, rng)};
        }});
+  // The several edits a personalised newsletter's copies carry at once (issue
+  // 24, "several edits combined" on held-out mail: 0.93): the recipient's
+  // name in the greeting and at the start of three paragraphs, their id and
+  // address in every URL, a footer, and another charset and transfer
+  // encoding (the first legacy charset that holds the text, quoted-printable).
+  cs.push_back(
+      {"names + footer + charset",
+       [](const Doc& d, const std::vector<Doc>&, std::mt19937_64& rng) {
+         const std::string a = Personalise(d.decoded, rng, 3);
+         const std::string b = AddFooter(Personalise(d.decoded, rng, 3), rng);
+         const auto [charset, bytes] = ToLegacy(b);
+         return Pair{
+             Extract(Message("text/plain; charset=utf-8", "8bit", a)),
+             Extract(Message(std::string("text/plain; charset=") + charset,
+                             "quoted-printable", QuotedPrintable(bytes)))};
+       }});
   return cs;
 }
 

@@ -281,7 +281,8 @@ std::string Greet(const std::string& decoded, std::mt19937_64& rng) {
          kLast[rng() % std::size(kLast)] + ",\n\n" + decoded;
 }
 
-std::string Personalise(const std::string& decoded, std::mt19937_64& rng) {
+std::string Personalise(const std::string& decoded, std::mt19937_64& rng,
+                        int name_mentions) {
   const std::string first = kFirst[rng() % std::size(kFirst)];
   const std::string last = kLast[rng() % std::size(kLast)];
   std::string email = first + "." + last + "@example.net";
@@ -309,6 +310,22 @@ std::string Personalise(const std::string& decoded, std::mt19937_64& rng) {
     i = e;
   }
   out.append(decoded, i);
+  if (name_mentions > 0) {
+    // "First, " at the start of paragraphs of the text (after the greeting's
+    // own blank line), drawn at random.
+    std::vector<std::size_t> starts;
+    const std::size_t body = out.find("\n\n") + 2;
+    for (std::size_t p = out.find("\n\n", body); p != std::string::npos;
+         p = out.find("\n\n", p + 2)) {
+      if (p + 2 < out.size() && out[p + 2] != '\n') starts.push_back(p + 2);
+    }
+    if (body < out.size()) starts.push_back(body);
+    std::shuffle(starts.begin(), starts.end(), rng);
+    starts.resize(
+        std::min(starts.size(), static_cast<std::size_t>(name_mentions)));
+    std::sort(starts.rbegin(), starts.rend());
+    for (const std::size_t at : starts) out.insert(at, first + ", ");
+  }
   out += "\nYour subscriber id: " + id +
          ". Manage: http://lists.example.com/prefs" + query + "\n";
   return out;

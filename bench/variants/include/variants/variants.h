@@ -97,7 +97,10 @@ std::string Spin(const std::string& decoded, double share,
 std::string Greet(const std::string& decoded, std::mt19937_64& rng);
 // A greeting with the recipient's name, the recipient's id and address in
 // every URL's query string, and a tracking line at the end.
-std::string Personalise(const std::string& decoded, std::mt19937_64& rng);
+// With name_mentions > 0, the first name also opens that many paragraphs
+// ("Maria, ..."), drawn at random.
+std::string Personalise(const std::string& decoded, std::mt19937_64& rng,
+                        int name_mentions = 0);
 // Shuffles the sentences of each paragraph and wraps it again at 72 columns.
 std::string ShuffleSentences(const std::string& decoded, std::mt19937_64& rng);
 // Appends one of a few mailing-list, disclaimer or mobile footers.
