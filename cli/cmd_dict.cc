@@ -35,9 +35,14 @@ UTF-8 text, whose words it counts itself. Words are NFKC case folded, split at
 apostrophes; words with digits are left out. A list whose words are mostly in
 a script that identifies the language alone (Greek, Hangul, Thai, ...) is
 recorded without words. When there is an sr.txt (Serbian, Latin script), its
-Cyrillic transliteration is added. Progress goes to standard error. The same
-input and options give a byte-identical file; it is written to FILE.tmp and
-renamed. The options are checked before any input is read.
+Cyrillic transliteration is added. A DIR/<code>.trigrams beside a list, one
+"trigram count" pair per line (letter trigrams inside words, with their
+frequency per billion trigrams of running text, as langid/data/
+prepare_lingua.py makes from Lingua's models), gives the n-gram tier the
+probabilities of the trigrams inside that language's words; the list's own
+words still give those at word boundaries. Progress goes to standard error.
+The same input and options give a byte-identical file; it is written to
+FILE.tmp and renamed. The options are checked before any input is read.
 
 dict info prints the file's format version, size, checksum, build parameters,
 tier sizes and languages (code, script, words, tier-1 words).
@@ -180,6 +185,21 @@ int Build(const std::vector<std::string>& args) {
                       kExitFailure);
     if (serbian_cyrillic && list->code == "sr")
       langid::AddSerbianCyrillic(*list);
+    fs::path trigrams_path = f;
+    trigrams_path.replace_extension(".trigrams");
+    if (fs::is_regular_file(trigrams_path)) {
+      auto trigrams_text = ReadInput(trigrams_path.string());
+      if (!trigrams_text)
+        return Complain(kName, trigrams_text.error().message(), kExitFailure);
+      auto trigrams = langid::ParseTrigramList(*trigrams_text);
+      if (!trigrams)
+        return Complain(
+            kName, trigrams_path.string() + ": " + trigrams.error().message(),
+            kExitFailure);
+      list->inner_trigrams = std::move(*trigrams);
+      progress("read " + trigrams_path.filename().string() + ": " +
+               std::to_string(list->inner_trigrams.size()) + " trigrams");
+    }
     progress("read " + f.filename().string() + ": " +
              std::to_string(list->words.size()) + " distinct words");
     lists.push_back(std::move(*list));

@@ -230,12 +230,19 @@ struct TrigramRow {
 
 // Counts the character trigrams of " word " over the kept words (each word
 // once: the tier is for rare words, whose spelling matters more than the
-// frequency of "the"), keeps the `top` most frequent and appends their
-// log-probabilities.
+// frequency of "the"), keeps the `top` most probable and appends their
+// log-probabilities. With `inner` (frequencies per billion of the trigrams
+// inside words, from running text) the words keep deciding the trigrams at a
+// word boundary, and `inner` those inside words: a trigram inside words gets
+// the share such trigrams have among the words' own trigrams times its
+// frequency in `inner`. A list of a few thousand words sees only the commonest
+// trigrams inside words; a model of millions of words of running text has the
+// rest, while it knows nothing of where words begin and end.
 void AddTrigrams(
     const std::vector<std::pair<std::string, std::uint64_t>>& words,
-    const std::vector<std::size_t>& keep, std::uint32_t language,
-    std::uint32_t top, std::vector<TrigramRow>& out) {
+    const std::vector<std::size_t>& keep,
+    const std::vector<std::pair<std::string, std::uint64_t>>& inner,
+    std::uint32_t language, std::uint32_t top, std::vector<TrigramRow>& out) {
   std::map<std::string, std::uint64_t> counts;
   std::uint64_t total = 0;
   std::vector<std::size_t> starts;
@@ -254,17 +261,31 @@ void AddTrigrams(
       ++total;
     }
   }
-  std::vector<std::pair<std::uint64_t, std::string>> ranked;
-  for (auto& [t, c] : counts) ranked.emplace_back(c, t);
-  std::stable_sort(
-      ranked.begin(), ranked.end(),
-      [](const auto& a, const auto& b) { return a.first > b.first; });
+  const double denominator =
+      std::max(static_cast<double>(total), kMinTrigramTotal);
+  std::vector<std::pair<double, std::string>> ranked;
+  std::uint64_t boundary = 0;
+  for (auto& [t, c] : counts) {
+    const bool at_boundary = t.find(' ') != std::string::npos;
+    if (at_boundary) boundary += c;
+    if (at_boundary || inner.empty())
+      ranked.emplace_back(static_cast<double>(c) / denominator, t);
+  }
+  if (!inner.empty() && total > 0) {
+    const double inside_share =
+        static_cast<double>(total - boundary) / static_cast<double>(total);
+    for (const auto& [t, per_billion] : inner) {
+      ranked.emplace_back(
+          inside_share * static_cast<double>(per_billion) * 1e-9, t);
+    }
+  }
+  // Ties by trigram, so that the order of `inner` does not matter.
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
   if (ranked.size() > top) ranked.resize(top);
-  for (auto& [c, t] : ranked) {
-    out.push_back(
-        {std::move(t), language,
-         std::log(static_cast<double>(c) /
-                  std::max(static_cast<double>(total), kMinTrigramTotal))});
+  for (auto& [p, t] : ranked) {
+    out.push_back({std::move(t), language, std::log(p)});
   }
 }
 
@@ -302,6 +323,43 @@ Result<WordList> ParseWordList(std::string code, std::string_view text) {
   list.words.assign(counts.begin(), counts.end());
   std::sort(list.words.begin(), list.words.end());
   return list;
+}
+
+Result<std::vector<std::pair<std::string, std::uint64_t>>> ParseTrigramList(
+    std::string_view text) {
+  if (!internal::IsValidUtf8(text))
+    return Fail(Error::InvalidArgument("not valid UTF-8"));
+  std::map<std::string, std::uint64_t> trigrams;
+  std::uint64_t total = 0;
+  std::size_t number = 0;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    std::string_view t;
+    std::uint64_t count = 0;
+    if (!ParseFrequencyLine(line, t, count)) {
+      return Fail(Error::InvalidArgument("line " + std::to_string(number) +
+                                         ": not \"trigram count\""));
+    }
+    total += count;
+    if (total > 1'000'000'000) {
+      return Fail(Error::InvalidArgument(
+          "line " + std::to_string(number) +
+          ": the counts add up to more than one billion"));
+    }
+    std::string folded = internal::FoldCase(t);
+    std::int32_t letters = 0;
+    const auto* s = reinterpret_cast<const std::uint8_t*>(folded.data());
+    const std::int32_t n = static_cast<std::int32_t>(folded.size());
+    for (std::int32_t k = 0; k < n; ++letters) U8_FWD_1(s, k, n);
+    if (letters == 3) trigrams[std::move(folded)] += count;
+  }
+  return std::vector<std::pair<std::string, std::uint64_t>>(trigrams.begin(),
+                                                            trigrams.end());
 }
 
 void AddSerbianCyrillic(WordList& list) {
@@ -432,7 +490,8 @@ Result<std::string> Build(std::vector<WordList> lists,
     if (params.max_words != 0 && keep.size() > params.max_words)
       keep.resize(params.max_words);
     if (params.ngram_top > 0)
-      AddTrigrams(merged, keep, li, params.ngram_top, trigram_rows);
+      AddTrigrams(merged, keep, list.inner_trigrams, li, params.ngram_top,
+                  trigram_rows);
     letters[li] = CountLetters(merged, keep, scripts);
     for (std::size_t i : keep) {
       rows.push_back(

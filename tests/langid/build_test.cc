@@ -151,6 +151,56 @@ TEST(BuildTest, SmallListsTrigramsAreDiscounted) {
   EXPECT_NEAR(aa[0].weight, weight(std::log(26.0 / 15000)), 1e-4);
 }
 
+TEST(BuildTest, ParsesTrigramLists) {
+  auto t = ParseTrigramList("abc 500\r\n\nÀÉÎ 20\nabcd 7\nSS 3\nabc 1\n");
+  ASSERT_TRUE(t.has_value()) << t.error().message();
+  // Case folded as words are, duplicates summed, other lengths dropped.
+  const std::vector<std::pair<std::string, std::uint64_t>> want = {{"abc", 501},
+                                                                   {"àéî", 20}};
+  EXPECT_EQ(*t, want);
+}
+
+TEST(BuildTest, RefusesBadTrigramLists) {
+  auto no_count = ParseTrigramList("abc 1\nabd\n");
+  ASSERT_FALSE(no_count.has_value());
+  EXPECT_NE(no_count.error().message().find("line 2"), std::string::npos)
+      << no_count.error().message();
+  EXPECT_FALSE(ParseTrigramList("abc x\n").has_value());
+  EXPECT_FALSE(ParseTrigramList("a\xff\xfe 3\n").has_value());
+  auto too_many = ParseTrigramList("abc 600000000\nabd 600000000\n");
+  ASSERT_FALSE(too_many.has_value());
+  EXPECT_NE(too_many.error().message().find("line 2"), std::string::npos);
+}
+
+// With inner trigrams, the words keep the trigrams at word boundaries and the
+// outside frequencies decide those inside words, scaled to the inside share of
+// the words' own trigrams.
+TEST(BuildTest, InnerTrigramsReplaceTheListsOwnInsideWords) {
+  auto weight = [](double log_p) { return (log_p + 12.0) / 12.0; };
+  // "abcd" gives " ab", "abc", "bcd", "cd ": half of its trigrams inside.
+  WordList list{"aa", {{"abcd", 1}}};
+  list.inner_trigrams = {{"xyz", 100'000'000}, {"abc", 10'000'000}};
+  auto m = Model::FromBytes(*Build({list}, BuildParams{}));
+  ASSERT_TRUE(m.has_value());
+  const PostingList boundary = m->LookupNgram(" ab");
+  ASSERT_EQ(boundary.size(), 1u);
+  EXPECT_NEAR(boundary[0].weight, weight(std::log(1.0 / 12000)), 1e-4);
+  const PostingList xyz = m->LookupNgram("xyz");
+  ASSERT_EQ(xyz.size(), 1u);
+  EXPECT_NEAR(xyz[0].weight, weight(std::log(0.5 * 0.1)), 1e-4);
+  const PostingList abc = m->LookupNgram("abc");
+  ASSERT_EQ(abc.size(), 1u);
+  EXPECT_NEAR(abc[0].weight, weight(std::log(0.5 * 0.01)), 1e-4);
+  // The list's own inside trigram that the outside list lacks is gone.
+  EXPECT_EQ(m->LookupNgram("bcd").size(), 0u);
+
+  // Without them, every trigram comes from the words.
+  auto plain = Model::FromBytes(*Build({{"aa", {{"abcd", 1}}}}, BuildParams{}));
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->LookupNgram("bcd").size(), 1u);
+  EXPECT_EQ(plain->LookupNgram("xyz").size(), 0u);
+}
+
 // `n` distinct three-letter ASCII words starting with `first`, counted 1.
 std::vector<std::pair<std::string, std::uint64_t>> AsciiWords(char first,
                                                               int n) {

@@ -1,8 +1,24 @@
 # `mailwave dict build` twice on the same input must give byte-identical files, and
 # `mailwave dict info` must read them; a truncated copy must be refused with exit status 1.
+# A <code>.trigrams beside a list is read (and changes the file); a malformed one fails the
+# build naming the file and the line.
 # Run by ctest: cmake -DMAILWAVE=... -DLISTS=... -DWORK=... -P dict_cli_test.cmake
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
+file(MAKE_DIRECTORY ${WORK}/tri)
+file(COPY ${LISTS}/ DESTINATION ${WORK}/tri)
+file(WRITE ${WORK}/tri/en.trigrams "the 30000000\nand 20000000\n")
+execute_process(COMMAND ${MAILWAVE} dict build --input ${WORK}/tri --out ${WORK}/tri.dict
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "read en.trigrams: 2 trigrams")
+  message(FATAL_ERROR "dict build with en.trigrams: ${rc} ${err}")
+endif()
+file(WRITE ${WORK}/tri/en.trigrams "the 30000000\nand\n")
+execute_process(COMMAND ${MAILWAVE} dict build --input ${WORK}/tri --out ${WORK}/bad.dict
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "en.trigrams: line 2")
+  message(FATAL_ERROR "a malformed en.trigrams not refused: ${rc} ${err}")
+endif()
 foreach(n 1 2)
   execute_process(COMMAND ${MAILWAVE} dict build --input ${LISTS} --out ${WORK}/d${n}.dict
                   RESULT_VARIABLE rc ERROR_VARIABLE err)
@@ -17,6 +33,10 @@ file(SHA256 ${WORK}/d1.dict h1)
 file(SHA256 ${WORK}/d2.dict h2)
 if(NOT h1 STREQUAL h2)
   message(FATAL_ERROR "dict build is not deterministic: ${h1} vs ${h2}")
+endif()
+file(SHA256 ${WORK}/tri.dict h3)
+if(h1 STREQUAL h3)
+  message(FATAL_ERROR "en.trigrams did not change the dictionary")
 endif()
 execute_process(COMMAND ${MAILWAVE} dict info ${WORK}/d1.dict RESULT_VARIABLE rc
                 OUTPUT_VARIABLE out)

@@ -23,6 +23,11 @@ struct WordList {
   std::string code;
   std::vector<std::pair<std::string, std::uint64_t>>
       words;  // any order, duplicates summed
+  // Optional outside evidence for the n-gram tier: letter trigrams inside
+  // words (no word boundary) with their frequency per billion trigrams of
+  // running text (`<code>.trigrams`, ParseTrigramList). Empty: the tier takes
+  // every trigram's probability from `words`.
+  std::vector<std::pair<std::string, std::uint64_t>> inner_trigrams = {};
 };
 
 // Reads one `<code>.txt`: either a frequency list (every non-empty line "word
@@ -32,6 +37,14 @@ struct WordList {
 // case folding, apostrophes split), words with digits are skipped. Fails
 // (kInvalidArgument) on text that is not valid UTF-8 or holds no word.
 Result<WordList> ParseWordList(std::string code, std::string_view text);
+
+// Reads one `<code>.trigrams`: every non-empty line "trigram count", the
+// trigram three letters (normalised as words are; one that normalises to
+// another length is dropped) and the count its frequency per billion
+// trigrams. Fails (kInvalidArgument) on text that is not valid UTF-8, on a
+// malformed line (naming its number) and on a total above one billion.
+Result<std::vector<std::pair<std::string, std::uint64_t>>> ParseTrigramList(
+    std::string_view text);
 
 // Adds, for every Latin word of `list`, its Serbian Cyrillic transliteration
 // (lj -> љ, nj -> њ, dž -> џ, then letter by letter). Serbian is written in
@@ -44,11 +57,14 @@ using Progress = std::function<void(std::string_view)>;
 
 // Builds the dictionary file image. Deterministic: the same lists and
 // parameters give the same bytes (languages are sorted by code, words by hash).
-// Languages whose list is mostly in a script that identifies a language alone
-// (Greek, Hangul, Thai, ...) are recorded as script-decided and contribute no
-// words. Fails (kInvalidArgument) on duplicate or invalid codes (1-7 ASCII
-// letters, digits or '_'), on an empty set of lists and when the result would
-// exceed the format's limits.
+// A list with `inner_trigrams` keeps its own probabilities for the trigrams
+// that touch a word boundary and takes those of the trigrams inside words
+// from `inner_trigrams`, scaled to the share the inside trigrams have in its
+// own words. Languages whose list is mostly in a script that identifies a
+// language alone (Greek, Hangul, Thai, ...) are recorded as script-decided and
+// contribute no words. Fails (kInvalidArgument) on duplicate or invalid codes
+// (1-7 ASCII letters, digits or '_'), on an empty set of lists and when the
+// result would exceed the format's limits.
 Result<std::string> Build(std::vector<WordList> lists,
                           const BuildParams& params,
                           const Progress& progress = {});

@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+"""Makes langid/data/lingua-trigrams.tar.xz: character trigram frequencies from Lingua's
+models, the n-gram tier's evidence for the languages whose own word lists are thin.
+
+Usage: langid/data/prepare_lingua.py LINGUA_TGZ OUT_TAR [--languages a,b,...] [--top N]
+
+LINGUA_TGZ is the npm package @bluzzi/lingua 1.5.0 (Apache-2.0; lingua-rs by Peter M.
+Stahl compiled to WebAssembly), unchanged:
+  npm pack @bluzzi/lingua@1.5.0   # bluzzi-lingua-1.5.0.tgz
+  sha256 2a9043b70a72a5afb69d16e6659a8e066b27101afc71c09db5141d2c1ddeba52 (checked)
+Needs Debian's python3-brotli (hence /usr/bin/python3).
+
+What is read, and nothing else: the WebAssembly module's data segments hold each
+language's models as Brotli-compressed JSON files (lingua-rs embeds them with include_dir:
+a file is a record of four 32-bit words, the address and length of its name, then of its
+bytes). A model maps relative frequencies ("num/den") to the n-grams that have them; the
+unigram model holds P(a), the bigram model P(b | a) and the trigram model P(c | ab), all
+counted by Lingua within the words of Leipzig news text (lower-cased letters, no word
+boundaries). Nothing of the WebAssembly code runs or ships; no Leipzig text is read.
+
+Each output file wordlists/<code>.trigrams lists the language's --top (default 6000) most
+probable trigrams as "trigram count", count = round(1e9 * P(a) P(b|a) P(c|ab)): the joint
+probability of the letter trigram inside a word, per billion trigrams. `mailwave dict
+build` reads it beside <code>.txt (see "Data and licence" in docs/langid.md for how the
+build mixes it with the list's own trigrams).
+
+--languages (default: LANGUAGES below) picks the languages, by the detector's codes.
+The output is deterministic (sorted names and lines, fixed mtime, no owner).
+"""
+import hashlib
+import io
+import json
+import re
+import struct
+import sys
+import tarfile
+
+import brotli
+
+SHA256 = "2a9043b70a72a5afb69d16e6659a8e066b27101afc71c09db5141d2c1ddeba52"
+
+# Lingua's language names -> the detector's codes (ISO 639-1, as the dev set names them).
+CODES = {
+    "AFRIKAANS": "af", "ALBANIAN": "sq", "ARABIC": "ar", "ARMENIAN": "hy",
+    "AZERBAIJANI": "az", "BASQUE": "eu", "BELARUSIAN": "be", "BENGALI": "bn",
+    "BOKMAL": "nb", "BOSNIAN": "bs", "BULGARIAN": "bg", "CATALAN": "ca",
+    "CHINESE": "zh", "CROATIAN": "hr", "CZECH": "cs", "DANISH": "da", "DUTCH": "nl",
+    "ENGLISH": "en", "ESPERANTO": "eo", "ESTONIAN": "et", "FINNISH": "fi",
+    "FRENCH": "fr", "GANDA": "lg", "GEORGIAN": "ka", "GERMAN": "de", "GREEK": "el",
+    "GUJARATI": "gu", "HEBREW": "he", "HINDI": "hi", "HUNGARIAN": "hu",
+    "ICELANDIC": "is", "INDONESIAN": "id", "IRISH": "ga", "ITALIAN": "it",
+    "JAPANESE": "ja", "KAZAKH": "kk", "KOREAN": "ko", "LATIN": "la", "LATVIAN": "lv",
+    "LITHUANIAN": "lt", "MACEDONIAN": "mk", "MALAY": "ms", "MAORI": "mi",
+    "MARATHI": "mr", "MONGOLIAN": "mn", "NYNORSK": "nn", "PERSIAN": "fa",
+    "POLISH": "pl", "PORTUGUESE": "pt", "PUNJABI": "pa", "ROMANIAN": "ro",
+    "RUSSIAN": "ru", "SERBIAN": "sr", "SHONA": "sn", "SLOVAK": "sk", "SLOVENE": "sl",
+    "SOMALI": "so", "SOTHO": "st", "SPANISH": "es", "SWAHILI": "sw", "SWEDISH": "sv",
+    "TAGALOG": "tl", "TAMIL": "ta", "TELUGU": "te", "THAI": "th", "TSONGA": "ts",
+    "TSWANA": "tn", "TURKISH": "tr", "UKRAINIAN": "uk", "URDU": "ur",
+    "VIETNAMESE": "vi", "WELSH": "cy", "XHOSA": "xh", "YORUBA": "yo", "ZULU": "zu",
+}
+
+# The languages of extra-wordlists.tar.xz (prepare_extra.py: a declaration text, stopwords,
+# a spelling list for be) whose words are not decided by their script: their lists are too
+# short for the n-gram tier to see more than the commonest trigrams. Not Marathi: Lingua
+# keeps letters only, so its Devanagari trigrams are consonant skeletons without the vowel
+# signs and viramas (combining marks) that the detector's words keep ("करण" for करणे); with
+# them Marathi words matched nothing and the tune half's Marathi sentences fell from 76% to
+# 62% right, lost to Hindi.
+LANGUAGES = "az be cy ga la lg mi mn sn so st sw tn ts ur xh yo zu".split()
+
+
+def leb128(data, i):
+    value, shift = 0, 0
+    while True:
+        b = data[i]
+        i += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return value, i
+
+
+def linear_memory(wasm):
+    """The module's active data segments laid out at their addresses."""
+    assert wasm[:8] == b"\0asm\1\0\0\0", "not a WebAssembly module"
+    segments = []
+    i = 8
+    while i < len(wasm):
+        section = wasm[i]
+        size, i = leb128(wasm, i + 1)
+        if section == 11:
+            j = i
+            count, j = leb128(wasm, j)
+            for _ in range(count):
+                flags, j = leb128(wasm, j)
+                assert flags == 0 and wasm[j] == 0x41, "unexpected data segment form"
+                address, j = leb128(wasm, j + 1)
+                assert wasm[j] == 0x0B
+                length, j = leb128(wasm, j + 1)
+                segments.append((address, wasm[j:j + length]))
+                j += length
+        i += size
+    memory = bytearray(max(a + len(b) for a, b in segments))
+    for address, data in segments:
+        memory[address:address + len(data)] = data
+    return bytes(memory)
+
+
+def embedded_files(memory, name):
+    """Every embedded file called `name`: (language, {n-gram: probability})."""
+    address = memory.find(name.encode())
+    assert address > 0, name
+    record = struct.pack("<II", address, len(name))
+    out = []
+    for m in re.finditer(re.escape(record), memory):
+        start, length = struct.unpack("<II", memory[m.start() + 8:m.start() + 16])
+        model = json.loads(brotli.decompress(memory[start:start + length]))
+        table = {}
+        for fraction, ngrams in model["ngrams"].items():
+            num, den = fraction.split("/")
+            for g in ngrams.split(" "):
+                table[g] = int(num) / int(den)
+        out.append((model["language"], table))
+    return out
+
+
+def main():
+    args = sys.argv[1:]
+    languages, top = LANGUAGES, 6000
+    if "--languages" in args:
+        i = args.index("--languages")
+        languages = args[i + 1].split(",")
+        del args[i:i + 2]
+    if "--top" in args:
+        i = args.index("--top")
+        top = int(args[i + 1])
+        del args[i:i + 2]
+    source, out = args
+    with open(source, "rb") as f:
+        package = f.read()
+    digest = hashlib.sha256(package).hexdigest()
+    if digest != SHA256:
+        sys.exit(f"{source}: sha256 {digest}, expected {SHA256} (@bluzzi/lingua 1.5.0)")
+    with tarfile.open(fileobj=io.BytesIO(package)) as tar:
+        wasm = tar.extractfile("package/src/lingua_bg.wasm").read()
+    memory = linear_memory(wasm)
+    models = {}
+    for order, name in enumerate(["unigrams.json.br", "bigrams.json.br", "trigrams.json.br"]):
+        for language, table in embedded_files(memory, name):
+            models.setdefault(CODES[language], [None, None, None])[order] = table
+    with tarfile.open(out, "w:xz", preset=9) as tar:
+        for code in sorted(languages):
+            uni, bi, tri = models[code]
+            joint = {}
+            for g, p in tri.items():
+                chars = list(g)
+                if len(chars) != 3:
+                    continue
+                a, ab = chars[0], chars[0] + chars[1]
+                joint[g] = uni.get(a, 0.0) * bi.get(ab, 0.0) * p
+            ranked = sorted(joint.items(), key=lambda gp: (-gp[1], gp[0]))
+            lines = [f"{g} {round(p * 1e9)}\n" for g, p in ranked[:top] if round(p * 1e9) > 0]
+            data = "".join(lines).encode("utf-8")
+            info = tarfile.TarInfo(f"wordlists/{code}.trigrams")
+            info.size = len(data)
+            info.mtime = 0
+            info.mode = 0o644
+            tar.addfile(info, io.BytesIO(data))
+            print(f"{code}: {len(lines)} trigrams of {len(joint)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
