@@ -504,6 +504,7 @@ constexpr std::size_t kEntriesLookAhead = 8;
 
 struct Tally {
   const Model* model;
+  NgramLimits ngram_limits = NgramLimits::None();
   std::size_t languages;                 // model languages; direct slots follow
   std::vector<double> pure;              // Xpure_i
   std::vector<double> shared;            // Xovp_i
@@ -559,6 +560,17 @@ struct Tally {
   // the first such word (DirectCandidate).
   std::array<std::int32_t, kDirect.size()> direct_candidate;
 };
+
+// Whether the n-gram tier still scores unknown words (NgramLimits):
+// the same test for every occurrence, in text order, with or without the memo.
+bool NgramOpen(const Tally* t) {
+  const NgramLimits& l = t->ngram_limits;
+  if (l.text == 0 && l.paragraph == 0) return true;
+  const std::uint32_t evidence = t->n_pure + t->n_shared;
+  return evidence < l.text ||
+         evidence - (t->paragraph_start.n_pure + t->paragraph_start.n_shared) <
+             l.paragraph;
+}
 
 // How sharply the n-gram tier prefers the language whose trigrams fit best:
 // shares are proportional to exp(kNgramSharpness * mean trigram
@@ -990,7 +1002,7 @@ void Remember(Tally* t, std::string_view word, std::uint64_t hash,
       slot->language = static_cast<std::uint32_t>(marked);
     } else {
       slot->kind = WordKind::kUnknown;
-      NgramSharesMemo(t, word, slot);
+      if (NgramOpen(t)) NgramSharesMemo(t, word, slot);
     }
   } else if (p.size() == 1 && p[0].pure) {
     slot->kind = WordKind::kPure;
@@ -1035,7 +1047,7 @@ void ScoreRemembered(Tally* t, std::string_view word, std::uint64_t hash,
       return;
     case WordKind::kUnknown:
       ++t->n_unknown;
-      if (slot->ngram_scored) {
+      if (slot->ngram_scored && NgramOpen(t)) {
         AddValues(&t->ngram, memo.ngram_shares.data() + slot->begin,
                   slot->count);
         AddValues(&t->ngram_affinity,
@@ -1110,7 +1122,8 @@ void ScoreWord(Tally* t, std::string_view word, int script,
     return;
   }
   bool ngram_scored = false;
-  if (postings.empty() && (!postings.common() || no_evidence_yet)) {
+  if (postings.empty() && (!postings.common() || no_evidence_yet) &&
+      NgramOpen(t)) {
     ngram_scored = NgramShares(t, word);
   }
   if (postings.common()) {
@@ -1209,7 +1222,8 @@ Pool<Scratch>& ScratchPool() {
   return pool;
 }
 
-Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
+Evidence CollectImpl(std::string_view text, const Model& model, bool memoise,
+                     NgramLimits ngram_limits) {
   std::string mapped;
   if (HasC1(text)) {
     mapped = MapC1Controls(text);
@@ -1221,6 +1235,7 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
   if (!blanked.empty()) text = blanked;
   Tally t;
   t.model = &model;
+  t.ngram_limits = ngram_limits;
   t.direct_candidate.fill(-1);
   std::optional<Pool<Scratch>::Lease> scratch;
   if (memoise) {
@@ -1309,12 +1324,14 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise) {
 // few repeated words): about 15% slower per dev line, 15% faster on 60 KB.
 constexpr std::size_t kMemoMinBytes = 1024;
 
-Evidence Collect(std::string_view text, const Model& model) {
-  return CollectImpl(text, model, text.size() >= kMemoMinBytes);
+Evidence Collect(std::string_view text, const Model& model,
+                 NgramLimits limits) {
+  return CollectImpl(text, model, text.size() >= kMemoMinBytes, limits);
 }
 
-Evidence TEST_CollectEveryWord(std::string_view text, const Model& model) {
-  return CollectImpl(text, model, false);
+Evidence TEST_CollectEveryWord(std::string_view text, const Model& model,
+                               NgramLimits limits) {
+  return CollectImpl(text, model, false, limits);
 }
 
 namespace internal {

@@ -51,6 +51,44 @@ TEST(DetectTest, HandComputedScores) {
   EXPECT_EQ(l.scripts[0].second, 5u);
 }
 
+// The n-gram tier scores unknown words only until the text has given
+// NgramLimits::text words of dictionary evidence; the memo and the
+// reference agree on where it stops, and shorter texts keep every word's.
+TEST(DetectTest, NgramTierStopsAtTheEvidenceLimit) {
+  const Model model = TinyModel();
+  // "housx" is in no list; its trigrams " ho" and "hou" are en's.
+  const std::size_t en = static_cast<std::size_t>(model.FindLanguage("en"));
+  // "bank" and the houses: one word of dictionary evidence short of the limit.
+  std::string text = "housx bank\n";
+  for (std::uint32_t k = 0; k + 2 < NgramLimits{}.text; ++k) text += "house ";
+  const std::string short_text = text + "housx\n";
+  text += "house housx\n";  // the limit's word, then an unknown word
+  while (text.size() < 2048) text += "house housx\n";
+
+  const Evidence all = Collect(text, model, NgramLimits::None());
+  const Evidence limited = Collect(text, model);
+  EXPECT_EQ(all.n_unknown, limited.n_unknown);
+  EXPECT_EQ(all.n_ngram, all.n_unknown);
+  EXPECT_EQ(limited.n_ngram, 1u);  // the first housx only
+  EXPECT_GT(all.ngram[en], limited.ngram[en]);
+  EXPECT_EQ(all.pure, limited.pure);
+  EXPECT_EQ(all.shared, limited.shared);
+
+  const Evidence every = TEST_CollectEveryWord(text, model);
+  EXPECT_EQ(every.n_ngram, limited.n_ngram);
+  EXPECT_EQ(every.ngram, limited.ngram);
+  EXPECT_EQ(every.ngram_affinity, limited.ngram_affinity);
+  const Evidence every_all =
+      TEST_CollectEveryWord(text, model, NgramLimits::None());
+  EXPECT_EQ(every_all.n_ngram, all.n_ngram);
+  EXPECT_EQ(every_all.ngram, all.ngram);
+
+  // One word short of the limit, the last unknown word still counts.
+  const Evidence below = Collect(short_text, model);
+  EXPECT_EQ(below.n_ngram, 2u);
+  EXPECT_EQ(below.ngram, Collect(short_text, model, NgramLimits::None()).ngram);
+}
+
 TEST(DetectTest, OtherConstantsChangeTheScores) {
   const Model model = TinyModel();
   Options o = Formula();

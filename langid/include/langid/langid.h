@@ -187,7 +187,23 @@ struct Evidence {
   std::uint32_t han_traditional = 0;
 };
 
-Evidence Collect(std::string_view normalised_text, const Model& model);
+// How long the n-gram tier scores the words no dictionary has. It scores
+// such a word while the text has given fewer than `text` words of dictionary
+// evidence (tier-1 and tier-2 words, Evidence::n_pure + n_shared), or its
+// paragraph fewer than `paragraph`; later unknown words count as unknown for
+// every language. A subject or a few sentences keep every word's evidence; a
+// long text is decided by its dictionary words, and the tier, most of the
+// cost of a long text, stops, except at the start of each paragraph, whose
+// winner the bilingual rule reads (docs/langid.md, "Speed"). 0 and 0 = no
+// limit.
+struct NgramLimits {
+  std::uint32_t text = 64;
+  std::uint32_t paragraph = 8;
+  static constexpr NgramLimits None() { return {0, 0}; }
+};
+
+Evidence Collect(std::string_view normalised_text, const Model& model,
+                 NgramLimits limits = {});
 Language Decide(const Evidence& evidence, const Model& model,
                 const Options& options);
 // Test and benchmark hook: Collect without its per-text memo, looking up and
@@ -195,7 +211,7 @@ Language Decide(const Evidence& evidence, const Model& model,
 // to the bit (the memo only replays each word's cached evidence in text
 // order); langid_accuracy_test and langid_eval check it.
 Evidence TEST_CollectEveryWord(std::string_view normalised_text,
-                               const Model& model);
+                               const Model& model, NgramLimits limits = {});
 
 // The code of candidate `i` of an Evidence built with `model`.
 std::string_view CandidateCode(const Model& model, std::size_t i);
