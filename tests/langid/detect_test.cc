@@ -478,7 +478,8 @@ const ParagraphCase kParagraphCases[] = {
      "kurume\napo nyaya iyi ichadzoka zvakare kuchipihwa mutongo.\n",
      "af+sn"},
     // The paragraphs decide before the lines: lines of the Azerbaijani
-    // paragraph read as Turkish made "af+tr".
+    // paragraph read as Turkish made "af+tr". The higher score comes first:
+    // az since its list holds Tesseract's web words.
     {"az+af",
      "bu günlərdə də oxuduğu liseyə yeni əmələ gələn bir şagird\nhərəkatına "
      "qatılıb, bir tərəfdən gənc şuna aşiq olur. bu\nhalda monolit nüvənin "
@@ -486,7 +487,7 @@ const ParagraphCase kParagraphCases[] = {
      "die hospitaal se woordvoerder, me laticia pienaar, het bevestig "
      "dat\nventer aan sy brandwonde gesterf het. die internet is vol "
      "prentjies,\ngedigte, gesegdes – alles om te sê: “wees my valentyn!”\n",
-     "af+az"},
+     "az+af"},
     // Marathi in two paragraphs, both read as Marathi: lines read as Hindi
     // made "mr+hi".
     {"mr",
