@@ -34,7 +34,7 @@ and the word lists of tessdata dictionaries (Apache-2.0; Google / Tesseract cont
           gle ba59fb09251ee3356659ce4bb6f5b2fbe7bda6667ad8e0647c8eb0c4dca7ff38
           lat ca3bedf8da88ee506b70140407030c9a69db190651e90047405e3454311a5351
           swa d12142da1fc58ff9924694c534390055f62a25b00c3f4310711ec7f1ef04086f
-  <t> = mon mri yor (and guj mar pan urd, fetched but not used, see FLAT and TESSDATA):
+  <t> = mon mri yor mar urd (and guj pan, fetched but not used: their scripts decide them):
         Debian packages tesseract-ocr-<t> 1:4.1.0-2 (tessdata_fast: LSTM dawg only), file
         usr/share/tesseract-ocr/5/tessdata/<t>.traineddata; sha256 of the .deb files
         (apt-get download tesseract-ocr-<t>=1:4.1.0-2):
@@ -80,12 +80,16 @@ Each output list wordlists/<code>.txt is a "word count" frequency list that
     subtitle lists' words of the same rank, so that the English, Turkish or Russian words
     a web list also holds stay those languages' tier-1 words (0.25 and 0.5 gained no more
     for the six languages and cost en 3-8 points of words on the tune half);
-    mn mi yo: the word-dawg has no frequencies; words the core lacks, less those any
-    FrequencyWords list has, get the flat relative frequency FLAT (5e-6, that of the
-    subtitle lists' words of rank ~10,000, as the Belarusian stems).
+    mn mi yo mr ur: the word-dawg has no frequencies; words the core lacks, less those
+    any FrequencyWords list has, get the flat relative frequency FLAT (5e-6, that of the
+    subtitle lists' words of rank ~10,000, as the Belarusian stems), for mr at most 20,000
+    of them (FLAT_CAP). mr and ur trade against hi and fa: on the tune half mr gains 32
+    points of words and 11 of sentences, ur 21 of words, while hi loses 12 and fa 8 points
+    of words (their unknown words go to the larger Marathi and Urdu trigram profiles; both
+    stay above Lingua's), and the means over all languages gain 0.5 / 0.3 / 0.1.
     The word-dawg words of the six npm languages outside the word pairs are not used (up
     to 200,000 words each, mostly rare and many foreign).
-    A web word in the tessdata lists of SHARED_WEB (2) or more of these nine languages is
+    A web word in the tessdata lists of SHARED_WEB (2) or more of these eleven languages is
     left out unless the core has it: words the web writes in unrelated languages are
     technical tokens and names ("localhost", "esmtp", "yahoo", "http"). Without this rule
     the header lines of English mail read as Swahili or Azerbaijani paragraphs: langid_mail
@@ -156,12 +160,11 @@ SPELLING = {"be": "be_BY.dic"}
 
 
 # tessdata code of each language with a tessdata dictionary (fetch_extra.sh). The npm packages'
-# (az be cy ga la sw) have a bigram-dawg (word pairs: a rank), Debian's (mn mi yo) only an
-# LSTM word-dawg (a set of words, no frequencies). fetch_extra.sh also fetches guj pan (their
-# scripts decide them: the dictionary keeps no words of theirs) and mar urd (left out, see
-# FLAT), so that they can be tried by adding them here.
+# (az be cy ga la sw) have a bigram-dawg (word pairs: a rank), Debian's (mn mi yo mr ur) only
+# an LSTM word-dawg (a set of words, no frequencies). fetch_extra.sh also fetches guj pan
+# (their scripts decide them: the dictionary keeps no words of theirs).
 TESSDATA = {"az": "aze", "be": "bel", "cy": "cym", "ga": "gle", "la": "lat", "sw": "swa",
-            "mn": "mon", "mi": "mri", "yo": "yor"}
+            "mn": "mon", "mi": "mri", "yo": "yor", "mr": "mar", "ur": "urd"}
 WORD_DAWGS = [".word-dawg.txt", ".lstm-word-dawg.txt"]
 WEB_SHARE = 0.1      # share of a list's mass given to the word-pair frequencies
 UNMIX = 20           # how many times the estimated foreign text is taken away
@@ -170,10 +173,8 @@ MIN_PAIRS = 1        # words in fewer word pairs are left out
 # Languages whose word-dawg words (no frequency) are added at a flat relative frequency, at
 # most FLAT_CAP of them (a sample by sha256 of the word), less the words any
 # FrequencyWords list has (FLAT_DROP_BIG: dropped when that list's relative frequency times
-# it reaches the flat one). mr and ur are left out: on the tune half they gain 32 and 21
-# points (words) but hi and fa lose 12 and 8 (their unknown words go to the larger Marathi
-# and Urdu trigram profiles).
-FLAT = {"mn": 5e-6, "mi": 5e-6, "yo": 5e-6}
+# it reaches the flat one). mr and ur trade against hi and fa (module docstring).
+FLAT = {"mn": 5e-6, "mi": 5e-6, "yo": 5e-6, "mr": 5e-6, "ur": 5e-6}
 FLAT_CAP = {"mr": 20000}
 FLAT_DROP_BIG = 100
 SHARED_WEB = 2       # a web word in this many languages' web lists is no one's
