@@ -523,6 +523,10 @@ struct Tally {
   const char* last_end = nullptr;
   std::vector<double> line;
   std::vector<double> line_affinity;  // Evidence::affinity of the line
+  // The candidates `line` holds a value for (TouchLine), and a mark per
+  // candidate: FlushLine reads and clears those alone, not all ~100.
+  std::vector<std::uint32_t> line_touched;
+  std::vector<std::uint8_t> line_marked;
   std::uint32_t line_words = 0;
   std::vector<std::uint32_t> segment_words;  // Evidence::segment_words
   std::vector<std::uint32_t> segment_lines;  // Evidence::segment_lines
@@ -802,10 +806,19 @@ void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
   slot->ngram_scored = true;
 }
 
+// Notes that the line holds a value for candidate `i` (Tally::line_touched).
+void TouchLine(Tally* t, std::size_t i) {
+  if (t->line_marked[i] == 0) {
+    t->line_marked[i] = 1;
+    t->line_touched.push_back(static_cast<std::uint32_t>(i));
+  }
+}
+
 // A tier-1 word of candidate `i` (a pure dictionary word, a word of a script
 // that decides its language, a word with a marker letter).
 void CountPure(Tally* t, std::size_t i) {
   t->pure[i] += 1;
+  TouchLine(t, i);
   t->line[i] += 1;
   t->affinity[i] += kPureAffinity;
   t->line_affinity[i] += kPureAffinity;
@@ -874,16 +887,20 @@ constexpr Options kSegmentOptions{};
 // of Danish is not won by Norwegian for a few shared words.
 constexpr double kLineCloseRatio = 0.3;
 
-// The candidate that wins a line or paragraph with these sums (0 when none
-// has any evidence).
+// The line's winner among the candidates it touched (`touched`, ascending):
+// the highest sum of tier-1 and tier-2 weights, or a candidate within
+// kLineCloseRatio of it with a higher affinity. The same pick as a scan of
+// every candidate: one the line never touched has a sum of 0, below any
+// positive best sum, and with no positive sum the line counts for no one.
 std::size_t SegmentWinner(const std::vector<double>& sums,
-                          const std::vector<double>& affinity) {
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < sums.size(); ++i) {
+                          const std::vector<double>& affinity,
+                          const std::vector<std::uint32_t>& touched) {
+  std::size_t best = touched[0];
+  for (std::uint32_t i : touched) {
     if (sums[i] > sums[best]) best = i;
   }
   std::size_t pick = best;
-  for (std::size_t i = 0; i < sums.size(); ++i) {
+  for (std::uint32_t i : touched) {
     if (affinity[i] > affinity[pick] &&
         sums[i] >= kLineCloseRatio * sums[best]) {
       pick = i;
@@ -893,16 +910,22 @@ std::size_t SegmentWinner(const std::vector<double>& sums,
 }
 
 void FlushLine(Tally* t) {
-  if (t->line_words >= kMinSegmentWords) {
-    const std::size_t pick = SegmentWinner(t->line, t->line_affinity);
+  std::vector<std::uint32_t>& touched = t->line_touched;
+  if (t->line_words >= kMinSegmentWords && !touched.empty()) {
+    std::sort(touched.begin(), touched.end());
+    const std::size_t pick = SegmentWinner(t->line, t->line_affinity, touched);
     if (t->line[pick] > 0) {
       t->segment_words[pick] += t->line_words;
       ++t->segment_lines[pick];
     }
   }
   t->paragraph_words += t->line_words;
-  std::fill(t->line.begin(), t->line.end(), 0.0);
-  std::fill(t->line_affinity.begin(), t->line_affinity.end(), 0.0);
+  for (std::uint32_t i : touched) {
+    t->line[i] = 0.0;
+    t->line_affinity[i] = 0.0;
+    t->line_marked[i] = 0;
+  }
+  touched.clear();
   t->line_words = 0;
 }
 
@@ -1062,6 +1085,7 @@ void ScoreRemembered(Tally* t, std::string_view word, std::uint64_t hash,
       const DecodedPosting* p = memo.postings.data() + slot->begin;
       for (std::uint32_t k = 0; k < slot->count; ++k) {
         t->shared[p[k].language] += p[k].weight;
+        TouchLine(t, p[k].language);
         t->line[p[k].language] += p[k].weight;
         t->affinity[p[k].language] += p[k].gain;
         t->line_affinity[p[k].language] += p[k].gain;
@@ -1096,6 +1120,7 @@ void ScoreWord(Tally* t, std::string_view word, int script,
   if (script == USCRIPT_HAN) {
     ++t->han;  // zh or ja: decided once the whole text is seen
     internal::CountHanVariants(word, &t->han_simplified, &t->han_traditional);
+    TouchLine(t, t->languages + kZhSlot);
     t->line[t->languages + kZhSlot] += 1;
     t->line_affinity[t->languages + kZhSlot] += kPureAffinity;
     return;
@@ -1155,6 +1180,7 @@ void ScoreWord(Tally* t, std::string_view word, int script,
   for (std::uint32_t i = 0; i < postings.size(); ++i) {
     const Posting p = postings[i];
     t->shared[p.language] += p.weight;
+    TouchLine(t, p.language);
     t->line[p.language] += p.weight;
     const double gain = AffinityGain(p.weight);
     t->affinity[p.language] += gain;
@@ -1249,6 +1275,7 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise,
   t.by_script.assign(USCRIPT_CODE_LIMIT, 0);
   t.line.assign(t.pure.size(), 0.0);
   t.line_affinity.assign(t.pure.size(), 0.0);
+  t.line_marked.assign(t.pure.size(), 0);
   t.segment_words.assign(t.pure.size(), 0);
   t.segment_lines.assign(t.pure.size(), 0);
   t.ngram.assign(t.pure.size(), 0.0);
