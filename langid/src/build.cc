@@ -233,11 +233,12 @@ struct TrigramRow {
 // frequency of "the"), keeps the `top` most probable and appends their
 // log-probabilities. With `inner` (frequencies per billion of the trigrams
 // inside words, from running text) the words keep deciding the trigrams at a
-// word boundary, and `inner` those inside words: a trigram inside words gets
-// the share such trigrams have among the words' own trigrams times its
-// frequency in `inner`. A list of a few thousand words sees only the commonest
-// trigrams inside words; a model of millions of words of running text has the
-// rest, while it knows nothing of where words begin and end.
+// word boundary, and `inner` those inside words of its scripts: a trigram
+// inside words gets the share the words' own trigrams inside words of its
+// script have among all their trigrams, times its frequency in `inner`. A list
+// of a few thousand words sees only the commonest trigrams inside words; a
+// model of millions of words of running text has the rest, while it knows
+// nothing of where words begin and end.
 void AddTrigrams(
     const std::vector<std::pair<std::string, std::uint64_t>>& words,
     const std::vector<std::size_t>& keep,
@@ -263,20 +264,31 @@ void AddTrigrams(
   }
   const double denominator =
       std::max(static_cast<double>(total), kMinTrigramTotal);
+  // The scripts `inner` covers (Lingua's Serbian is Cyrillic only; the
+  // Serbian list is Latin and Cyrillic): the list keeps its own trigrams
+  // inside words of the other scripts.
+  std::map<int, std::uint64_t> inside_by_script;
+  for (const auto& [t, per_billion] : inner) inside_by_script[PieceScript(t)];
   std::vector<std::pair<double, std::string>> ranked;
-  std::uint64_t boundary = 0;
   for (auto& [t, c] : counts) {
-    const bool at_boundary = t.find(' ') != std::string::npos;
-    if (at_boundary) boundary += c;
-    if (at_boundary || inner.empty())
-      ranked.emplace_back(static_cast<double>(c) / denominator, t);
+    if (t.find(' ') == std::string::npos) {
+      const auto it = inside_by_script.find(PieceScript(t));
+      if (it != inside_by_script.end()) {
+        it->second += c;
+        continue;
+      }
+    }
+    ranked.emplace_back(static_cast<double>(c) / denominator, t);
   }
-  if (!inner.empty() && total > 0) {
-    const double inside_share =
-        static_cast<double>(total - boundary) / static_cast<double>(total);
+  if (total > 0) {
     for (const auto& [t, per_billion] : inner) {
-      ranked.emplace_back(
-          inside_share * static_cast<double>(per_billion) * 1e-9, t);
+      const double inside_share =
+          static_cast<double>(inside_by_script[PieceScript(t)]) /
+          static_cast<double>(total);
+      if (inside_share > 0 && per_billion > 0) {
+        ranked.emplace_back(
+            inside_share * static_cast<double>(per_billion) * 1e-9, t);
+      }
     }
   }
   // Ties by trigram, so that the order of `inner` does not matter.

@@ -201,6 +201,26 @@ TEST(BuildTest, InnerTrigramsReplaceTheListsOwnInsideWords) {
   EXPECT_EQ(plain->LookupNgram("xyz").size(), 0u);
 }
 
+// Inner trigrams of one script leave the list's own trigrams inside words of
+// its other scripts alone (Serbian: a Latin list with its Cyrillic
+// transliteration, Lingua's Serbian model Cyrillic only).
+TEST(BuildTest, InnerTrigramsReplaceOnlyTheirScript) {
+  auto weight = [](double log_p) { return (log_p + 12.0) / 12.0; };
+  // 8 trigrams: " ab" "abc" "bcd" "cd " and " аб" "абв" "бвг" "вг ".
+  WordList list{"sr", {{"abcd", 1}, {"абвг", 1}}};
+  list.inner_trigrams = {{"жзи", 100'000'000}};
+  auto m = Model::FromBytes(*Build({list}, BuildParams{}));
+  ASSERT_TRUE(m.has_value());
+  const PostingList latin = m->LookupNgram("abc");
+  ASSERT_EQ(latin.size(), 1u);
+  EXPECT_NEAR(latin[0].weight, weight(std::log(1.0 / 12000)), 1e-4);
+  EXPECT_EQ(m->LookupNgram("абв").size(), 0u);
+  const PostingList cyrillic = m->LookupNgram("жзи");
+  ASSERT_EQ(cyrillic.size(), 1u);
+  // The Cyrillic trigrams inside words: 2 of the 8.
+  EXPECT_NEAR(cyrillic[0].weight, weight(std::log(2.0 / 8 * 0.1)), 1e-4);
+}
+
 // `n` distinct three-letter ASCII words starting with `first`, counted 1.
 std::vector<std::pair<std::string, std::uint64_t>> AsciiWords(char first,
                                                               int n) {
