@@ -36,6 +36,16 @@ def read_list(path):
     return counts
 
 
+def add_file(tar, name, data):
+    """Adds `data` (bytes) to the open tarball as `name`: mode 0644, mtime 0, no owner,
+    so that the same data always gives the same tarball."""
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    info.mtime = 0
+    info.mode = 0o644
+    tar.addfile(info, io.BytesIO(data))
+
+
 def write_wordlists(out, lists, limit=lambda code: None):
     """Writes lists (code -> {word: count}) to the tarball `out` as
     wordlists/<code>.txt, most frequent first (ties by word), at most
@@ -44,11 +54,7 @@ def write_wordlists(out, lists, limit=lambda code: None):
         for code in sorted(lists):
             items = sorted(lists[code].items(), key=lambda wc: (-wc[1], wc[0]))[:limit(code)]
             data = "".join(f"{w} {c}\n" for w, c in items).encode("utf-8")
-            info = tarfile.TarInfo(f"wordlists/{code}.txt")
-            info.size = len(data)
-            info.mtime = 0
-            info.mode = 0o644
-            tar.addfile(info, io.BytesIO(data))
+            add_file(tar, f"wordlists/{code}.txt", data)
             print(f"{code}: {len(items)} words", file=sys.stderr)
 
 

@@ -37,6 +37,8 @@ import tarfile
 
 import brotli
 
+from prepare import add_file  # beside this script
+
 SHA256 = "2a9043b70a72a5afb69d16e6659a8e066b27101afc71c09db5141d2c1ddeba52"
 
 # Lingua's language names -> the detector's codes (ISO 639-1, as the dev set names them).
@@ -161,12 +163,7 @@ def main():
                 joint[g] = uni.get(a, 0.0) * bi.get(ab, 0.0) * p
             ranked = sorted(joint.items(), key=lambda gp: (-gp[1], gp[0]))
             lines = [f"{g} {round(p * 1e9)}\n" for g, p in ranked[:top] if round(p * 1e9) > 0]
-            data = "".join(lines).encode("utf-8")
-            info = tarfile.TarInfo(f"wordlists/{code}.trigrams")
-            info.size = len(data)
-            info.mtime = 0
-            info.mode = 0o644
-            tar.addfile(info, io.BytesIO(data))
+            add_file(tar, f"wordlists/{code}.trigrams", "".join(lines).encode("utf-8"))
             print(f"{code}: {len(lines)} trigrams of {len(joint)}", file=sys.stderr)
 
 
