@@ -181,6 +181,10 @@ struct MemoSlot {
   const char* data = nullptr;
   WordKind kind = WordKind::kUnknown;
   bool ngram_scored = false;  // NgramShares counted it (++n_ngram)
+  // kUnknown: the n-gram tier has been asked (NgramSharesMemo). A word first
+  // met after the tier stopped is asked when a new paragraph opens it again
+  // (NgramOpen), as the reference scores that occurrence.
+  bool ngram_tried = false;
   // kPure: the language. kShared: Scratch::postings[begin, begin + count).
   // kUnknown and kCommon scored by the n-gram tier: Scratch::ngram_shares
   // [begin, begin + count) (every share, for Evidence::ngram) and
@@ -1025,7 +1029,10 @@ void Remember(Tally* t, std::string_view word, std::uint64_t hash,
       slot->language = static_cast<std::uint32_t>(marked);
     } else {
       slot->kind = WordKind::kUnknown;
-      if (NgramOpen(t)) NgramSharesMemo(t, word, slot);
+      if (NgramOpen(t)) {
+        slot->ngram_tried = true;
+        NgramSharesMemo(t, word, slot);
+      }
     }
   } else if (p.size() == 1 && p[0].pure) {
     slot->kind = WordKind::kPure;
@@ -1068,9 +1075,14 @@ void ScoreRemembered(Tally* t, std::string_view word, std::uint64_t hash,
         ++t->n_common_ngram;
       }
       return;
-    case WordKind::kUnknown:
+    case WordKind::kUnknown: {
       ++t->n_unknown;
-      if (slot->ngram_scored && NgramOpen(t)) {
+      const bool open = NgramOpen(t);
+      if (open && !slot->ngram_tried) {
+        slot->ngram_tried = true;
+        NgramSharesMemo(t, word, slot);
+      }
+      if (slot->ngram_scored && open) {
         AddValues(&t->ngram, memo.ngram_shares.data() + slot->begin,
                   slot->count);
         AddValues(&t->ngram_affinity,
@@ -1078,6 +1090,7 @@ void ScoreRemembered(Tally* t, std::string_view word, std::uint64_t hash,
         ++t->n_ngram;
       }
       return;
+    }
     case WordKind::kPure:
       CountPure(t, slot->language);
       return;

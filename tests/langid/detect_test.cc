@@ -89,6 +89,22 @@ TEST(DetectTest, NgramTierStopsAtTheEvidenceLimit) {
   EXPECT_EQ(below.ngram, Collect(short_text, model, NgramLimits::None()).ngram);
 }
 
+// A word first met after the tier stopped is scored when a new paragraph
+// opens it again (NgramLimits::paragraph), by the memo as by the reference.
+TEST(DetectTest, NgramTierReopensInANewParagraph) {
+  const Model model = TinyModel();
+  std::string text;
+  for (std::uint32_t k = 0; k < NgramLimits{}.text; ++k) text += "house ";
+  text += "housx\n\nhousx house\n";  // closed, then open in a new paragraph
+  while (text.size() < 2048) text += "house ";
+  const Evidence memo = Collect(text, model);
+  const Evidence every = TEST_CollectEveryWord(text, model);
+  EXPECT_EQ(memo.n_ngram, 1u);
+  EXPECT_EQ(every.n_ngram, memo.n_ngram);
+  EXPECT_EQ(every.ngram, memo.ngram);
+  EXPECT_EQ(every.ngram_affinity, memo.ngram_affinity);
+}
+
 TEST(DetectTest, OtherConstantsChangeTheScores) {
   const Model model = TinyModel();
   Options o = Formula();
