@@ -1028,11 +1028,7 @@ void Remember(Tally* t, std::string_view word, std::uint64_t hash,
       slot->kind = WordKind::kPure;
       slot->language = static_cast<std::uint32_t>(marked);
     } else {
-      slot->kind = WordKind::kUnknown;
-      if (NgramOpen(t)) {
-        slot->ngram_tried = true;
-        NgramSharesMemo(t, word, slot);
-      }
+      slot->kind = WordKind::kUnknown;  // ScoreRemembered asks the n-gram tier
     }
   } else if (p.size() == 1 && p[0].pure) {
     slot->kind = WordKind::kPure;
