@@ -583,9 +583,9 @@ class HashSink final : public BlockSink {
     if (pending_) internal::Sha1ShaNi(waiting_, list_.hashes.back());
     pending_ = false;
     for (BlockKey& k : list_.keys) {
-      // The first 8 bytes of the hash, big-endian: the same key on every
+      // The first 4 bytes of the hash, big-endian: the same key on every
       // host (keys are stored, docs/fingerprint.md "Stored form").
-      k.key = internal::LoadBe64(list_.hashes[k.pos].data());
+      k.key = BlockKeyOf(internal::LoadBe64(list_.hashes[k.pos].data()));
     }
     std::sort(list_.keys.begin(), list_.keys.end());
     return std::move(list_);

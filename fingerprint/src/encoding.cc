@@ -49,17 +49,21 @@ void PutLe64(std::uint64_t v, std::string& out) {
   out.append(b, sizeof b);
 }
 
+void PutLe32(std::uint32_t v, std::string& out) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> 8 * i));
+}
+
 // A block as stored: its key and length, in message order.
 struct Block {
   std::uint64_t key;
   std::uint32_t len;
 };
 
-// Each block is one varint tag: (len << 1) followed by the key (8 bytes LE),
-// or (index << 1) | 1, a back-reference to the index-th block stored before
+// Each block is one varint tag: (len << 1) followed by the key's 32 bits
+// (4 bytes LE; 8 bytes in versions 1 and 2), or (index << 1) | 1, a back-reference to the index-th block stored before
 // it (both lists counted, the primary list first) with the same key and
 // length. Lines and sentences of a short body are often the same blocks, and
-// a list repeats its own ("thanks", a rule of dashes), which costs 9 bytes
+// a list repeats its own ("thanks", a rule of dashes), which costs 5 bytes
 // once and 1 or 2 after.
 class BlockWriter {
  public:
@@ -80,7 +84,7 @@ class BlockWriter {
         PutVarint((std::uint64_t{it->second} << 1) | 1, out_);
       } else {
         PutVarint(std::uint64_t{b.len} << 1, out_);
-        PutLe64(b.key, out_);
+        PutLe32(static_cast<std::uint32_t>(b.key >> 32), out_);
       }
       lens_.push_back(b.len);
       ++stored_;
@@ -148,6 +152,13 @@ class Reader {
     return v;
   }
 
+  std::uint32_t Le32(const char* what) {
+    std::uint8_t b[4] = {};
+    Copy(b, sizeof b, what);
+    return std::uint32_t{b[0]} | std::uint32_t{b[1]} << 8 |
+           std::uint32_t{b[2]} << 16 | std::uint32_t{b[3]} << 24;
+  }
+
   void Copy(void* out, std::size_t n, const char* what) {
     if (failed()) return;
     if (left() < n) {
@@ -192,8 +203,11 @@ class Reader {
 // as ComputeBlocks sorts them, hashes holding each key. `stored` is every
 // block read so far, for back-references. Counts are bounded by the bytes
 // left (each block takes one at least), so a hostile count allocates nothing
-// it cannot back with input.
-BlockList ReadBlocks(Reader& in, std::vector<Block>& stored) {
+// it cannot back with input. Versions 1 and 2 stored 64-bit keys: they are
+// cut to the 32 bits every key has now (BlockKeyOf), so an older stored
+// fingerprint compares as a fresh one does.
+BlockList ReadBlocks(Reader& in, std::uint8_t version,
+                     std::vector<Block>& stored) {
   BlockList list;
   const std::uint8_t kind = in.Byte("truncated block list");
   if (kind != static_cast<std::uint8_t>(BlockKind::kParagraphs) &&
@@ -220,7 +234,9 @@ BlockList ReadBlocks(Reader& in, std::vector<Block>& stored) {
         in.Fail("bad block length");
       }
       b.len = static_cast<std::uint32_t>(tag >> 1);
-      b.key = in.Le64("truncated block key");
+      b.key = version >= 3
+                  ? std::uint64_t{in.Le32("truncated block key")} << 32
+                  : BlockKeyOf(in.Le64("truncated block key"));
       if (in.failed()) return list;
     }
     stored.push_back(b);
@@ -294,7 +310,7 @@ std::uint32_t OptionsDigest(const Options& options) {
 
 std::string Encode(const Fingerprint& fp, const Options& options) {
   std::string out;
-  out.reserve(64 + 10 * (fp.blocks.keys.size() +
+  out.reserve(64 + 6 * (fp.blocks.keys.size() +
                          (fp.other_blocks ? fp.other_blocks->keys.size() : 0)));
   out.push_back(static_cast<char>(kMagic));
   out.push_back(static_cast<char>(kEncodingVersion));
@@ -314,8 +330,8 @@ std::string Encode(const Fingerprint& fp, const Options& options) {
   PutLe64(fp.simhash, out);
   PutLe64(fp.word_bag.hash, out);
   PutVarint(fp.word_bag.words, out);
-  // Version 2: the word sketch (which bins are filled, then their values)
-  // and the sampled word sequences.
+  // Version 2: the word sketch (which bins are filled, then their values,
+  // one byte each from version 3) and the sampled word sequences.
   PutVarint(fp.sketch.words, out);
   std::uint8_t filled[kSketchSlots / 8] = {};
   for (std::size_t b = 0; b < kSketchSlots; ++b) {
@@ -323,9 +339,7 @@ std::string Encode(const Fingerprint& fp, const Options& options) {
   }
   out.append(reinterpret_cast<const char*>(filled), sizeof filled);
   for (const std::uint16_t v : fp.sketch.slots) {
-    if (v == 0) continue;
-    out.push_back(static_cast<char>(v & 0xff));
-    out.push_back(static_cast<char>(v >> 8));
+    if (v != 0) out.push_back(static_cast<char>(v));
   }
   PutVarint(fp.word_sequence.block_size, out);
   for (const std::string* seq :
@@ -341,7 +355,7 @@ Result<Fingerprint> Decode(std::string_view bytes, const Options& options) {
   Fingerprint fp;
   if (in.Byte("empty") != kMagic) in.Fail("not a stored fingerprint");
   const std::uint8_t version = in.Byte("truncated header");
-  if (!in.failed() && version != kEncodingVersion && version != 1) {
+  if (!in.failed() && (version < 1 || version > kEncodingVersion)) {
     in.Fail("unknown encoding version");
   }
   std::uint32_t digest = 0;
@@ -361,9 +375,9 @@ Result<Fingerprint> Decode(std::string_view bytes, const Options& options) {
   fp.body_bytes = static_cast<std::size_t>(
       in.Varint(std::numeric_limits<std::size_t>::max(), "bad body size"));
   std::vector<Block> stored;
-  fp.blocks = ReadBlocks(in, stored);
+  fp.blocks = ReadBlocks(in, version, stored);
   if ((flags & kFlagOtherBlocks) != 0 && !in.failed()) {
-    fp.other_blocks = ReadBlocks(in, stored);
+    fp.other_blocks = ReadBlocks(in, version, stored);
     if (!in.failed() && fp.other_blocks->kind == fp.blocks.kind) {
       in.Fail("both block lists of one kind");
     }
@@ -389,10 +403,13 @@ Result<Fingerprint> Decode(std::string_view bytes, const Options& options) {
     in.Copy(filled, sizeof filled, "truncated sketch");
     for (std::size_t b = 0; b < kSketchSlots && !in.failed(); ++b) {
       if ((filled[b / 8] >> (b % 8) & 1) == 0) continue;
-      std::uint8_t v[2];
-      in.Copy(v, 2, "truncated sketch");
-      fp.sketch.slots[b] = static_cast<std::uint16_t>(v[0] | v[1] << 8);
-      if (!in.failed() && fp.sketch.slots[b] == 0) in.Fail("bad sketch bin");
+      // Version 2 kept 16 bits of each bin's word hash; their low 8 are the
+      // bin's value now (SketchValue), the same as a fresh sketch's.
+      std::uint8_t v[2] = {};
+      in.Copy(v, version >= 3 ? 1 : 2, "truncated sketch");
+      const unsigned stored_value = v[0] | unsigned{v[1]} << 8;
+      if (!in.failed() && stored_value == 0) in.Fail("bad sketch bin");
+      fp.sketch.slots[b] = SketchValue(stored_value);
     }
     const std::uint64_t step = in.Varint(
         std::numeric_limits<std::uint32_t>::max(), "bad word sequence step");

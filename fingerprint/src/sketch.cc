@@ -33,8 +33,7 @@ WordSketch ComputeSketch(std::span<const std::uint64_t> word_hashes) {
     if (rank[b] == std::numeric_limits<std::uint64_t>::max()) continue;
     const std::uint64_t h = (std::uint64_t{b} << (64 - kSketchSlotBits)) |
                             (rank[b] >> kSketchSlotBits);
-    const std::uint16_t v = static_cast<std::uint16_t>(h);
-    out.slots[b] = v == 0 ? 1 : v;
+    out.slots[b] = SketchValue(h);
   }
   return out;
 }

@@ -909,16 +909,21 @@ TEST_F(StoreTest, FullDiskTurnsWritesOffOnceAndLookupsGoOn) {
   // No room past the pages in use (SQLite keeps at least those): the first
   // insert that needs another page fails.
   ASSERT_TRUE(TEST_SetMaxPageCount(store.get(), 1).has_value());
-  int unavailable = 0;
+  // The first few may fit in the free space of the pages in use; from the
+  // first that fails, every write fails.
+  int first_failure = -1;
   for (int i = 0; i < 50; ++i) {
     auto r =
         store->Record(MessageOf(Body(100 + i, 40), 10 + i), Join{}, WaveRule{});
     if (!r) {
       EXPECT_EQ(r.error().code(), Error::Code::kUnavailable);
-      ++unavailable;
+      if (first_failure < 0) first_failure = i;
+    } else {
+      EXPECT_LT(first_failure, 0) << "write " << i << " after writes stopped";
     }
   }
-  EXPECT_GE(unavailable, 45);  // the first few may fit in free space
+  EXPECT_GE(first_failure, 0);
+  EXPECT_LE(first_failure, 20);
   ASSERT_EQ(Log().size(), 1u);
   EXPECT_NE(Log()[0].find("store: writes turned off:"), std::string::npos);
   EXPECT_NE(Log()[0].find("lookups go on"), std::string::npos);
@@ -940,16 +945,21 @@ TEST_F(StoreTest, GroupCommitFullDiskLosesTheBatchAlone) {
   const Recorded first = Record(*store, MessageOf(body, 1));
   ASSERT_TRUE(store->SetMark(first.cluster.id, Mark::kHam, 2).has_value());
   ASSERT_TRUE(TEST_SetMaxPageCount(store.get(), 1).has_value());
-  int unavailable = 0;
+  // The first few may fit in the free space of the pages in use; from the
+  // first that fails, every write fails.
+  int first_failure = -1;
   for (int i = 0; i < 50; ++i) {
     auto r =
         store->Record(MessageOf(Body(200 + i, 40), 10 + i), Join{}, WaveRule{});
     if (!r) {
       EXPECT_EQ(r.error().code(), Error::Code::kUnavailable);
-      ++unavailable;
+      if (first_failure < 0) first_failure = i;
+    } else {
+      EXPECT_LT(first_failure, 0) << "write " << i << " after writes stopped";
     }
   }
-  EXPECT_GE(unavailable, 45);
+  EXPECT_GE(first_failure, 0);
+  EXPECT_LE(first_failure, 20);
   ASSERT_EQ(Log().size(), 1u);
   EXPECT_NE(Log()[0].find("store: writes turned off:"), std::string::npos);
   auto found = store->Find(MessageOf(body, 2));

@@ -25,7 +25,7 @@ struct BlockList {
   std::vector<Sha1>
       hashes;  // SHA-1 of each block, in message order; size() = block count
   std::vector<BlockKey>
-      keys;  // the same blocks as (64-bit prefix, position), sorted
+      keys;  // the same blocks as (32-bit key, position), sorted
 };
 
 // SHA-1 of `bytes` (OpenSSL EVP one-shot).

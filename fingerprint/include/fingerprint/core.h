@@ -19,10 +19,18 @@
 
 namespace mw::fingerprint {
 
-// One block of a block list as the comparison sees it: the first 64 bits of the
-// block's SHA-1 and the block's position in the message. A message's keys are
-// sorted by (key, pos), so equal blocks are adjacent and, among equal blocks,
-// in message order.
+// One block of a block list as the comparison sees it: the first 32 bits of the
+// block's SHA-1 (big-endian, in the high half of `key`; the low half is zero,
+// see BlockKeyOf) and the block's position in the message. A message's keys
+// are sorted by (key, pos), so equal blocks are adjacent and, among equal
+// blocks, in message order.
+//
+// 32 bits, not 64, because the stored form keeps every block's key (half of a
+// stored fingerprint was block keys): two different blocks of two messages
+// share a key with probability 2^-32, so two messages of 50 blocks each share
+// one by accident once in about 1.7 million comparisons, and one shared block
+// moves a similarity by at most 1/M. Every comparison uses these keys, fresh
+// or stored, so a stored fingerprint compares exactly as a fresh one.
 struct BlockKey {
   std::uint64_t key = 0;
   std::uint32_t pos = 0;
@@ -32,6 +40,12 @@ struct BlockKey {
 
 inline bool operator<(const BlockKey& a, const BlockKey& b) {
   return a.key != b.key ? a.key < b.key : a.pos < b.pos;
+}
+
+// The key of a block whose SHA-1 starts with the 8 bytes `prefix` read
+// big-endian: its first 32 bits, in the high half.
+inline constexpr std::uint64_t BlockKeyOf(std::uint64_t prefix) {
+  return prefix & 0xffffffff00000000ull;
 }
 
 // Position-weighted block similarity of two messages with m = x.size() and n =

@@ -4,14 +4,14 @@
 // a digest of the Options that shape a fingerprint (paragraph_threshold,
 // paragraph_band and the folds: a fingerprint made under others must not be
 // compared with one made under these), then the body SHA-1, the body size, the
-// block lists (64-bit block keys in message order with their lengths), the
+// block lists (32-bit block keys in message order with their lengths), the
 // CTPH signatures, the SimHash and the word bag. Every integer is
 // little-endian or a LEB128 varint, whatever the host.
 //
 // Decode(Encode(f)) compares under Compare exactly as f does with any other
 // fingerprint; it is not equal to f in one respect: BlockList::hashes holds
-// only each block's 64-bit key in its first 8 bytes (big-endian, as BlockKey
-// takes it from the SHA-1), the other 12 bytes zero.
+// only each block's 32-bit key in its first 4 bytes (big-endian, as BlockKey
+// takes it from the SHA-1), the other 16 bytes zero.
 //
 // Thread-safety: pure functions.
 #ifndef MW_FINGERPRINT_ENCODING_H_
@@ -26,9 +26,11 @@
 
 namespace mw::fingerprint {
 
-// 2 added the word sketch and the sampled word sequences (sketch.h); Decode
-// still reads version 1, with both empty.
-inline constexpr std::uint8_t kEncodingVersion = 2;
+// 2 added the word sketch and the sampled word sequences (sketch.h); 3 keeps
+// 32 bits of each block key (4 bytes, not 8) and one byte per sketch bin (not
+// two). Decode still reads versions 1 (no sketch, no sequences) and 2 (cut to
+// what version 3 keeps, so it compares as a fresh fingerprint does).
+inline constexpr std::uint8_t kEncodingVersion = 3;
 
 // The digest of the options a fingerprint depends on, as Encode records it.
 std::uint32_t OptionsDigest(const Options& options);

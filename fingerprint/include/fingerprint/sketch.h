@@ -8,16 +8,22 @@
 // One-permutation hashing (Li, Owen and Zhang 2012): each distinct word's
 // XXH3-64 hash (the hash the SimHash and word bag use) falls into one of
 // kSketchSlots bins by its top bits; a bin keeps the word whose remaining bits
-// are smallest, as 16 bits taken from the low end of that word's hash (never
-// 0: 0 marks an empty bin). Two sketches estimate the Jaccard similarity of
-// the two word sets as
+// are smallest, as 8 bits taken from the low end of that word's hash
+// (SketchValue: never 0, which marks an empty bin). Two sketches estimate the
+// Jaccard similarity of the two word sets as
 //
 //   J ≈ matches / slots,   matches = bins equal and non-empty in both,
 //                          slots   = bins non-empty in at least one,
 //
-// (empty bins in both say nothing). Sixteen bits per bin make an accidental
-// match of two different words 1 in 65,535 per bin; 128 bins put the
-// estimate's standard deviation at sqrt(J(1 − J)/128) (0.044 at J = 0.5).
+// (empty bins in both say nothing). 128 bins put the estimate's standard
+// deviation at sqrt(J(1 − J)/128) (0.044 at J = 0.5).
+//
+// Eight bits per bin (b-bit minwise hashing, Li and König 2010) make two
+// different words in a bin agree by accident with probability about 1/255,
+// so the estimate reads high by at most (1 − J)/255 < 0.004: a tenth of its
+// standard deviation, which is why it is left uncorrected (the CPU and CUDA
+// comparators then share the plain count). Sixteen bits (stored forms before
+// version 3) cost twice the bytes for a bias of 1.5e-5.
 //
 // Thread-safety: pure functions over value types.
 #ifndef MW_FINGERPRINT_SKETCH_H_
@@ -37,8 +43,17 @@ namespace mw::fingerprint {
 inline constexpr std::size_t kSketchSlots = 128;
 inline constexpr unsigned kSketchSlotBits = 7;  // log2(kSketchSlots)
 
+// The value a bin keeps for a word whose XXH3-64 hash ends in `low` (at least
+// its low 8 bits): those 8 bits, 1 for 0.
+inline constexpr std::uint16_t SketchValue(std::uint64_t low) {
+  const auto v = static_cast<std::uint16_t>(low & 0xff);
+  return v == 0 ? 1 : v;
+}
+
 struct WordSketch {
-  std::array<std::uint16_t, kSketchSlots> slots{};  // 0: empty bin
+  // 0: empty bin, else SketchValue (1..255; 16 bits wide so that the
+  // comparators' 16-bit SIMD lanes read it as before).
+  std::array<std::uint16_t, kSketchSlots> slots{};
   std::uint32_t words = 0;  // words in the text (with repeats)
   friend bool operator==(const WordSketch&, const WordSketch&) = default;
 };
