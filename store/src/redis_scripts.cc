@@ -71,6 +71,25 @@ local function kfind(v, f)
     end
   end
 end
+-- A bucket's entries are in id order (appended as recorded; removals keep
+-- the order), so those of pruned messages, ids below `lo`, are a prefix.
+-- Record drops it where it rewrites the bucket anyway, so that prune touches
+-- no bucket and a message need not keep its keys to be unindexed (they were
+-- 4 bytes per key of every stored message). A bucket is rewritten every few
+-- hundred messages on a busy site; one left alone expires with its TTL.
+local function compact(v, lo, max)
+  local a, z = 0, #v / ES
+  while a < z do
+    local mid = math.floor((a + z) / 2)
+    local id = resolve(struct.unpack('>I4', v, mid * ES + 4), max)
+    if id and id >= lo then z = mid else a = mid + 1 end
+  end
+  if a == 0 then return v end
+  redis.call('DECRBY', P..'x', a)
+  return string.sub(v, a * ES + 1)
+end
+-- Removes one entry: for messages written before compact(), which keep their
+-- keys in `k` (a message written since has none).
 local function unindex(key, low)
   local b, f = kloc(key)
   local v = redis.call('GET', b)
@@ -250,6 +269,7 @@ const char kRedisFindScript[] = R"lua(
 local per_key = tonumber(ARGV[2])
 local max_cand = tonumber(ARGV[3])
 local max = maxid()
+local lo = lowest()
 local ranked = {}
 if ARGV[1] == 'k' then
   local exact = tonumber(ARGV[4])
@@ -265,7 +285,8 @@ if ARGV[1] == 'k' then
       for e = n, from, -1 do
         local low = struct.unpack('>I4', v, pos[e] + 3)
         local id = resolve(low, max)
-        if id then
+        -- Below lo: a pruned message's entry that compact() has not reached.
+        if id and id >= lo then
           local h = hits[id]
           if not h then h = {id, 0, 0}; hits[id] = h end
           h[2] = h[2] + 1
@@ -361,13 +382,12 @@ if is_new then
     end
   end
 end
-local packed = {}
 local per_key = tonumber(ARGV[14])
+local lo = lowest()
 for j = K0, #ARGV do
   local key = tonumber(ARGV[j])
-  packed[#packed + 1] = struct.pack('>I4', key)
   local b, f = kloc(key)
-  local v = redis.call('GET', b) or ''
+  local v = compact(redis.call('GET', b) or '', lo, max)
   local pos = kfind(v, f)
   redis.call('INCR', P..'x')
   local drop = #pos + 1 - per_key
@@ -391,7 +411,7 @@ for j = K0, #ARGV do
 end
 local mk = P..'m:'..id
 putmsg(id, {a = arrival, c = cid, z = tonumber(ARGV[9]), s = ARGV[5],
-            i = ARGV[6], q = ARGV[7], l = ARGV[8], k = table.concat(packed),
+            i = ARGV[6], q = ARGV[7], l = ARGV[8], k = '',
             f = ARGV[4], u = auth, r = recipients, nw = ARGV[19]})
 redis.call('INCR', P..'mc')
 if ttl > 0 then redis.call('PEXPIRE', mk, ttl) end
