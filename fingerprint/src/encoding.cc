@@ -18,6 +18,11 @@ namespace {
 // blobs a store may hold, and from an empty or zeroed record.
 constexpr std::uint8_t kMagic = 0xF9;
 
+// In place of the second word sequence's length (version 3): it is stored as
+// a bitmap over the first (Encode). Above any length (at most
+// kCtphMaxLength).
+constexpr std::uint8_t kSubsequence = 0xFF;
+
 // Bits of the flags byte; the others must be zero.
 constexpr std::uint8_t kFlagDegraded = 1;
 constexpr std::uint8_t kFlagOtherBlocks = 2;
@@ -342,10 +347,28 @@ std::string Encode(const Fingerprint& fp, const Options& options) {
     if (v != 0) out.push_back(static_cast<char>(v));
   }
   PutVarint(fp.word_sequence.block_size, out);
-  for (const std::string* seq :
-       {&fp.word_sequence.sig, &fp.word_sequence.sig2}) {
-    out.push_back(static_cast<char>(seq->size()));
-    out.append(*seq);
+  const std::string& seq = fp.word_sequence.sig;
+  const std::string& seq2 = fp.word_sequence.sig2;
+  out.push_back(static_cast<char>(seq.size()));
+  out.append(seq);
+  // Version 3: the sequence at twice the step is a subsequence of the one at
+  // the step (ComputeWordSequence samples nested sets), so it is stored as
+  // which of those symbols it keeps: a bitmap of ceil(n/8) bytes instead of
+  // 1 + n/2. A sequence that is not one (none Compute makes) is stored whole.
+  std::string bitmap((seq.size() + 7) / 8, '\0');
+  std::size_t matched = 0;
+  for (std::size_t i = 0; i < seq.size() && matched < seq2.size(); ++i) {
+    if (seq[i] == seq2[matched]) {
+      bitmap[i / 8] = static_cast<char>(bitmap[i / 8] | (1 << (i % 8)));
+      ++matched;
+    }
+  }
+  if (matched == seq2.size()) {
+    out.push_back(static_cast<char>(kSubsequence));
+    out.append(bitmap);
+  } else {
+    out.push_back(static_cast<char>(seq2.size()));
+    out.append(seq2);
   }
   return out;
 }
@@ -419,6 +442,24 @@ Result<Fingerprint> Decode(std::string_view bytes, const Options& options) {
     fp.word_sequence.block_size = static_cast<std::uint32_t>(step);
     for (std::string* seq : {&fp.word_sequence.sig, &fp.word_sequence.sig2}) {
       const std::uint8_t n = in.Byte("truncated word sequence");
+      if (version >= 3 && n == kSubsequence &&
+          seq == &fp.word_sequence.sig2) {
+        const std::string& first = fp.word_sequence.sig;
+        std::uint8_t bitmap[(kCtphMaxLength + 7) / 8] = {};
+        const std::size_t nbytes = (first.size() + 7) / 8;
+        in.Copy(bitmap, nbytes, "truncated word sequence");
+        if (in.failed()) break;
+        // One form: no bit past the first sequence's length.
+        if (first.size() % 8 != 0 && nbytes > 0 &&
+            (bitmap[nbytes - 1] >> (first.size() % 8)) != 0) {
+          in.Fail("bad word sequence bitmap");
+          break;
+        }
+        for (std::size_t i = 0; i < first.size(); ++i) {
+          if ((bitmap[i / 8] >> (i % 8) & 1) != 0) seq->push_back(first[i]);
+        }
+        continue;
+      }
       if (n > kCtphMaxLength) in.Fail("word sequence too long");
       if (in.failed()) break;
       seq->resize(n);

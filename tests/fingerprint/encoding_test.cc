@@ -161,6 +161,36 @@ TEST(Encoding, RoundTripKeepsEveryField) {
   ExpectSameFingerprint(RoundTrip(empty, o), empty);
 }
 
+// The second word sequence is stored as a bitmap over the first when it is
+// a subsequence of it (always, from Compute); any other is stored whole. A
+// bitmap with a bit past the first sequence is refused (one form).
+TEST(Encoding, WordSequenceAtTwiceTheStep) {
+  const Options o;
+  Fingerprint fp = Compute(FixtureBodies().at("fp-faq-a.eml"), o);
+  ASSERT_GE(fp.word_sequence.sig.size(), 9u);
+  ASSERT_FALSE(fp.word_sequence.sig2.empty());
+  const std::string as_bitmap = Encode(fp, o);
+  const std::size_t n = fp.word_sequence.sig.size();
+  Fingerprint other = fp;
+  other.word_sequence.sig2 = std::string(3, '\x01') + "\xfe\xfd";
+  ExpectSameFingerprint(RoundTrip(other, o), other);
+  other.word_sequence.sig2.clear();
+  ExpectSameFingerprint(RoundTrip(other, o), other);
+  other.word_sequence.sig2 = other.word_sequence.sig;
+  ExpectSameFingerprint(RoundTrip(other, o), other);
+
+  // Ten symbols: the bitmap is the encoding's last 2 bytes, 6 bits unused.
+  fp.word_sequence.sig = "abcdefghij";
+  fp.word_sequence.sig2 = "bdf";
+  ExpectSameFingerprint(RoundTrip(fp, o), fp);
+  std::string stray = Encode(fp, o);
+  // Both end in the sequences: length byte, symbols, marker, bitmap.
+  EXPECT_EQ(stray.size(), as_bitmap.size() - n - (n + 7) / 8 + 10 + 2);
+  stray.back() = static_cast<char>(stray.back() | 0x80);
+  EXPECT_EQ(Decode(stray, o).error().message(),
+            "fingerprint: bad word sequence bitmap");
+}
+
 TEST(Encoding, CompareCannotTellTheRoundTrip) {
   const Options o;
   std::vector<Fingerprint> originals;
