@@ -64,12 +64,14 @@ struct Block {
   std::uint32_t len;
 };
 
-// Each block is one varint tag: (len << 1) followed by the key's 32 bits
-// (4 bytes LE; 8 bytes in versions 1 and 2), or (index << 1) | 1, a back-reference to the index-th block stored before
-// it (both lists counted, the primary list first) with the same key and
-// length. Lines and sentences of a short body are often the same blocks, and
-// a list repeats its own ("thanks", a rule of dashes), which costs 5 bytes
-// once and 1 or 2 after.
+// Each block is a varint len + 1 followed by the key's 32 bits (4 bytes LE),
+// or a 0 and the varint index of the block stored before it (both lists
+// counted, the primary list first) with the same key and length. Lines and
+// sentences of a short body are often the same blocks, and a list repeats
+// its own ("thanks", a rule of dashes), which costs 5 or 6 bytes once and 2
+// or 3 after. A length below 127, most lines, takes one byte. (Versions 1
+// and 2: one varint tag, len << 1 followed by an 8-byte key, or
+// (index << 1) | 1.)
 class BlockWriter {
  public:
   explicit BlockWriter(std::string& out) : out_(out) {}
@@ -86,9 +88,10 @@ class BlockWriter {
     for (const Block& b : ordered) {
       const auto [it, inserted] = first_.try_emplace(b.key, stored_);
       if (!inserted && lens_[it->second] == b.len) {
-        PutVarint((std::uint64_t{it->second} << 1) | 1, out_);
+        out_.push_back(0);
+        PutVarint(it->second, out_);
       } else {
-        PutVarint(std::uint64_t{b.len} << 1, out_);
+        PutVarint(std::uint64_t{b.len} + 1, out_);
         PutLe32(static_cast<std::uint32_t>(b.key >> 32), out_);
       }
       lens_.push_back(b.len);
@@ -228,17 +231,26 @@ BlockList ReadBlocks(Reader& in, std::uint8_t version,
   for (std::uint64_t pos = 0; pos < count; ++pos) {
     const std::uint64_t tag =
         in.Varint(std::numeric_limits<std::uint64_t>::max(), "bad block");
+    if (in.failed()) return list;
+    // A back-reference's index, or the block's length.
+    const bool back = version >= 3 ? tag == 0 : (tag & 1) != 0;
+    const std::uint64_t value =
+        version >= 3 ? (back ? in.Varint(std::numeric_limits<std::uint64_t>::max(),
+                                         "bad block back-reference")
+                             : tag - 1)
+                     : tag >> 1;
     Block b{};
-    if ((tag & 1) != 0) {
-      const std::uint64_t index = tag >> 1;
-      if (index >= stored.size()) in.Fail("bad block back-reference");
+    if (back) {
+      if (!in.failed() && value >= stored.size()) {
+        in.Fail("bad block back-reference");
+      }
       if (in.failed()) return list;
-      b = stored[index];
+      b = stored[value];
     } else {
-      if ((tag >> 1) > std::numeric_limits<std::uint32_t>::max()) {
+      if (value > std::numeric_limits<std::uint32_t>::max()) {
         in.Fail("bad block length");
       }
-      b.len = static_cast<std::uint32_t>(tag >> 1);
+      b.len = static_cast<std::uint32_t>(value);
       b.key = version >= 3
                   ? std::uint64_t{in.Le32("truncated block key")} << 32
                   : BlockKeyOf(in.Le64("truncated block key"));
