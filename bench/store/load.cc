@@ -98,7 +98,8 @@ Result<FillResult> Fill(const Backend& backend,
     for (std::uint64_t i = 0; i < options.messages && !error.failed(); ++i) {
       const std::size_t b = i % bases;
       if (b % clients != t) continue;
-      const fp::Fingerprint f = Variant(corpus[b], rng);
+      const fp::Fingerprint f =
+          options.distinct ? corpus[b] : Variant(corpus[b], rng);
       const store::Message m = BenchMessage(
           f,
           options.first_arrival +

@@ -45,6 +45,10 @@ struct FillOptions {
   // of its base started (the join Decide makes for these variants), so the
   // store gets the same waves without paying Find and Compare per message.
   bool full_path = false;
+  // true: message i is corpus[i] itself, never joined: distinct real
+  // messages, each a cluster of one, as most mail is (issue 24's measure of
+  // bytes a message). REQUIRES then: messages <= corpus.size().
+  bool distinct = false;
   // Message i arrives at first_arrival + i * spacing.
   store::UnixMillis first_arrival = 0;
   std::chrono::milliseconds spacing{500};
