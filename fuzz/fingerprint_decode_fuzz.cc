@@ -33,7 +33,8 @@ bool SameFingerprint(const fp::Fingerprint& x, const fp::Fingerprint& y) {
          SameList(x.blocks, y.blocks) &&
          (!x.other_blocks || SameList(*x.other_blocks, *y.other_blocks)) &&
          x.ctph == y.ctph && x.simhash == y.simhash &&
-         x.word_bag == y.word_bag && x.degraded == y.degraded;
+         x.word_bag == y.word_bag && x.sketch == y.sketch &&
+         x.word_sequence == y.word_sequence && x.degraded == y.degraded;
 }
 
 bool SameComparison(const fp::Comparison& x, const fp::Comparison& y) {
