@@ -18,8 +18,8 @@
 //    whole path, "distinct" records each corpus fingerprint as it is, each
 //    a cluster of one as most mail is (N is cut to the corpus' size), twice:
 //    the bytes reported are the second pass's, once the window's keys exist
-//    (issue 24's measure). Reports the fill time and bytes per message (Redis: INFO
-//    memory's used_memory before and after; SQLite: the file).
+//    (issue 24's measure). Reports the fill time and bytes per message (Redis:
+//    INFO memory's used_memory before and after; SQLite: the file).
 // 2. For each client count of LIST, each backend in turn: Q messages (half a
 //    wave's next copy, half unrelated mail) back to back from that many
 //    threads, each with its own handle opened as the milter opens its store
@@ -546,7 +546,9 @@ int LoadMain(int argc, char** argv) {
   fo.clients = f.fill_clients;
   fo.full_path = f.fill_full;
   fo.distinct = f.fill_distinct;
-  if (fo.distinct) fo.messages = std::min<std::uint64_t>(fo.messages, corpus.size());
+  if (fo.distinct) {
+    fo.messages = std::min<std::uint64_t>(fo.messages, corpus.size());
+  }
   fo.first_arrival =
       store::NowMillis() -
       static_cast<store::UnixMillis>(fo.messages) * fo.spacing.count();

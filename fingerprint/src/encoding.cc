@@ -233,12 +233,17 @@ BlockList ReadBlocks(Reader& in, std::uint8_t version,
         in.Varint(std::numeric_limits<std::uint64_t>::max(), "bad block");
     if (in.failed()) return list;
     // A back-reference's index, or the block's length.
-    const bool back = version >= 3 ? tag == 0 : (tag & 1) != 0;
-    const std::uint64_t value =
-        version >= 3 ? (back ? in.Varint(std::numeric_limits<std::uint64_t>::max(),
-                                         "bad block back-reference")
-                             : tag - 1)
-                     : tag >> 1;
+    bool back = false;
+    std::uint64_t value = 0;
+    if (version >= 3) {
+      back = tag == 0;
+      value = back ? in.Varint(std::numeric_limits<std::uint64_t>::max(),
+                               "bad block back-reference")
+                   : tag - 1;
+    } else {
+      back = (tag & 1) != 0;
+      value = tag >> 1;
+    }
     Block b{};
     if (back) {
       if (!in.failed() && value >= stored.size()) {
@@ -251,9 +256,8 @@ BlockList ReadBlocks(Reader& in, std::uint8_t version,
         in.Fail("bad block length");
       }
       b.len = static_cast<std::uint32_t>(value);
-      b.key = version >= 3
-                  ? std::uint64_t{in.Le32("truncated block key")} << 32
-                  : BlockKeyOf(in.Le64("truncated block key"));
+      b.key = version >= 3 ? std::uint64_t{in.Le32("truncated block key")} << 32
+                           : BlockKeyOf(in.Le64("truncated block key"));
       if (in.failed()) return list;
     }
     stored.push_back(b);
@@ -328,7 +332,7 @@ std::uint32_t OptionsDigest(const Options& options) {
 std::string Encode(const Fingerprint& fp, const Options& options) {
   std::string out;
   out.reserve(64 + 6 * (fp.blocks.keys.size() +
-                         (fp.other_blocks ? fp.other_blocks->keys.size() : 0)));
+                        (fp.other_blocks ? fp.other_blocks->keys.size() : 0)));
   out.push_back(static_cast<char>(kMagic));
   out.push_back(static_cast<char>(kEncodingVersion));
   const std::uint32_t digest = OptionsDigest(options);
@@ -454,8 +458,7 @@ Result<Fingerprint> Decode(std::string_view bytes, const Options& options) {
     fp.word_sequence.block_size = static_cast<std::uint32_t>(step);
     for (std::string* seq : {&fp.word_sequence.sig, &fp.word_sequence.sig2}) {
       const std::uint8_t n = in.Byte("truncated word sequence");
-      if (version >= 3 && n == kSubsequence &&
-          seq == &fp.word_sequence.sig2) {
+      if (version >= 3 && n == kSubsequence && seq == &fp.word_sequence.sig2) {
         const std::string& first = fp.word_sequence.sig;
         std::uint8_t bitmap[(kCtphMaxLength + 7) / 8] = {};
         const std::size_t nbytes = (first.size() + 7) / 8;
