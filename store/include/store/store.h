@@ -186,6 +186,8 @@ struct Stats {
   std::uint64_t messages = 0;
   std::uint64_t clusters = 0;  // with at least two members
   std::uint64_t waves = 0;     // clusters that are waves now
+  // Index entries stored. Redis: with those of pruned messages that no
+  // Record has cut from their bucket yet (docs/store.md, "Retention").
   std::uint64_t index_rows = 0;
   std::uint64_t file_bytes = 0;  // the database file on disk
   std::uint64_t wal_bytes = 0;   // its write-ahead log, not yet folded back
