@@ -681,6 +681,54 @@ TEST_F(RedisStoreTest, PrunedEntriesGoWhenTheirBucketIsWritten) {
   EXPECT_EQ(*store->Check(), "ok");
 }
 
+// Every key stays in Redis's compact encodings for what a wave holds: a
+// cluster's hash and member zset as a listpack (a ziplist before Redis 7),
+// its identity and network sets as an intset (the hashes are stored as
+// decimal integers), so a cluster costs a few hundred bytes and not a
+// hashtable per key. A message is one string; so is a bucket.
+TEST_F(RedisStoreTest, KeysKeepTheirCompactEncodings) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  const std::string body = Body(7400, 15);
+  const Recorded a = Record(
+      *store, From(body, 1000, "a:one.example", true, "192.0.2.0/24", 2));
+  for (int k = 1; k < 60; ++k) {
+    Record(*store,
+           From(body, 1000 + k, "a:x" + std::to_string(k) + ".example",
+                k % 2 == 0, "10." + std::to_string(k) + ".0.0/16", 1),
+           a.cluster.id);
+  }
+  const auto encoding = [&](const std::string& key) {
+    auto r = admin->Command({"OBJECT", "ENCODING", key});
+    return r.has_value() && r->type() == Reply::Type::kString
+               ? std::string(r->str())
+               : std::string("(none: ") + key + ")";
+  };
+  const std::string cid = std::to_string(a.cluster.id);
+  const auto compact = [](const std::string& e) {
+    return e == "listpack" || e == "ziplist";
+  };
+  EXPECT_TRUE(compact(encoding("{mw:t1}:c:" + cid)))
+      << encoding("{mw:t1}:c:" + cid);
+  EXPECT_TRUE(compact(encoding("{mw:t1}:cm:" + cid)))
+      << encoding("{mw:t1}:cm:" + cid);
+  for (const char* set : {"cs", "ca", "cn"}) {
+    const std::string key = std::string("{mw:t1}:") + set + ":" + cid;
+    const std::string e = encoding(key);
+    EXPECT_TRUE(e == "intset" || e == "listpack") << key << ": " << e;
+  }
+  EXPECT_EQ(encoding("{mw:t1}:m:" + std::to_string(a.id)), "raw");
+  auto buckets = admin->Command({"KEYS", "{mw:t1}:k:*"});
+  ASSERT_TRUE(buckets.has_value());
+  ASSERT_GT(buckets->size(), 0u);
+  for (std::size_t i = 0; i < buckets->size(); ++i) {
+    const std::string e = encoding(std::string(buckets->at(i).str()));
+    EXPECT_TRUE(e == "raw" || e == "embstr") << e;
+  }
+}
+
 // SetMark: set, replaced, cleared; kNotFound for no cluster; a cluster of
 // one gets its keys for the mark (with the retention's TTL) and loses them
 // with its message.
