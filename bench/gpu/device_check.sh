@@ -59,6 +59,15 @@ if want tests; then
 step "1. CUDA parity tests"
 timeout 240 build/bin/gpu_cuda_test --gtest_output="xml:$OUT/cuda_test.xml" 2>&1 |
   grep -Ev '^\[ RUN'
+# Tests that pick a backend by themselves ([gpu] backend auto) and so take
+# the CUDA path here, where elsewhere they take the CPU's.
+for t in build/bin/*_test; do
+  [[ $t == build/bin/gpu_cuda_test ]] && continue
+  name=$(basename "$t")
+  echo "--- $name"
+  timeout 240 "$t" --gtest_output="xml:$OUT/$name.xml" 2>&1 |
+    grep -E '^\[  (PASSED|FAILED|SKIPPED)|^\[==========\]|Failure|error'
+done
 fi
 
 if want ab && [[ -d .gpurun/before ]]; then

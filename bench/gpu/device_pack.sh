@@ -8,6 +8,8 @@
 # of git: echo /.gpurun/ >> .git/info/exclude).
 #
 # Usage: bench/gpu/device_pack.sh [BUILD] [DEST]   (build, .gpurun)
+# EXTRA_BINS="a b": more of BUILD/bin's programs (the test programs that
+# behave differently on a host with a GPU), run by device_check.sh's tests.
 # BEFORE=DIR: also packs DIR's mailwave and worker_bench (an earlier build,
 # same libraries) as before/, for device_check.sh's A/B runs.
 set -euo pipefail
@@ -15,7 +17,8 @@ cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
 DEST=${2:-.gpurun}
 CORPUS=${CORPUS:-../shared/data/mail}
-BINS=(mailwave gpu_cuda_test worker_bench check_bench)
+# shellcheck disable=SC2206
+BINS=(mailwave gpu_cuda_test worker_bench check_bench ${EXTRA_BINS:-})
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/build/bin" "$stage/build/share" "$stage/lib" "$stage/glibc" \
