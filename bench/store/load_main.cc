@@ -53,6 +53,9 @@
 #include "bench/store/load.h"
 #include "bench/store/synth.h"
 #include "pipeline/options.h"
+// Private to mw::store: the bench reads the server's CPU clock over a
+// connection made as the store makes its own.
+#include "store/src/redis_conn.h"
 
 namespace mw::bench {
 
@@ -216,6 +219,51 @@ Result<store::Stats> StatsOf(const Backend& backend) {
   }
 }
 
+// The Redis server's CPU time so far (INFO cpu: used_cpu_user +
+// used_cpu_sys, every thread of the server), in seconds. What the store's
+// scripts cost the server is the difference over a run; other clients of the
+// same server count too, so the bench wants a server of its own.
+Result<double> ServerCpuSeconds(const Backend& backend) {
+  auto connect =
+      store::ConnectOptionsFor(pipeline::RedisOptions(backend.settings));
+  if (!connect) return Fail(connect.error());
+  auto conn = store::Connection::Open(*connect);
+  if (!conn) return Fail(conn.error());
+  auto info = (*conn)->Command({"INFO", "cpu"});
+  if (!info) return Fail(info.error());
+  double seconds = 0;
+  int found = 0;
+  for (const std::string_view field : {"used_cpu_user:", "used_cpu_sys:"}) {
+    const std::string_view text = info->str();
+    const std::size_t pos = text.find(field);
+    if (pos == std::string_view::npos) continue;
+    seconds += std::strtod(
+        std::string(text.substr(pos + field.size(), 32)).c_str(), nullptr);
+    ++found;
+  }
+  if (found != 2) {
+    return Fail(
+        Error::Unavailable("redis: INFO cpu without used_cpu_user/sys"));
+  }
+  return seconds;
+}
+
+// "<name>: server CPU X ms per message (what)" when both readings exist.
+void PrintServerCpu(const Backend& backend, const Result<double>& before,
+                    const Result<double>& after, std::uint64_t messages,
+                    const char* what) {
+  if (!before || !after || messages == 0) {
+    std::printf("%s: server CPU not read (%s)\n", backend.name.c_str(),
+                (!before ? before.error() : after.error()).ToString().c_str());
+    return;
+  }
+  std::printf(
+      "%s: server CPU %.3f s for %llu messages = %.3f ms per message (%s)\n",
+      backend.name.c_str(), *after - *before,
+      static_cast<unsigned long long>(messages),
+      (*after - *before) * 1e3 / static_cast<double>(messages), what);
+}
+
 struct Summary {
   std::uint64_t messages = 0;
   std::uint64_t failed = 0;
@@ -311,7 +359,10 @@ int Throughput(const Flags& f, const std::vector<Backend>& backends,
       ro.shared_handle = f.shared_handle;
       ro.messages = f.queries;
       ro.seed = static_cast<std::uint64_t>(clients);
+      const bool redis = backend.settings.store.backend == "redis";
+      Result<double> cpu_before = redis ? ServerCpuSeconds(backend) : 0.0;
       auto run = Run(backend, corpus, ro, serial);
+      Result<double> cpu_after = redis ? ServerCpuSeconds(backend) : 0.0;
       if (!run) {
         std::fprintf(stderr, "%s: %s\n", backend.name.c_str(),
                      run.error().ToString().c_str());
@@ -326,6 +377,11 @@ int Throughput(const Flags& f, const std::vector<Backend>& backends,
           s.find_p50, s.find_p99, s.record_p50, s.record_p99,
           static_cast<unsigned long long>(s.failed),
           static_cast<unsigned long long>(s.conflicts));
+      if (redis) {
+        std::printf("  ");
+        PrintServerCpu(backend, cpu_before, cpu_after, s.messages,
+                       "Find + Record, conflicts' retries included");
+      }
       std::fflush(stdout);
     }
     if (by_backend.count("sqlite") && by_backend.count("redis")) {
@@ -577,7 +633,10 @@ int LoadMain(int argc, char** argv) {
                    before.error().ToString().c_str());
       return 1;
     }
+    const bool redis = backend.settings.store.backend == "redis";
+    Result<double> cpu_before = redis ? ServerCpuSeconds(backend) : 0.0;
     auto took = Fill(backend, corpus, fo, fo.distinct ? fo.messages : 0);
+    Result<double> cpu_after = redis ? ServerCpuSeconds(backend) : 0.0;
     if (!took) {
       std::fprintf(stderr, "%s: fill: %s\n", backend.name.c_str(),
                    took.error().ToString().c_str());
@@ -593,6 +652,10 @@ int LoadMain(int argc, char** argv) {
                                 : "record",
                 f.fill_clients);
     PrintFill(backend, *took, fo.messages, *before, *after);
+    if (redis) {
+      PrintServerCpu(backend, cpu_before, cpu_after, fo.messages,
+                     f.fill_full ? "Find + Record" : "Record");
+    }
     std::fflush(stdout);
   }
   if (f.queries > 0) status = Throughput(f, backends, corpus, serial);

@@ -143,4 +143,10 @@ echo
 echo "redis INFO memory:"
 redis-cli -s "$DIR/redis.sock" info memory | grep -E '^(used_memory|used_memory_rss|mem_fragmentation_ratio|mem_allocator):' | tr -d '\r'
 redis-cli -s "$DIR/redis.sock" info keyspace | tr -d '\r' | grep -v '^#' || true
+echo
+echo "redis INFO commandstats, the whole run (calls from the store's scripts counted apart), by CPU:"
+redis-cli -s "$DIR/redis.sock" info commandstats | tr -d '\r' | grep '^cmdstat_' |
+  sed -E 's/^cmdstat_([^:]+):calls=([0-9]+),usec=([0-9]+),usec_per_call=([0-9.]+).*/\3 \1 \2 \4/' |
+  sort -rn | head -15 |
+  awk '{printf "  %-12s %9d calls %9.3f s %8.2f us a call\n", $2, $3, $1 / 1e6, $4}'
 du -sh "$DIR/appendonlydir" "$DIR/bench.db" 2>/dev/null || true

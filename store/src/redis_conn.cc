@@ -3,7 +3,11 @@
 #include <hiredis/hiredis.h>
 #include <sys/time.h>
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace mw::store {
@@ -19,6 +23,23 @@ timeval ToTimeval(std::chrono::milliseconds ms) {
 std::string Where(const RedisAddress& a) {
   return a.unix_path.empty() ? a.host + ":" + std::to_string(a.port)
                              : a.unix_path;
+}
+
+Result<std::string> ReadPassword(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return Fail(Error::Io("redis: cannot read the password file " + path +
+                          ": " + std::strerror(errno)));
+  }
+  std::string pw((std::istreambuf_iterator<char>(in)),
+                 std::istreambuf_iterator<char>());
+  // A file written by `echo` ends with a newline that is not the password's.
+  while (!pw.empty() && (pw.back() == '\n' || pw.back() == '\r')) pw.pop_back();
+  if (pw.empty()) {
+    return Fail(Error::InvalidArgument("redis: the password file " + path +
+                                       " is empty"));
+  }
+  return pw;
 }
 
 }  // namespace
@@ -62,6 +83,23 @@ Result<RedisAddress> ParseRedisAddress(std::string_view text) {
   return Fail(Error::InvalidArgument(
       "redis address must be \"unix:/path\" or \"tcp://host:port\", not \"" +
       std::string(text) + "\""));
+}
+
+Result<ConnectOptions> ConnectOptionsFor(const RedisOptions& options) {
+  auto address = ParseRedisAddress(options.address);
+  if (!address) return Fail(address.error());
+  ConnectOptions connect;
+  connect.address = *address;
+  connect.database = options.database;
+  connect.user = options.user;
+  if (!options.password_file.empty()) {
+    auto pw = ReadPassword(options.password_file);
+    if (!pw) return Fail(pw.error());
+    connect.password = std::move(*pw);
+  }
+  connect.connect_timeout = options.connect_timeout;
+  connect.command_timeout = options.command_timeout;
+  return connect;
 }
 
 Reply::~Reply() {

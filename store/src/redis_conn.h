@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mw/result.h"
+#include "store/redis.h"
 
 struct redisContext;
 struct redisReply;
@@ -66,6 +67,12 @@ struct ConnectOptions {
   std::chrono::milliseconds connect_timeout{200};
   std::chrono::milliseconds command_timeout{200};
 };
+
+// What OpenRedis connects with: the address parsed, the password read from
+// options.password_file (a trailing newline is not part of it).
+// kInvalidArgument for a bad address or an empty file, kIo for a file that
+// cannot be read.
+Result<ConnectOptions> ConnectOptionsFor(const RedisOptions& options);
 
 class Connection {
  public:

@@ -14,12 +14,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <charconv>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <mutex>
 #include <random>
 #include <sstream>
@@ -723,23 +719,6 @@ Result<std::string> RedisStore::Check() {
   return out;
 }
 
-Result<std::string> ReadPassword(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Fail(Error::Io("redis: cannot read the password file " + path +
-                          ": " + std::strerror(errno)));
-  }
-  std::string pw((std::istreambuf_iterator<char>(in)),
-                 std::istreambuf_iterator<char>());
-  // A file written by `echo` ends with a newline that is not the password's.
-  while (!pw.empty() && (pw.back() == '\n' || pw.back() == '\r')) pw.pop_back();
-  if (pw.empty()) {
-    return Fail(Error::InvalidArgument("redis: the password file " + path +
-                                       " is empty"));
-  }
-  return pw;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<Store>> OpenRedis(const RedisOptions& options) {
@@ -751,8 +730,8 @@ Result<std::unique_ptr<Store>> OpenRedis(const RedisOptions& options) {
       current.sa_handler == SIG_DFL) {
     ::signal(SIGPIPE, SIG_IGN);
   }
-  auto address = ParseRedisAddress(options.address);
-  if (!address) return Fail(address.error());
+  auto connect = ConnectOptionsFor(options);
+  if (!connect) return Fail(connect.error());
   if (options.secret_path.empty()) {
     return Fail(Error::InvalidArgument(
         "redis: a secret file is required (every host of a site must share "
@@ -760,19 +739,8 @@ Result<std::unique_ptr<Store>> OpenRedis(const RedisOptions& options) {
   }
   auto secret = LoadOrCreateSecret(options.secret_path);
   if (!secret) return Fail(secret.error());
-  ConnectOptions connect;
-  connect.address = *address;
-  connect.database = options.database;
-  connect.user = options.user;
-  if (!options.password_file.empty()) {
-    auto pw = ReadPassword(options.password_file);
-    if (!pw) return Fail(pw.error());
-    connect.password = std::move(*pw);
-  }
-  connect.connect_timeout = options.connect_timeout;
-  connect.command_timeout = options.command_timeout;
   auto store =
-      std::make_unique<RedisStore>(options, std::move(connect), *secret);
+      std::make_unique<RedisStore>(options, std::move(*connect), *secret);
   // A server that cannot be reached now (down, restarting, not yet up at
   // boot) leaves the store down, said once in the log, and reconnected by
   // the backoff on a later call: the milter starts and passes mail untagged
