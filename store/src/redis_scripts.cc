@@ -351,12 +351,24 @@ end
 local is_new = cid == 0
 local seen = tonumber(ARGV[17])
 local max = maxid()
+-- The buckets read so far, by key: the conflict check reads each one, and
+-- nothing between it and the update below writes a bucket, so the update
+-- reuses what it read (a redis.call costs more than the GET it runs).
+local got = {}
+local function bucket(b)
+  local v = got[b]
+  if v == nil then
+    v = redis.call('GET', b) or false
+    got[b] = v
+  end
+  return v
+end
 if is_new and seen >= 0 and max > seen then
   -- Join::seen: a message recorded since the caller's Find that shares a
   -- key may be of this one's wave; the caller decides again.
   for j = K0, #ARGV do
     local b, f = kloc(tonumber(ARGV[j]))
-    local v = redis.call('GET', b)
+    local v = bucket(b)
     if v then
       local pos = kfind(v, f)
       if #pos > 0 then
@@ -384,12 +396,14 @@ if is_new then
 end
 local per_key = tonumber(ARGV[14])
 local lo = lowest()
+-- The index entry count moves by this much (one INCRBY for the message).
+local entries = 0
 for j = K0, #ARGV do
   local key = tonumber(ARGV[j])
   local b, f = kloc(key)
-  local v = compact(redis.call('GET', b) or '', lo, max)
+  local v = compact(bucket(b) or '', lo, max)
   local pos = kfind(v, f)
-  redis.call('INCR', P..'x')
+  entries = entries + 1
   local drop = #pos + 1 - per_key
   if drop > 0 then
     -- The oldest entries go: Find reads the newest max_per_key anyway (with
@@ -402,13 +416,15 @@ for j = K0, #ARGV do
     end
     parts[#parts + 1] = string.sub(v, at)
     v = table.concat(parts)
-    redis.call('DECRBY', P..'x', drop)
+    entries = entries - drop
   end
   if drop <= #pos then v = v .. f .. struct.pack('>I4', low) end
-  if #v > 0 then redis.call('SET', b, v, 'KEEPTTL')
-  else redis.call('DEL', b) end
-  if ttl > 0 then redis.call('PEXPIRE', b, ttl) end
+  if #v == 0 then redis.call('DEL', b)
+  elseif ttl > 0 then redis.call('SET', b, v, 'PX', ttl)
+  else redis.call('SET', b, v, 'KEEPTTL') end
+  got[b] = v
 end
+if entries ~= 0 then redis.call('INCRBY', P..'x', entries) end
 local mk = P..'m:'..id
 putmsg(id, {a = arrival, c = cid, z = tonumber(ARGV[9]), s = ARGV[5],
             i = ARGV[6], q = ARGV[7], l = ARGV[8], k = '',
