@@ -12,6 +12,7 @@
 #include "pipeline/options.h"
 #include "pipeline/store_open.h"
 #include "pipeline/verdict.h"
+#include "store/redis.h"
 
 namespace mw::bench {
 
@@ -73,6 +74,14 @@ Result<std::unique_ptr<store::Store>> Open(const Backend& backend) {
                  Seconds(Clock::now() - kProgramStart), name.c_str(),
                  static_cast<int>(line.size()), line.data());
   };
+  if (backend.index_split_entries > 0 &&
+      backend.settings.store.backend == "redis") {
+    store::RedisOptions ro = pipeline::RedisOptions(backend.settings);
+    ro.index_split_entries = backend.index_split_entries;
+    ro.prune_on_record = so.prune;
+    ro.log = so.log;
+    return store::OpenRedis(ro);
+  }
   return pipeline::OpenStore(backend.settings, so);
 }
 

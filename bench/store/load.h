@@ -30,6 +30,10 @@ using Clock = std::chrono::steady_clock;
 struct Backend {
   std::string name;           // as printed: "sqlite", "redis"
   config::Settings settings;  // settings.store.backend picks the backend
+  // Redis: RedisOptions::index_split_entries, which is not a setting (0:
+  // the store's default); a number past any bucket's size never splits, as
+  // the store did before layout 3.
+  std::size_t index_split_entries = 0;
 };
 
 // One handle on the backend's store, opened by pipeline::OpenStore; its log

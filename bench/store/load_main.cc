@@ -7,7 +7,7 @@
 //                [--redis-prefix P] [--redis-timeout MS]]
 //               [--backends sqlite,redis] [--fill-clients N]
 //               [--fill record|full|distinct] [--no-fill] [--shared-handle]
-//               [--max-per-key N] [--max-candidates N]
+//               [--max-per-key N] [--max-candidates N] [--index-split N]
 //               [--restart-at S --restart-cmd CMD [--seconds D] [--after A]
 //                [--rate R]]
 //
@@ -20,6 +20,9 @@
 //    the bytes reported are the second pass's, once the window's keys exist
 //    (issue 24's measure). Reports the fill time and bytes per message (Redis:
 //    INFO memory's used_memory before and after; SQLite: the file).
+//    --index-split N: the Redis store splits a bucket past N entries
+//    (RedisOptions::index_split_entries, not a setting); a huge N never
+//    splits, as the store did before layout 3, for A/B runs.
 // 2. For each client count of LIST, each backend in turn: Q messages (half a
 //    wave's next copy, half unrelated mail) back to back from that many
 //    threads, each with its own handle opened as the milter opens its store
@@ -106,6 +109,7 @@ struct Flags {
   bool fill = true;
   bool shared_handle = false;
   std::uint32_t max_per_key = 0;     // 0: the configuration's default
+  std::size_t index_split = 0;       // 0: the Redis store's default
   std::uint32_t max_candidates = 0;  // 0: the configuration's default
   double restart_at = -1;
   std::string restart_cmd;
@@ -150,6 +154,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       f->fill = false;
     } else if (a == "--shared-handle") {
       f->shared_handle = true;
+    } else if (a == "--index-split" && has_value) {
+      f->index_split = std::strtoull(argv[++i], nullptr, 10);
     } else if (a == "--max-per-key" && has_value) {
       f->max_per_key =
           static_cast<std::uint32_t>(std::strtoul(argv[++i], nullptr, 10));
@@ -203,6 +209,7 @@ Backend MakeBackend(const std::string& name, const Flags& f) {
     s.redis_timeout = std::chrono::milliseconds(f.redis_timeout_ms);
   if (f.max_per_key > 0) s.max_per_key = f.max_per_key;
   if (f.max_candidates > 0) s.max_candidates = f.max_candidates;
+  b.index_split_entries = f.index_split;
   return b;
 }
 
@@ -570,6 +577,7 @@ int LoadMain(int argc, char** argv) {
                  "[--redis-timeout MS]] [--backends sqlite,redis] "
                  "[--fill-clients N] [--fill record|full|distinct] [--no-fill] "
                  "[--shared-handle] [--max-per-key N] [--max-candidates N] "
+                 "[--index-split N] "
                  "[--restart-at S --restart-cmd CMD [--seconds D] [--after A] "
                  "[--rate R]]\n");
     return 2;

@@ -54,9 +54,42 @@ local function unperm(x)
   return x
 end
 local ES = 7
-local function kloc(key)
-  return P..'k:'..math.floor(key / 262144), struct.pack('>I3', key % 262144)
+-- Index buckets. An entry is a key's low 18 bits (3 bytes) and a message
+-- id's low 32 (4 bytes); a key's bucket is first named by its top 14 bits.
+-- 16,384 buckets alone would make a bucket grow with the store (~8.8 KB at
+-- a million messages), and Record rewrites ~20 of them per message, so a
+-- bucket that passes a size is split in 16 by the next 4 bits of the key
+-- and becomes a marker (MARK, one byte: never a whole entry), down to 4
+-- levels. A split is local: no other bucket moves, and old ones need no
+-- migration.
+local MARK = '\0'
+local MAX_DEPTH = 4
+-- The bucket names of `key`, from the top one down: name(d) for depth d.
+local function kname(key, d)
+  local name = P..'k:'..math.floor(key / 262144)
+  local rest = key % 262144
+  local shift = 16384
+  for _ = 1, d do
+    name = name..'.'..(math.floor(rest / shift) % 16)
+    shift = shift / 16
+  end
+  return name
 end
+-- `get(name)`: the bucket's value or false. Returns the name and value of
+-- the bucket that holds key's entries (past every marker) and its depth.
+local function kresolve(key, get)
+  local d = 0
+  local name = kname(key, 0)
+  local v = get(name)
+  while v == MARK and d < MAX_DEPTH do
+    d = d + 1
+    name = kname(key, d)
+    v = get(name)
+  end
+  return name, v, d
+end
+local function rget(name) return redis.call('GET', name) or false end
+local function ksuffix(key) return struct.pack('>I3', key % 262144) end
 local function kfind(v, f)
   local out = {}
   local init = 1
@@ -77,6 +110,7 @@ end
 -- no bucket and a message need not keep its keys to be unindexed (they were
 -- 4 bytes per key of every stored message). A bucket is rewritten every few
 -- hundred messages on a busy site; one left alone expires with its TTL.
+-- Returns the bucket without that prefix and how many entries it cut.
 local function compact(v, lo, max)
   local a, z = 0, #v / ES
   while a < z do
@@ -84,16 +118,15 @@ local function compact(v, lo, max)
     local id = resolve(struct.unpack('>I4', v, mid * ES + 4), max)
     if id and id >= lo then z = mid else a = mid + 1 end
   end
-  if a == 0 then return v end
-  redis.call('DECRBY', P..'x', a)
-  return string.sub(v, a * ES + 1)
+  if a == 0 then return v, 0 end
+  return string.sub(v, a * ES + 1), a
 end
 -- Removes one entry: for messages written before compact(), which keep their
 -- keys in `k` (a message written since has none).
 local function unindex(key, low)
-  local b, f = kloc(key)
-  local v = redis.call('GET', b)
-  if not v then return end
+  local b, v = kresolve(key, rget)
+  local f = ksuffix(key)
+  if not v or v == MARK then return end
   local me = f .. struct.pack('>I4', low)
   for _, s in ipairs(kfind(v, f)) do
     if string.sub(v, s, s + ES - 1) == me then
@@ -276,9 +309,9 @@ if ARGV[1] == 'k' then
   local hits = {}
   for j = 5, #ARGV do
     local key = tonumber(ARGV[j])
-    local b, f = kloc(key)
-    local v = redis.call('GET', b)
-    if v then
+    local f = ksuffix(key)
+    local _, v = kresolve(key, rget)
+    if v and v ~= MARK then
       local pos = kfind(v, f)
       local n = #pos
       local from = math.max(1, n - per_key + 1)
@@ -334,7 +367,8 @@ return out
 )lua";
 
 const char kRedisRecordScript[] = R"lua(
-local K0 = 22  -- the first index key in ARGV
+local K0 = 23  -- the first index key in ARGV
+local split = tonumber(ARGV[22])  -- a bucket past this many entries splits
 local arrival = tonumber(ARGV[3])
 local network = ARGV[18]
 local auth = tonumber(ARGV[20])
@@ -351,14 +385,15 @@ end
 local is_new = cid == 0
 local seen = tonumber(ARGV[17])
 local max = maxid()
--- The buckets read so far, by key: the conflict check reads each one, and
+-- The buckets read so far, by name: the conflict check reads each one, and
 -- nothing between it and the update below writes a bucket, so the update
--- reuses what it read (a redis.call costs more than the GET it runs).
+-- reuses what it read (a redis.call costs more than the GET it runs); the
+-- update keeps it current, for two keys of one message in one bucket.
 local got = {}
 local function bucket(b)
   local v = got[b]
   if v == nil then
-    v = redis.call('GET', b) or false
+    v = rget(b)
     got[b] = v
   end
   return v
@@ -367,9 +402,10 @@ if is_new and seen >= 0 and max > seen then
   -- Join::seen: a message recorded since the caller's Find that shares a
   -- key may be of this one's wave; the caller decides again.
   for j = K0, #ARGV do
-    local b, f = kloc(tonumber(ARGV[j]))
-    local v = bucket(b)
-    if v then
+    local key = tonumber(ARGV[j])
+    local f = ksuffix(key)
+    local _, v = kresolve(key, bucket)
+    if v and v ~= MARK then
       local pos = kfind(v, f)
       if #pos > 0 then
         local id = resolve(struct.unpack('>I4', v, pos[#pos] + 3), max)
@@ -400,8 +436,14 @@ local lo = lowest()
 local entries = 0
 for j = K0, #ARGV do
   local key = tonumber(ARGV[j])
-  local b, f = kloc(key)
-  local v = compact(bucket(b) or '', lo, max)
+  local f = ksuffix(key)
+  local b, v, depth = kresolve(key, bucket)
+  -- A marker at the deepest level is a bucket that no key can split
+  -- further; it never happens (a key's entries are capped at per_key).
+  if v == MARK then v = false end
+  local cut
+  v, cut = compact(v or '', lo, max)
+  entries = entries - cut
   local pos = kfind(v, f)
   entries = entries + 1
   local drop = #pos + 1 - per_key
@@ -419,10 +461,33 @@ for j = K0, #ARGV do
     entries = entries - drop
   end
   if drop <= #pos then v = v .. f .. struct.pack('>I4', low) end
+  if #v > split * ES and depth < MAX_DEPTH then
+    -- In 16 by the key's next 4 bits, each part keeping the id order.
+    local parts = {}
+    for e = 1, #v, ES do
+      local sub = math.floor(struct.unpack('>I3', v, e) /
+                             (16384 / 16 ^ depth)) % 16
+      local t = parts[sub]
+      if not t then t = {}; parts[sub] = t end
+      t[#t + 1] = string.sub(v, e, e + ES - 1)
+    end
+    for sub, t in pairs(parts) do
+      local name = b..'.'..sub
+      local w = table.concat(t)
+      if ttl > 0 then redis.call('SET', name, w, 'PX', ttl)
+      else redis.call('SET', name, w) end
+      got[name] = w
+    end
+    v = MARK
+  end
   if #v == 0 then redis.call('DEL', b)
   elseif ttl > 0 then redis.call('SET', b, v, 'PX', ttl)
   else redis.call('SET', b, v, 'KEEPTTL') end
-  got[b] = v
+  got[b] = #v > 0 and v or false
+  -- The markers above live as long as what they lead to.
+  if ttl > 0 then
+    for d = 0, depth - 1 do redis.call('PEXPIRE', kname(key, d), ttl) end
+  end
 end
 if entries ~= 0 then redis.call('INCRBY', P..'x', entries) end
 local mk = P..'m:'..id

@@ -32,6 +32,13 @@
 //                           hash field and value cost about 11, and 16,384
 //                           buckets carry a quarter of the per-key overhead
 //                           of 65,536.
+//   P.."k:"<b>"."<n>...     a bucket that passed index_split_entries
+//                           entries was split (layout 3): it holds the one
+//                           byte 0 (a marker), and its entries moved to 16
+//                           buckets named by the key's next 4 bits (n =
+//                           key >> 14 & 15, then key >> 10 & 15, ...; 4
+//                           levels at most), each in arrival order. A
+//                           marker's TTL is renewed with its parts'.
 //   P.."c:"<cid>    hash    a cluster of two or more (or a marked one): k
 //                           canonical, f first_seen, l last_seen, n size,
 //                           s senders (identities), g language, w wave, t
@@ -67,7 +74,12 @@ namespace mw::store {
 
 // The key layout this code reads and writes, kept at P.."v" (a string):
 // OpenRedis refuses a site whose keys were written in another.
-inline constexpr char kRedisLayout[] = "2";
+inline constexpr char kRedisLayout[] = "3";
+// Layout 2 is layout 3 before any bucket was split: its keys read the same,
+// so a site of layout 2 is marked 3 when this code first connects to it, and
+// a mailwave of layout 2 then refuses it (it would read a split bucket's
+// marker as its entries).
+inline constexpr char kRedisLayoutBeforeSplits[] = "2";
 
 // The hash tag and separator every key of a site starts with.
 std::string RedisKeyPrefix(const std::string& prefix);

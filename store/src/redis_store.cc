@@ -362,6 +362,15 @@ Result<void> RedisStore::CheckLayout(Connection& c) {
   if (got->type() == Reply::Type::kError) {
     return Fail(Error::Unavailable("redis: GET: " + std::string(got->str())));
   }
+  if (got->str() == kRedisLayoutBeforeSplits) {
+    auto upgraded = c.Command({"SET", key, kRedisLayout});
+    if (!upgraded) return Fail(upgraded.error());
+    if (upgraded->type() == Reply::Type::kError) {
+      return Fail(
+          Error::Unavailable("redis: SET: " + std::string(upgraded->str())));
+    }
+    return {};
+  }
   if (got->str() != kRedisLayout) {
     return Fail(Error::Corrupt(
         "redis: the keys under " + prefix_ + " are of store layout " +
@@ -532,7 +541,7 @@ Result<Recorded> RedisStore::Record(const Message& message, const Join& join,
                                     const WaveRule& rule) {
   const std::vector<std::uint32_t> keys =
       IndexKeys(message.fingerprint, options_.fingerprint);
-  std::vector<std::string> args(21);
+  std::vector<std::string> args(22);
   args[0] = std::to_string(join.cluster.value_or(0));
   args[2] = std::to_string(message.arrival);
   args[3] = fingerprint::Encode(message.fingerprint, options_.fingerprint);
@@ -566,6 +575,8 @@ Result<Recorded> RedisStore::Record(const Message& message, const Join& join,
   }
   args[19] = message.authenticated ? "1" : "0";
   args[20] = std::to_string(std::max<std::uint32_t>(1, message.recipients));
+  args[21] =
+      std::to_string(std::max<std::size_t>(1, options_.index_split_entries));
   for (const std::uint32_t k : keys) args.push_back(std::to_string(k));
 
   // A new cluster's id is drawn here (Lua's random numbers repeat across

@@ -681,6 +681,83 @@ TEST_F(RedisStoreTest, PrunedEntriesGoWhenTheirBucketIsWritten) {
   EXPECT_EQ(*store->Check(), "ok");
 }
 
+// A bucket past index_split_entries is split in 16 by the key's next bits
+// and becomes a marker (store/src/redis_scripts.h): Find reads through the
+// markers, so a store that splits (t1, at 2 entries) answers every lookup as
+// one that never does (t2, the default, unreached here); entries are neither
+// lost nor counted twice, and markers and parts carry the retention's TTL.
+// One body recorded five times puts five entries of each of its keys in one
+// bucket, which no split can separate: it goes down to the deepest level and
+// stays there.
+TEST_F(RedisStoreTest, FullBucketsSplitAndEveryEntryIsStillFound) {
+  RedisOptions split = Options();
+  split.index_split_entries = 2;
+  split.retention = std::chrono::hours(24);
+  split.prune_on_record = false;
+  RedisOptions whole = split;
+  whole.prefix = "t2";
+  whole.index_split_entries = RedisOptions{}.index_split_entries;
+  auto a = Open(split);
+  auto b = Open(whole);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  std::vector<Message> sent;
+  for (int i = 0; i < 600; ++i) {
+    sent.push_back(MessageOf(Body(9100 + i, 6), 1000 + i));
+  }
+  const std::string wave = Body(9099, 12);
+  for (int i = 0; i < 5; ++i) sent.push_back(MessageOf(wave, 2000 + i));
+  for (const Message& m : sent) {
+    const Recorded ra = Record(*a, m);
+    const Recorded rb = Record(*b, m);
+    ASSERT_EQ(ra.id, rb.id);
+  }
+  for (std::size_t i = 0; i < sent.size(); i += (i < 600 ? 7 : 1)) {
+    auto la = a->Find(sent[i]);
+    auto lb = b->Find(sent[i]);
+    ASSERT_TRUE(la.has_value() && lb.has_value());
+    ASSERT_EQ(la->candidates.size(), lb->candidates.size()) << i;
+    ASSERT_FALSE(la->candidates.empty()) << i;
+    for (std::size_t j = 0; j < la->candidates.size(); ++j) {
+      EXPECT_EQ(la->candidates[j].id, lb->candidates[j].id) << i;
+      EXPECT_EQ(la->candidates[j].shared_keys, lb->candidates[j].shared_keys);
+    }
+  }
+
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  auto buckets = admin->Command({"KEYS", "{mw:t1}:k:*"});
+  ASSERT_TRUE(buckets.has_value());
+  std::size_t markers = 0, parts = 0, deepest = 0, entries = 0;
+  for (std::size_t i = 0; i < buckets->size(); ++i) {
+    const std::string key(buckets->at(i).str());
+    auto v = admin->Command({"GET", key});
+    ASSERT_TRUE(v.has_value());
+    const std::string value(v->str());
+    if (value == std::string(1, '\0')) {
+      ++markers;
+    } else {
+      ASSERT_EQ(value.size() % 7, 0u) << key;
+      entries += value.size() / 7;
+    }
+    const auto dots = std::count(key.begin(), key.end(), '.');
+    if (dots > 0) ++parts;
+    if (dots == 4) ++deepest;
+    auto ttl = admin->Command({"PTTL", key});
+    ASSERT_TRUE(ttl.has_value());
+    EXPECT_GT(ttl->integer(), 0) << key;
+  }
+  EXPECT_GT(markers, 20u);  // the wave's keys alone make 4 levels each
+  EXPECT_GT(parts, markers);
+  EXPECT_GT(deepest, 0u);
+  auto sa = a->GetStats();
+  auto sb = b->GetStats();
+  ASSERT_TRUE(sa.has_value() && sb.has_value());
+  EXPECT_EQ(sa->index_rows, sb->index_rows);
+  EXPECT_EQ(entries, sa->index_rows);
+  EXPECT_EQ(*a->Check(), "ok");
+}
+
 // Every key stays in Redis's compact encodings for what a wave holds: a
 // cluster's hash and member zset as a listpack (a ziplist before Redis 7),
 // its identity and network sets as an intset (the hashes are stored as
@@ -828,6 +905,30 @@ TEST_F(RedisStoreTest, OtherLayoutIsRefusedAtOpen) {
   RedisOptions other = Options();
   other.prefix = "t3";
   EXPECT_NE(Open(other), nullptr);
+}
+
+// Layout 2 (no split buckets) reads as layout 3: opened, marked 3, and what
+// it stored is still found.
+TEST_F(RedisStoreTest, LayoutTwoIsUpgradedInPlace) {
+  const std::string body = Body(9050, 12);
+  Recorded first;
+  {
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    first = Record(*store, MessageOf(body, 1000));
+  }
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  ASSERT_TRUE(admin->Command({"SET", "{mw:t1}:v", "2"}).has_value());
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  auto v = admin->Command({"GET", "{mw:t1}:v"});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->str(), "3");
+  auto found = store->Find(MessageOf(body, 2000));
+  ASSERT_TRUE(found.has_value());
+  ASSERT_EQ(found->candidates.size(), 1u);
+  EXPECT_EQ(found->candidates[0].id, first.id);
 }
 
 TEST_F(RedisStoreTest, ConcurrentWritersJoinOneCluster) {
