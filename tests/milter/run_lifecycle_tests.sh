@@ -262,6 +262,13 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && getent group nogroup >/dev
   [ "$who" = "nobody nogroup" ] && pass "runs as nobody:nogroup" || fail "runs as '$who'"
   perm=$(stat -c '%A %U %G' "$sock")
   [ "$perm" = "srw-rw---- nobody nogroup" ] && pass "socket $perm" || fail "socket is $perm"
+  # The socket is bound before privileges are dropped and the store is
+  # opened after, so the store file may not exist yet (a sanitizer build
+  # takes longer than the sleep above to load the dictionary first).
+  for _ in $(seq 1 100); do
+    [ -e "$work/priv/mailwave.db" ] && break
+    sleep 0.1
+  done
   owner=$(stat -c %U "$work/priv/mailwave.db" 2>/dev/null)
   [ "$owner" = nobody ] && pass "the store belongs to nobody" || fail "the store belongs to '$owner'"
   if grep -q "running as root" "$work/priv.log"; then fail "warned about root after dropping it"; fi
