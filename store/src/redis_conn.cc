@@ -214,6 +214,47 @@ Result<std::unique_ptr<Connection>> Connection::Open(const ConnectOptions& o) {
   return conn;
 }
 
+namespace {
+
+Error Broken(const redisContext* c) {
+  return Error::Unavailable(
+      std::string("redis: ") + (c->err != 0 ? c->errstr : "no reply") +
+      (c->err == REDIS_ERR_IO ? " (timeout or connection lost)" : ""));
+}
+
+}  // namespace
+
+Result<void> Connection::Append(const std::vector<std::string_view>& args) {
+  std::vector<const char*> argv;
+  std::vector<std::size_t> argvlen;
+  argv.reserve(args.size());
+  argvlen.reserve(args.size());
+  for (const std::string_view a : args) {
+    argv.push_back(a.data());
+    argvlen.push_back(a.size());
+  }
+  if (redisAppendCommandArgv(c_, static_cast<int>(argv.size()), argv.data(),
+                             argvlen.data()) != REDIS_OK) {
+    return Fail(Broken(c_));
+  }
+  return {};
+}
+
+Result<void> Connection::Flush() {
+  int done = 0;
+  while (done == 0) {
+    if (redisBufferWrite(c_, &done) != REDIS_OK) return Fail(Broken(c_));
+  }
+  return {};
+}
+
+Result<Reply> Connection::Read() {
+  void* r = nullptr;
+  if (redisGetReply(c_, &r) != REDIS_OK || r == nullptr)
+    return Fail(Broken(c_));
+  return Reply(static_cast<redisReply*>(r));
+}
+
 Result<Reply> Connection::Command(const std::vector<std::string_view>& args) {
   std::vector<const char*> argv;
   std::vector<std::size_t> argvlen;

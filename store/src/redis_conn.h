@@ -89,6 +89,14 @@ class Connection {
   // error reply is returned as a Reply of type kError, not as a failure.
   Result<Reply> Command(const std::vector<std::string_view>& args);
 
+  // A pipeline in three steps: Append queues commands in the connection's
+  // buffer, Flush writes them all, Read takes their replies in order. Between
+  // Flush and Read the server works while the caller flushes other
+  // connections. Failures as for Command.
+  [[nodiscard]] Result<void> Append(const std::vector<std::string_view>& args);
+  [[nodiscard]] Result<void> Flush();
+  Result<Reply> Read();
+
  private:
   explicit Connection(redisContext* c) : c_(c) {}
   redisContext* c_;

@@ -1,0 +1,253 @@
+// A private Redis Cluster on loopback for the store's tests: N masters of
+// Debian's redis-server with cluster-enabled yes, joined by `redis-cli
+// --cluster create` (as an administrator would), in a temporary directory;
+// killed when it goes. Ports are found free by binding port 0.
+#ifndef MW_TESTS_STORE_REDIS_CLUSTER_UTIL_H_
+#define MW_TESTS_STORE_REDIS_CLUSTER_UTIL_H_
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "redis_conn.h"
+#include "tests/store/test_util.h"
+
+extern char** environ;
+
+namespace mw::store::testing {
+
+inline std::string FindProgram(const char* name) {
+  for (const char* dir : {"/usr/bin/", "/usr/sbin/", "/usr/local/bin/"}) {
+    const std::string p = std::string(dir) + name;
+    if (::access(p.c_str(), X_OK) == 0) return p;
+  }
+  return "";
+}
+
+// Ports free on 127.0.0.1 now: each socket is bound to port 0 and held
+// until all are known, so that the ports differ.
+inline std::vector<int> FreePorts(int n) {
+  std::vector<int> fds, ports;
+  for (int i = 0; i < n; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+      ADD_FAILURE() << "cannot find a free port";
+      break;
+    }
+    fds.push_back(fd);
+    ports.push_back(ntohs(a.sin_port));
+  }
+  for (int fd : fds) ::close(fd);
+  return ports;
+}
+
+// Runs a program to its end; its output goes to `log`. The exit status, or
+// -1 when it could not start.
+inline int RunProgram(const std::vector<std::string>& args,
+                      const std::string& log) {
+  std::vector<char*> argv;
+  for (const std::string& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  ::posix_spawn_file_actions_init(&fa);
+  ::posix_spawn_file_actions_addopen(&fa, 1, log.c_str(),
+                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
+  ::posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  ::posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  pid_t pid = 0;
+  const int rc =
+      ::posix_spawn(&pid, args[0].c_str(), &fa, nullptr, argv.data(), environ);
+  ::posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return -1;
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class RedisCluster {
+ public:
+  struct Node {
+    int port = 0;
+    int bus_port = 0;
+    pid_t pid = 0;
+  };
+
+  RedisCluster() = default;
+  RedisCluster(const RedisCluster&) = delete;
+  RedisCluster& operator=(const RedisCluster&) = delete;
+  ~RedisCluster() {
+    for (Node& n : nodes_) Kill(n);
+  }
+
+  // Whether redis-server and redis-cli are installed (else the test skips).
+  static bool Available() {
+    return !FindProgram("redis-server").empty() &&
+           !FindProgram("redis-cli").empty();
+  }
+
+  // Starts `masters` nodes, joins them and waits until every node says
+  // cluster_state:ok. A failure is reported with the nodes' logs.
+  ::testing::AssertionResult Start(int masters) {
+    const std::vector<int> ports = FreePorts(2 * masters);
+    if (static_cast<int>(ports.size()) != 2 * masters)
+      return ::testing::AssertionFailure() << "no free ports";
+    for (int i = 0; i < masters; ++i) {
+      nodes_.push_back({ports[2 * i], ports[2 * i + 1], 0});
+      if (!Spawn(nodes_.back()))
+        return ::testing::AssertionFailure() << "cannot start redis-server";
+    }
+    for (const Node& n : nodes_) {
+      if (!WaitForPing(n.port))
+        return ::testing::AssertionFailure()
+               << "node " << n.port << " does not answer:\n"
+               << Logs();
+    }
+    std::vector<std::string> create = {FindProgram("redis-cli"), "--cluster",
+                                       "create"};
+    for (const Node& n : nodes_)
+      create.push_back("127.0.0.1:" + std::to_string(n.port));
+    create.insert(create.end(), {"--cluster-replicas", "0", "--cluster-yes"});
+    const std::string log = dir_.File("create.log");
+    if (RunProgram(create, log) != 0) {
+      return ::testing::AssertionFailure()
+             << "redis-cli --cluster create failed:\n"
+             << ReadFile(log) << Logs();
+    }
+    for (const Node& n : nodes_) {
+      if (!WaitForState(n.port, "cluster_state:ok"))
+        return ::testing::AssertionFailure()
+               << "node " << n.port << " never reached cluster_state:ok:\n"
+               << ReadFile(log) << Logs();
+    }
+    return ::testing::AssertionSuccess();
+  }
+
+  const std::vector<Node>& nodes() const { return nodes_; }
+  std::vector<RedisAddress> Seeds() const {
+    std::vector<RedisAddress> s;
+    for (const Node& n : nodes_) s.push_back(Address(n.port));
+    return s;
+  }
+  static RedisAddress Address(int port) {
+    RedisAddress a;
+    a.host = "127.0.0.1";
+    a.port = port;
+    return a;
+  }
+  // A connection to one node, as the administrator.
+  static std::unique_ptr<Connection> Admin(int port) {
+    ConnectOptions o;
+    o.address = Address(port);
+    o.command_timeout = std::chrono::seconds(5);
+    auto c = Connection::Open(o);
+    return c ? std::move(*c) : nullptr;
+  }
+  void Kill(Node& n) {
+    if (n.pid <= 0) return;
+    ::kill(n.pid, SIGKILL);
+    int status = 0;
+    ::waitpid(n.pid, &status, 0);
+    n.pid = 0;
+  }
+  void Kill(std::size_t i) { Kill(nodes_[i]); }
+  std::string Logs() const {
+    std::string all;
+    for (const Node& n : nodes_) {
+      all += "--- node " + std::to_string(n.port) + "\n" +
+             ReadFile(dir_.File("redis-" + std::to_string(n.port) + ".log"));
+    }
+    return all;
+  }
+
+ private:
+  bool Spawn(Node& n) {
+    const std::string port = std::to_string(n.port);
+    const std::vector<std::string> args = {FindProgram("redis-server"),
+                                           "--port",
+                                           port,
+                                           "--bind",
+                                           "127.0.0.1",
+                                           "--cluster-enabled",
+                                           "yes",
+                                           "--cluster-port",
+                                           std::to_string(n.bus_port),
+                                           "--cluster-config-file",
+                                           dir_.File("nodes-" + port + ".conf"),
+                                           "--cluster-node-timeout",
+                                           "2000",
+                                           "--dir",
+                                           dir_.path(),
+                                           "--save",
+                                           "",
+                                           "--appendonly",
+                                           "no",
+                                           "--daemonize",
+                                           "no",
+                                           "--logfile",
+                                           dir_.File("redis-" + port + ".log")};
+    std::vector<char*> argv;
+    for (const std::string& a : args)
+      argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    return ::posix_spawn(&n.pid, args[0].c_str(), nullptr, nullptr, argv.data(),
+                         environ) == 0;
+  }
+  static bool WaitForPing(int port) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (auto c = Admin(port)) {
+        auto pong = c->Command({"PING"});
+        if (pong && pong->str() == "PONG") return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+  static bool WaitForState(int port, const std::string& state) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (auto c = Admin(port)) {
+        auto info = c->Command({"CLUSTER", "INFO"});
+        if (info && info->str().find(state) != std::string_view::npos)
+          return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+
+  TempDir dir_;
+  std::vector<Node> nodes_;
+};
+
+}  // namespace mw::store::testing
+
+#endif  // MW_TESTS_STORE_REDIS_CLUSTER_UTIL_H_
