@@ -25,6 +25,13 @@ Table StoreTable() {
        .kind = Kind::kString,
        .meaning = "the Redis server: \"unix:/path\" or \"tcp://host:port\"",
        .field = Member<&Settings::store, &S::redis>},
+      {.key = "redis_cluster",
+       .kind = Kind::kList,
+       .meaning = "a Redis Cluster's seed nodes, [\"tcp://host:port\", "
+                  "...]: when set, the store runs on the Cluster (the slot "
+                  "map is read from the first that answers; redis is not "
+                  "used); empty: the single server of redis",
+       .field = Member<&Settings::store, &S::redis_cluster>},
       {.key = "redis_db",
        .kind = Kind::kCount,
        .min = 0,

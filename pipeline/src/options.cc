@@ -76,6 +76,7 @@ store::SqliteOptions SqliteOptions(const config::Settings& s) {
 store::RedisOptions RedisOptions(const config::Settings& s) {
   store::RedisOptions o;
   o.address = s.store.redis;
+  o.cluster = s.store.redis_cluster;
   o.database = static_cast<int>(s.store.redis_db);
   o.user = s.store.redis_user;
   o.password_file = s.store.redis_password_file;

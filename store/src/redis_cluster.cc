@@ -36,6 +36,9 @@ Result<void> ClusterClient::RefreshMap() {
   std::string tried;
   for (const RedisAddress& node : ask) {
     auto reply = SendTo(node, false, {"CLUSTER", "SLOTS"});
+    // Refused credentials are refused by every node alike.
+    if (!reply && reply.error().code() != Error::Code::kUnavailable)
+      return Fail(reply.error());
     if (!reply) {
       tried += (tried.empty() ? "" : "; ") + reply.error().message();
       continue;

@@ -86,10 +86,13 @@ Result<RedisAddress> ParseRedisAddress(std::string_view text) {
 }
 
 Result<ConnectOptions> ConnectOptionsFor(const RedisOptions& options) {
-  auto address = ParseRedisAddress(options.address);
-  if (!address) return Fail(address.error());
   ConnectOptions connect;
-  connect.address = *address;
+  // On a Cluster the nodes come from the seeds and the slot map.
+  if (options.cluster.empty()) {
+    auto address = ParseRedisAddress(options.address);
+    if (!address) return Fail(address.error());
+    connect.address = *address;
+  }
   connect.database = options.database;
   connect.user = options.user;
   if (!options.password_file.empty()) {

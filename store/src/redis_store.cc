@@ -28,7 +28,9 @@
 #include "mark.h"
 #include "rank.h"
 #include "redis_conn.h"
+#include "redis_link.h"
 #include "redis_scripts.h"
+#include "redis_slot.h"
 #include "secret.h"
 #include "store/redis.h"
 
@@ -117,9 +119,9 @@ constexpr std::size_t kMemberFields = 4;
 
 class RedisStore final : public Store {
  public:
-  RedisStore(RedisOptions options, ConnectOptions connect, Secret secret)
+  RedisStore(RedisOptions options, LinkOptions link, Secret secret)
       : options_(std::move(options)),
-        connect_(std::move(connect)),
+        link_(std::move(link)),
         secret_(secret),
         prefix_(RedisKeyPrefix(options_.prefix)),
         anchor_(prefix_ + "n"),
@@ -162,7 +164,7 @@ class RedisStore final : public Store {
 
   // Connects once (OpenRedis reports a wrong address or password at once).
   Result<void> Probe();
-  Result<void> CheckLayout(Connection& c);
+  Result<void> CheckLayout(Link& c);
 
  private:
   enum ScriptId {
@@ -184,8 +186,8 @@ class RedisStore final : public Store {
   Result<Reply> Eval(ScriptId id, const std::vector<std::string>& args);
   Result<Reply> Run(const std::vector<std::string_view>& argv);
 
-  Result<std::unique_ptr<Connection>> Borrow();
-  void GiveBack(std::unique_ptr<Connection> c);
+  Result<std::unique_ptr<Link>> Borrow();
+  void GiveBack(std::unique_ptr<Link> c);
   void WentDown(const Error& e);
   void CameBack();
 
@@ -206,7 +208,7 @@ class RedisStore final : public Store {
       std::uint64_t* seen);
 
   const RedisOptions options_;
-  const ConnectOptions connect_;
+  const LinkOptions link_;
   const Secret secret_;
   const std::string prefix_;
   const std::string anchor_;
@@ -217,7 +219,7 @@ class RedisStore final : public Store {
   std::vector<Script> scripts_;
 
   std::mutex mu_;
-  std::vector<std::unique_ptr<Connection>> idle_;   // guarded by mu_
+  std::vector<std::unique_ptr<Link>> idle_;         // guarded by mu_
   std::mt19937_64 rng_;                             // guarded by mu_
   bool down_ = false;                               // guarded by mu_
   std::chrono::steady_clock::time_point retry_at_;  // guarded by mu_
@@ -225,7 +227,7 @@ class RedisStore final : public Store {
   std::string down_reason_;                         // guarded by mu_
 };
 
-Result<std::unique_ptr<Connection>> RedisStore::Borrow() {
+Result<std::unique_ptr<Link>> RedisStore::Borrow() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!idle_.empty()) {
@@ -243,7 +245,7 @@ Result<std::unique_ptr<Connection>> RedisStore::Borrow() {
       retry_at_ = now + backoff_;
     }
   }
-  auto c = Connection::Open(connect_);
+  auto c = Link::Open(link_);
   if (!c) {
     WentDown(c.error());
     return Fail(c.error());
@@ -269,13 +271,13 @@ Result<std::unique_ptr<Connection>> RedisStore::Borrow() {
   return c;
 }
 
-void RedisStore::GiveBack(std::unique_ptr<Connection> c) {
+void RedisStore::GiveBack(std::unique_ptr<Link> c) {
   std::lock_guard<std::mutex> lock(mu_);
   idle_.push_back(std::move(c));
 }
 
 void RedisStore::WentDown(const Error& e) {
-  std::vector<std::unique_ptr<Connection>> stale;
+  std::vector<std::unique_ptr<Link>> stale;
   bool say = false;
   // "redis: down: Broken pipe", not "redis: down: redis: Broken pipe".
   std::string reason = e.message();
@@ -350,7 +352,7 @@ Result<void> RedisStore::Probe() {
   return {};
 }
 
-Result<void> RedisStore::CheckLayout(Connection& c) {
+Result<void> RedisStore::CheckLayout(Link& c) {
   // The key layout a site's keys were written in (redis_scripts.h): scripts
   // of another layout would misread every message. Checked on every new
   // connection, so a server reached only after start is checked too.
@@ -750,8 +752,15 @@ Result<std::unique_ptr<Store>> OpenRedis(const RedisOptions& options) {
   }
   auto secret = LoadOrCreateSecret(options.secret_path);
   if (!secret) return Fail(secret.error());
-  auto store =
-      std::make_unique<RedisStore>(options, std::move(*connect), *secret);
+  LinkOptions link;
+  link.connect = std::move(*connect);
+  auto seeds = ParseClusterSeeds(options.cluster);
+  if (!seeds) return Fail(seeds.error());
+  link.cluster = std::move(*seeds);
+  // Every key of the site carries its hash tag: one slot (for now; issue 28
+  // spreads them).
+  link.slot = KeySlot(RedisKeyPrefix(options.prefix));
+  auto store = std::make_unique<RedisStore>(options, std::move(link), *secret);
   // A server that cannot be reached now (down, restarting, not yet up at
   // boot) leaves the store down, said once in the log, and reconnected by
   // the backoff on a later call: the milter starts and passes mail untagged

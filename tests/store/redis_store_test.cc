@@ -1,6 +1,8 @@
 // The Redis backend against a private redis-server (Debian's), started per
-// test on a unix socket in a temporary directory, with an ACL user. Skipped
-// when redis-server is not installed.
+// test on a unix socket in a temporary directory, with an ACL user; and the
+// same tests again on a private 3-master Redis Cluster on loopback
+// (redis_cluster_util.h), the store reaching it through its seed nodes.
+// Skipped when redis-server is not installed.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -17,9 +19,12 @@
 #include <set>
 #include <thread>
 
+#include "redis_cluster.h"
 #include "redis_conn.h"
+#include "redis_slot.h"
 #include "store/redis.h"
 #include "store/sqlite.h"
+#include "tests/store/redis_cluster_util.h"
 #include "tests/store/test_util.h"
 
 extern char** environ;
@@ -44,13 +49,30 @@ std::string RedisServerPath() {
   return "";
 }
 
-class RedisStoreTest : public ::testing::Test {
+enum class Server { kSingle, kCluster };
+
+class RedisStoreTest : public ::testing::TestWithParam<Server> {
  protected:
   void SetUp() override {
     server_ = RedisServerPath();
     if (server_.empty()) GTEST_SKIP() << "redis-server is not installed";
-    socket_ = dir_.File("redis.sock");
     std::ofstream(dir_.File("password")) << kPassword << "\n";
+    if (GetParam() == Server::kCluster) {
+      if (!testing::RedisCluster::Available())
+        GTEST_SKIP() << "redis-cli is not installed";
+      ASSERT_TRUE(cluster_.Start(3));
+      for (const auto& n : cluster_.nodes()) {
+        auto admin = testing::RedisCluster::Admin(n.port);
+        ASSERT_NE(admin, nullptr);
+        auto acl =
+            admin->Command({"ACL", "SETUSER", kUser, "on",
+                            std::string(">") + kPassword, "~*", "&*", "+@all"});
+        ASSERT_TRUE(acl.has_value());
+        ASSERT_EQ(acl->type(), Reply::Type::kStatus);
+      }
+      return;
+    }
+    socket_ = dir_.File("redis.sock");
     ASSERT_TRUE(StartServer());
   }
   void TearDown() override { StopServer(SIGKILL); }
@@ -111,10 +133,20 @@ class RedisStoreTest : public ::testing::Test {
     pid_ = 0;
   }
 
-  // A connection as the administrator (the default user, no password).
+  // A connection as the administrator (the default user, no password), on a
+  // Cluster to the master that serves the slot of site t1.
   std::unique_ptr<Connection> Admin() {
     ConnectOptions o;
-    o.address.unix_path = socket_;
+    if (GetParam() == Server::kCluster) {
+      auto client = ClusterClient::Open(cluster_.Seeds(), ConnectOptions{});
+      EXPECT_TRUE(client.has_value()) << client.error().ToString();
+      if (!client) return nullptr;
+      const auto& map = (*client)->map();
+      o.address =
+          map.masters[static_cast<std::size_t>(map.Owner(KeySlot("{mw:t1}:")))];
+    } else {
+      o.address.unix_path = socket_;
+    }
     o.command_timeout = std::chrono::seconds(5);
     auto c = Connection::Open(o);
     EXPECT_TRUE(c.has_value()) << c.error().ToString();
@@ -123,7 +155,12 @@ class RedisStoreTest : public ::testing::Test {
 
   RedisOptions Options() {
     RedisOptions o;
-    o.address = "unix:" + socket_;
+    if (GetParam() == Server::kCluster) {
+      for (const auto& n : cluster_.nodes())
+        o.cluster.push_back("tcp://127.0.0.1:" + std::to_string(n.port));
+    } else {
+      o.address = "unix:" + socket_;
+    }
     o.user = kUser;
     o.password_file = dir_.File("password");
     o.prefix = "t1";
@@ -166,11 +203,12 @@ class RedisStoreTest : public ::testing::Test {
   std::string server_;
   std::string socket_;
   pid_t pid_ = 0;
+  testing::RedisCluster cluster_;
   std::mutex log_mu_;
   std::vector<std::string> log_;
 };
 
-TEST_F(RedisStoreTest, SameSequenceSameVerdictsAsSqlite) {
+TEST_P(RedisStoreTest, SameSequenceSameVerdictsAsSqlite) {
   auto redis = Open();
   SqliteOptions so;
   so.path = dir_.File("mailwave.db");
@@ -359,7 +397,7 @@ TEST_F(RedisStoreTest, SameSequenceSameVerdictsAsSqlite) {
   EXPECT_EQ(*check, "ok");
 }
 
-TEST_F(RedisStoreTest, FetchAndForEach) {
+TEST_P(RedisStoreTest, FetchAndForEach) {
   auto store = Open();
   ASSERT_NE(store, nullptr);
   std::vector<Recorded> r;
@@ -396,7 +434,7 @@ TEST_F(RedisStoreTest, FetchAndForEach) {
   EXPECT_EQ(*n, 1u);
 }
 
-TEST_F(RedisStoreTest, JoinNewAndVanishedClusters) {
+TEST_P(RedisStoreTest, JoinNewAndVanishedClusters) {
   auto store = Open();
   ASSERT_NE(store, nullptr);
   const std::string body = Body(5, 20);
@@ -426,7 +464,7 @@ TEST_F(RedisStoreTest, JoinNewAndVanishedClusters) {
   EXPECT_FALSE(none->has_value());
 }
 
-TEST_F(RedisStoreTest, EveryKeyCarriesTheSiteHashTagAndTtls) {
+TEST_P(RedisStoreTest, EveryKeyCarriesTheSiteHashTagAndTtls) {
   RedisOptions o = Options();
   o.retention = std::chrono::hours(1);
   auto store = Open(o);
@@ -484,7 +522,7 @@ TEST_F(RedisStoreTest, EveryKeyCarriesTheSiteHashTagAndTtls) {
 // reads as one of one (Find, FindCluster, Members), gets its keys when a
 // second message joins, keeping its id, and single clusters' ids are
 // distinct and not the message ids.
-TEST_F(RedisStoreTest, SingleMessageClustersHaveNoKeysUntilJoined) {
+TEST_P(RedisStoreTest, SingleMessageClustersHaveNoKeysUntilJoined) {
   auto store = Open();
   ASSERT_NE(store, nullptr);
   auto admin = Admin();
@@ -559,7 +597,7 @@ Message From(const std::string& body, UnixMillis arrival,
 // message joins, the cluster's keys start from them. Networks are kept in
 // the message as 8 bytes and in the cluster's set in decimal: the script
 // converts, for hashes of either sign (40 networks).
-TEST_F(RedisStoreTest, ClusterOfOneGrowsWithItsCounts) {
+TEST_P(RedisStoreTest, ClusterOfOneGrowsWithItsCounts) {
   auto store = Open();
   ASSERT_NE(store, nullptr);
   for (int k = 0; k < 40; ++k) {
@@ -607,7 +645,7 @@ TEST_F(RedisStoreTest, ClusterOfOneGrowsWithItsCounts) {
 // A cluster hash written before the counts existed (layout 2 as issue 13
 // left it: no a, e, r fields) reads with recipients = size, and Record and
 // Prune keep it consistent from there.
-TEST_F(RedisStoreTest, ClusterWrittenBeforeTheCountsReadsAsItCounted) {
+TEST_P(RedisStoreTest, ClusterWrittenBeforeTheCountsReadsAsItCounted) {
   auto store = Open();
   ASSERT_NE(store, nullptr);
   const std::string body = Body(7200, 12);
@@ -643,7 +681,7 @@ TEST_F(RedisStoreTest, ClusterWrittenBeforeTheCountsReadsAsItCounted) {
 // rewrites their bucket, which drops every entry below the lowest stored id;
 // meanwhile Find does not count them. A message keeps no index keys of its
 // own.
-TEST_F(RedisStoreTest, PrunedEntriesGoWhenTheirBucketIsWritten) {
+TEST_P(RedisStoreTest, PrunedEntriesGoWhenTheirBucketIsWritten) {
   RedisOptions o = Options();
   o.prune_on_record = false;
   auto store = Open(o);
@@ -689,7 +727,7 @@ TEST_F(RedisStoreTest, PrunedEntriesGoWhenTheirBucketIsWritten) {
 // One body recorded five times puts five entries of each of its keys in one
 // bucket, which no split can separate: it goes down to the deepest level and
 // stays there.
-TEST_F(RedisStoreTest, FullBucketsSplitAndEveryEntryIsStillFound) {
+TEST_P(RedisStoreTest, FullBucketsSplitAndEveryEntryIsStillFound) {
   RedisOptions split = Options();
   split.index_split_entries = 2;
   split.retention = std::chrono::hours(24);
@@ -763,7 +801,7 @@ TEST_F(RedisStoreTest, FullBucketsSplitAndEveryEntryIsStillFound) {
 // its identity and network sets as an intset (the hashes are stored as
 // decimal integers), so a cluster costs a few hundred bytes and not a
 // hashtable per key. A message is one string; so is a bucket.
-TEST_F(RedisStoreTest, KeysKeepTheirCompactEncodings) {
+TEST_P(RedisStoreTest, KeysKeepTheirCompactEncodings) {
   auto store = Open();
   ASSERT_NE(store, nullptr);
   auto admin = Admin();
@@ -809,7 +847,7 @@ TEST_F(RedisStoreTest, KeysKeepTheirCompactEncodings) {
 // SetMark: set, replaced, cleared; kNotFound for no cluster; a cluster of
 // one gets its keys for the mark (with the retention's TTL) and loses them
 // with its message.
-TEST_F(RedisStoreTest, SetMarkSetsClearsAndLivesAsLongAsTheCluster) {
+TEST_P(RedisStoreTest, SetMarkSetsClearsAndLivesAsLongAsTheCluster) {
   RedisOptions o = Options();
   o.retention = std::chrono::hours(1);
   o.prune_on_record = false;
@@ -890,7 +928,7 @@ TEST_F(RedisStoreTest, SetMarkSetsClearsAndLivesAsLongAsTheCluster) {
 
 // Keys of another layout are refused at open, naming the prefix, not read
 // as messages.
-TEST_F(RedisStoreTest, OtherLayoutIsRefusedAtOpen) {
+TEST_P(RedisStoreTest, OtherLayoutIsRefusedAtOpen) {
   { auto store = Open(); }  // writes the layout
   auto admin = Admin();
   ASSERT_NE(admin, nullptr);
@@ -909,7 +947,7 @@ TEST_F(RedisStoreTest, OtherLayoutIsRefusedAtOpen) {
 
 // Layout 2 (no split buckets) reads as layout 3: opened, marked 3, and what
 // it stored is still found.
-TEST_F(RedisStoreTest, LayoutTwoIsUpgradedInPlace) {
+TEST_P(RedisStoreTest, LayoutTwoIsUpgradedInPlace) {
   const std::string body = Body(9050, 12);
   Recorded first;
   {
@@ -931,7 +969,7 @@ TEST_F(RedisStoreTest, LayoutTwoIsUpgradedInPlace) {
   EXPECT_EQ(found->candidates[0].id, first.id);
 }
 
-TEST_F(RedisStoreTest, ConcurrentWritersJoinOneCluster) {
+TEST_P(RedisStoreTest, ConcurrentWritersJoinOneCluster) {
   RedisOptions o = Options();
   auto store = Open(o);
   ASSERT_NE(store, nullptr);
@@ -985,7 +1023,7 @@ TEST_F(RedisStoreTest, ConcurrentWritersJoinOneCluster) {
   EXPECT_EQ(members->size(), 1u + kThreads * kEach);
 }
 
-TEST_F(RedisStoreTest, NewClusterChecksMessagesRecordedSinceTheLookup) {
+TEST_P(RedisStoreTest, NewClusterChecksMessagesRecordedSinceTheLookup) {
   auto store = Open();
   ASSERT_NE(store, nullptr);
   testing::ExpectNewClusterChecksNewerMessages(*store);
@@ -994,7 +1032,7 @@ TEST_F(RedisStoreTest, NewClusterChecksMessagesRecordedSinceTheLookup) {
 // Hosts that see the first copies of a wave at the same moment: without
 // Join::seen each would start its own cluster (checked by hand with max_races
 // 0, i.e. without Join::seen: 2 to 7 clusters in most of 10 runs of each test).
-TEST_F(RedisStoreTest, RacingFirstCopiesFromThreadsEndInOneCluster) {
+TEST_P(RedisStoreTest, RacingFirstCopiesFromThreadsEndInOneCluster) {
   const RedisOptions o = Options();
   auto r = testing::RaceFirstCopies([&] { return Open(o); }, 8, 3,
                                     /*processes=*/false, 2);
@@ -1003,7 +1041,7 @@ TEST_F(RedisStoreTest, RacingFirstCopiesFromThreadsEndInOneCluster) {
   EXPECT_EQ(r.clusters.size(), 1u) << r.conflicts << " conflicts";
 }
 
-TEST_F(RedisStoreTest, RacingFirstCopiesFromProcessesEndInOneCluster) {
+TEST_P(RedisStoreTest, RacingFirstCopiesFromProcessesEndInOneCluster) {
   const RedisOptions o = Options();
   auto r = testing::RaceFirstCopies([&] { return Open(o); }, 6, 3,
                                     /*processes=*/true, 2);
@@ -1018,7 +1056,11 @@ TEST_F(RedisStoreTest, RacingFirstCopiesFromProcessesEndInOneCluster) {
   EXPECT_EQ((*c)->senders, 6u);
 }
 
-TEST_F(RedisStoreTest, KilledServerIsUnavailableOnceThenBack) {
+// What a stopped, stalled or refusing single server does to the store. (The
+// Cluster's own faults, a master killed, are in redis_cluster_test.)
+class RedisServerFaultTest : public RedisStoreTest {};
+
+TEST_P(RedisServerFaultTest, KilledServerIsUnavailableOnceThenBack) {
   RedisOptions o = Options();
   o.connect_timeout = std::chrono::milliseconds(200);
   o.command_timeout = std::chrono::milliseconds(200);
@@ -1060,7 +1102,7 @@ TEST_F(RedisStoreTest, KilledServerIsUnavailableOnceThenBack) {
 
 // A milter started before its Redis (boot order, an outage) starts with the
 // store down and picks it up once the server answers, without a reload.
-TEST_F(RedisStoreTest, OpenedWhileServerIsDownComesUpWithIt) {
+TEST_P(RedisServerFaultTest, OpenedWhileServerIsDownComesUpWithIt) {
   StopServer(SIGKILL);
   RedisOptions o = Options();
   o.connect_timeout = std::chrono::milliseconds(200);
@@ -1087,7 +1129,7 @@ TEST_F(RedisStoreTest, OpenedWhileServerIsDownComesUpWithIt) {
   EXPECT_EQ(LogCount("redis: down: "), 1);
 }
 
-TEST_F(RedisStoreTest, StalledServerTimesOut) {
+TEST_P(RedisServerFaultTest, StalledServerTimesOut) {
   RedisOptions o = Options();
   o.command_timeout = std::chrono::milliseconds(150);
   auto store = Open(o);
@@ -1104,7 +1146,7 @@ TEST_F(RedisStoreTest, StalledServerTimesOut) {
   EXPECT_EQ(LogCount("redis: down: "), 1);
 }
 
-TEST_F(RedisStoreTest, WrongPasswordIsAClearErrorWithoutThePassword) {
+TEST_P(RedisServerFaultTest, WrongPasswordIsAClearErrorWithoutThePassword) {
   RedisOptions o = Options();
   std::ofstream(dir_.File("wrong")) << "not-the-password\n";
   o.password_file = dir_.File("wrong");
@@ -1147,6 +1189,91 @@ TEST(RedisAddressTest, Parses) {
   EXPECT_FALSE(ParseRedisAddress("unix:relative").has_value());
   EXPECT_FALSE(ParseRedisAddress("localhost:6379").has_value());
 }
+
+// What a Cluster master that fails does to the sites it serves, and to the
+// others.
+class RedisClusterFaultTest : public RedisStoreTest {};
+
+// The master of site t1 killed: t1's calls fail in time (its mail passes
+// untagged) with one "down" line, while a site another master serves is
+// still served; the master restarted, t1 is served again with one "back".
+TEST_P(RedisClusterFaultTest, AKilledMasterStopsOnlyItsOwnSites) {
+  RedisOptions o = Options();
+  o.connect_timeout = std::chrono::milliseconds(200);
+  o.command_timeout = std::chrono::milliseconds(200);
+  auto store = Open(o);
+  ASSERT_NE(store, nullptr);
+  auto client = ClusterClient::Open(cluster_.Seeds(), ConnectOptions{});
+  ASSERT_TRUE(client.has_value());
+  const SlotMap& map = (*client)->map();
+  const int t1_master = map.Owner(KeySlot("{mw:t1}:"));
+  RedisOptions other = o;
+  for (int i = 0; i < 100 && other.prefix == "t1"; ++i) {
+    const std::string p = "s" + std::to_string(i);
+    if (map.Owner(KeySlot("{mw:" + p + "}:")) != t1_master) other.prefix = p;
+  }
+  ASSERT_NE(other.prefix, "t1");
+  auto store2 = Open(other);
+  ASSERT_NE(store2, nullptr);
+  const Message m = MessageOf(Body(99, 12), 1000);
+  Record(*store, m);
+  Record(*store2, m);
+
+  std::size_t dead = 0;
+  while (cluster_.nodes()[dead].port !=
+         map.masters[static_cast<std::size_t>(t1_master)].port)
+    ++dead;
+  cluster_.Kill(dead);
+  // Past the node timeout (2 s here), when the others have marked it failed.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  while (std::chrono::steady_clock::now() < until) {
+    const auto start = std::chrono::steady_clock::now();
+    auto l = store->Find(m);
+    const auto took = std::chrono::steady_clock::now() - start;
+    ASSERT_FALSE(l.has_value());
+    EXPECT_EQ(l.error().code(), Error::Code::kUnavailable);
+    EXPECT_LT(took, o.connect_timeout + o.command_timeout +
+                        std::chrono::milliseconds(100));
+    auto l2 = store2->Find(m);
+    ASSERT_TRUE(l2.has_value()) << l2.error().ToString();
+    EXPECT_EQ(l2->candidates.size(), 1u);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(LogCount("redis: down: "), 1);
+
+  ASSERT_TRUE(cluster_.Restart(dead));
+  auto admin = testing::RedisCluster::Admin(cluster_.nodes()[dead].port);
+  ASSERT_NE(admin, nullptr);
+  ASSERT_TRUE(admin
+                  ->Command({"ACL", "SETUSER", kUser, "on",
+                             std::string(">") + kPassword, "~*", "&*", "+@all"})
+                  .has_value());
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  bool ok = false;
+  while (!ok && std::chrono::steady_clock::now() < deadline) {
+    ok = store->Record(m, Join{}, WaveRule{}).has_value();
+    if (!ok) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(ok);
+  auto l = store->Find(m);
+  ASSERT_TRUE(l.has_value()) << l.error().ToString();
+  EXPECT_EQ(l->candidates.size(), 1u);
+  EXPECT_EQ(LogCount("redis: down: "), 1);
+  EXPECT_EQ(LogCount("redis: back"), 1);
+}
+
+std::string ServerName(const ::testing::TestParamInfo<Server>& info) {
+  return info.param == Server::kCluster ? "Cluster" : "Single";
+}
+
+INSTANTIATE_TEST_SUITE_P(, RedisStoreTest,
+                         ::testing::Values(Server::kSingle, Server::kCluster),
+                         ServerName);
+INSTANTIATE_TEST_SUITE_P(, RedisServerFaultTest,
+                         ::testing::Values(Server::kSingle), ServerName);
+INSTANTIATE_TEST_SUITE_P(, RedisClusterFaultTest,
+                         ::testing::Values(Server::kCluster), ServerName);
 
 }  // namespace
 }  // namespace mw::store

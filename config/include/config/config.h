@@ -171,6 +171,7 @@ struct StoreSettings {
   std::uint32_t redis_db = 0;
   std::string redis_user;
   std::string redis_password_file;
+  std::vector<std::string> redis_cluster;
   std::string redis_prefix = "mailwave";
   std::chrono::milliseconds redis_timeout{200};
   // Messages older than this are pruned.

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "fingerprint/fingerprint.h"
 #include "mw/result.h"
@@ -37,6 +38,11 @@ namespace mw::store {
 struct RedisOptions {
   // "unix:/run/redis/redis.sock" or "tcp://host:port".
   std::string address = "unix:/run/redis/redis.sock";
+  // A Redis Cluster's seed nodes ("tcp://host:port"); when set, `address` is
+  // not used: the slot map is read from the first seed that answers, and
+  // each command goes to the master that serves its slot (MOVED and ASK
+  // followed, so a failover or a reshard is followed too).
+  std::vector<std::string> cluster;
   int database = 0;  // SELECT; Redis Cluster has only 0
   // Redis 6 ACL user (empty: the default user) and the file holding its
   // password (empty: no AUTH). The file is read once, by OpenRedis; its
