@@ -50,6 +50,10 @@ std::string RedisServerPath() {
 }
 
 enum class Server { kSingle, kCluster };
+// What gtest and ctest print for a test's parameter.
+void PrintTo(Server s, std::ostream* out) {
+  *out << (s == Server::kCluster ? "cluster" : "single server");
+}
 
 class RedisStoreTest : public ::testing::TestWithParam<Server> {
  protected:
