@@ -3,7 +3,8 @@
 // "Measurements").
 //
 //   store_bench --clients LIST [--messages N] [--queries Q] [--dir DIR]
-//               [--redis ADDRESS [--redis-user U] [--redis-password-file F]
+//               [--redis ADDRESS | --redis-cluster SEED,SEED...
+//                [--redis-user U] [--redis-password-file F]
 //                [--redis-prefix P] [--redis-timeout MS]]
 //               [--backends sqlite,redis] [--fill-clients N]
 //               [--fill record|full|distinct] [--no-fill] [--shared-handle]
@@ -20,6 +21,8 @@
 //    the bytes reported are the second pass's, once the window's keys exist
 //    (issue 24's measure). Reports the fill time and bytes per message (Redis:
 //    INFO memory's used_memory before and after; SQLite: the file).
+//    --redis-cluster: the store on a Redis Cluster (its seeds, as [store]
+//    redis_cluster); server CPU is summed over the masters.
 //    --index-split N: the Redis store splits a bucket past N entries
 //    (RedisOptions::index_split_entries, not a setting); a huge N never
 //    splits, as the store did before layout 3, for A/B runs.
@@ -58,7 +61,9 @@
 #include "pipeline/options.h"
 // Private to mw::store: the bench reads the server's CPU clock over a
 // connection made as the store makes its own.
+#include "store/src/redis_cluster.h"
 #include "store/src/redis_conn.h"
+#include "store/src/redis_link.h"
 
 namespace mw::bench {
 
@@ -101,7 +106,8 @@ struct Flags {
   std::string redis_user;
   std::string redis_password_file;
   std::string redis_prefix = "bench";
-  int redis_timeout_ms = -1;  // -1: the configuration's default
+  std::vector<std::string> redis_cluster;  // seed nodes: the store on a Cluster
+  int redis_timeout_ms = -1;               // -1: the configuration's default
   std::vector<std::string> backends;
   int fill_clients = 2;
   bool fill_full = false;
@@ -132,6 +138,13 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       f->dir = argv[++i];
     } else if (a == "--redis" && has_value) {
       f->redis = argv[++i];
+    } else if (a == "--redis-cluster" && has_value) {
+      const std::string list = argv[++i];
+      for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        f->redis_cluster.push_back(list.substr(at, comma - at));
+        at = comma + 1;
+      }
     } else if (a == "--redis-user" && has_value) {
       f->redis_user = argv[++i];
     } else if (a == "--redis-password-file" && has_value) {
@@ -178,11 +191,13 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
   }
   if (f->backends.empty()) {
     f->backends = {"sqlite"};
-    if (!f->redis.empty()) f->backends.push_back("redis");
+    if (!f->redis.empty() || !f->redis_cluster.empty())
+      f->backends.push_back("redis");
   }
   for (const std::string& b : f->backends) {
     if (b != "sqlite" && b != "redis") return false;
-    if (b == "redis" && f->redis.empty()) return false;
+    if (b == "redis" && f->redis.empty() && f->redis_cluster.empty())
+      return false;
   }
   if (f->clients.empty() || f->fill_clients < 1) return false;
   for (int c : f->clients) {
@@ -205,6 +220,7 @@ Backend MakeBackend(const std::string& name, const Flags& f) {
   s.redis_user = f.redis_user;
   s.redis_password_file = f.redis_password_file;
   s.redis_prefix = f.redis_prefix;
+  s.redis_cluster = f.redis_cluster;
   if (f.redis_timeout_ms >= 0)
     s.redis_timeout = std::chrono::milliseconds(f.redis_timeout_ms);
   if (f.max_per_key > 0) s.max_per_key = f.max_per_key;
@@ -226,31 +242,55 @@ Result<store::Stats> StatsOf(const Backend& backend) {
   }
 }
 
-// The Redis server's CPU time so far (INFO cpu: used_cpu_user +
-// used_cpu_sys, every thread of the server), in seconds. What the store's
-// scripts cost the server is the difference over a run; other clients of the
-// same server count too, so the bench wants a server of its own.
-Result<double> ServerCpuSeconds(const Backend& backend) {
-  auto connect =
-      store::ConnectOptionsFor(pipeline::RedisOptions(backend.settings));
+// The text of INFO `section` of the server, or of every master of the
+// Cluster the settings name.
+Result<std::vector<std::string>> InfoOfEachServer(const Backend& backend,
+                                                  const char* section) {
+  const store::RedisOptions options = pipeline::RedisOptions(backend.settings);
+  auto connect = store::ConnectOptionsFor(options);
   if (!connect) return Fail(connect.error());
-  auto conn = store::Connection::Open(*connect);
-  if (!conn) return Fail(conn.error());
-  auto info = (*conn)->Command({"INFO", "cpu"});
-  if (!info) return Fail(info.error());
-  double seconds = 0;
-  int found = 0;
-  for (const std::string_view field : {"used_cpu_user:", "used_cpu_sys:"}) {
-    const std::string_view text = info->str();
-    const std::size_t pos = text.find(field);
-    if (pos == std::string_view::npos) continue;
-    seconds += std::strtod(
-        std::string(text.substr(pos + field.size(), 32)).c_str(), nullptr);
-    ++found;
+  std::vector<std::string> out;
+  if (options.cluster.empty()) {
+    auto conn = store::Connection::Open(*connect);
+    if (!conn) return Fail(conn.error());
+    auto info = (*conn)->Command({"INFO", section});
+    if (!info) return Fail(info.error());
+    out.emplace_back(info->str());
+    return out;
   }
-  if (found != 2) {
-    return Fail(
-        Error::Unavailable("redis: INFO cpu without used_cpu_user/sys"));
+  auto seeds = store::ParseClusterSeeds(options.cluster);
+  if (!seeds) return Fail(seeds.error());
+  auto client = store::ClusterClient::Open(*seeds, *connect);
+  if (!client) return Fail(client.error());
+  for (std::size_t i = 0; i < (*client)->map().masters.size(); ++i) {
+    auto info = (*client)->CommandOnMaster(i, {"INFO", section});
+    if (!info) return Fail(info.error());
+    out.emplace_back(info->str());
+  }
+  return out;
+}
+
+// The Redis server's CPU time so far (INFO cpu: used_cpu_user +
+// used_cpu_sys, every thread of the server), summed over a Cluster's
+// masters, in seconds. What the store's scripts cost the server is the
+// difference over a run; other clients of the same server count too, so the
+// bench wants a server of its own.
+Result<double> ServerCpuSeconds(const Backend& backend) {
+  auto infos = InfoOfEachServer(backend, "cpu");
+  if (!infos) return Fail(infos.error());
+  double seconds = 0;
+  for (const std::string& text : *infos) {
+    int found = 0;
+    for (const std::string_view field : {"used_cpu_user:", "used_cpu_sys:"}) {
+      const std::size_t pos = text.find(field);
+      if (pos == std::string::npos) continue;
+      seconds += std::strtod(text.c_str() + pos + field.size(), nullptr);
+      ++found;
+    }
+    if (found != 2) {
+      return Fail(
+          Error::Unavailable("redis: INFO cpu without used_cpu_user/sys"));
+    }
   }
   return seconds;
 }
@@ -572,9 +612,10 @@ int LoadMain(int argc, char** argv) {
   if (!ParseFlags(argc, argv, &f)) {
     std::fprintf(stderr,
                  "usage: store_bench --clients LIST [--messages N] [--queries "
-                 "Q] [--dir DIR] [--redis ADDRESS [--redis-user U] "
+                 "Q] [--dir DIR] [--redis ADDRESS | --redis-cluster SEEDS] "
+                 "[--redis-user U] "
                  "[--redis-password-file F] [--redis-prefix P] "
-                 "[--redis-timeout MS]] [--backends sqlite,redis] "
+                 "[--redis-timeout MS] [--backends sqlite,redis] "
                  "[--fill-clients N] [--fill record|full|distinct] [--no-fill] "
                  "[--shared-handle] [--max-per-key N] [--max-candidates N] "
                  "[--index-split N] "

@@ -4,7 +4,7 @@
 #
 #   bench/store/redis_bench.sh [--full] [--messages N] [--clients LIST]
 #                              [--queries Q] [--down S] [--no-restart]
-#                              [--keep] [-- store_bench flags...]
+#                              [--cluster] [--keep] [-- store_bench flags...]
 #
 # The server: Debian's redis-server on a unix socket (mode 700) in a
 # temporary directory, appendonly yes (fsync every second), no TCP port, an
@@ -25,6 +25,13 @@
 #     its append-only file) and waited for until it answers PING; the report
 #     gives each second's figures, the failures while down and the time to
 #     the first success after.
+#
+# --cluster: a private 3-master Redis Cluster on loopback instead (TCP ports
+# found free, cluster-require-full-coverage no, joined by redis-cli --cluster
+# create; no restart), the store on it through its seeds (issue 28); at the
+# end, per master, its keys, used_memory and the CPU it spent over the whole
+# run, each with its share of the cluster's, and the busiest master's share.
+#
 # Defaults finish in about two minutes on a 2-core machine; --full takes
 # about 45 minutes on 2 cores, 2 GB of memory and 4 GB of disk.
 #
@@ -82,6 +89,7 @@ CLIENTS=1,8
 DOWN=2
 RESTART=1
 KEEP=0
+CLUSTER=0
 while [ $# -gt 0 ]; do
   case $1 in
     --full) MESSAGES=1000000; QUERIES=20000 ;;
@@ -90,9 +98,10 @@ while [ $# -gt 0 ]; do
     --clients) CLIENTS=$2; shift ;;
     --down) DOWN=$2; shift ;;
     --no-restart) RESTART=0 ;;
+    --cluster) CLUSTER=1; RESTART=0 ;;
     --keep) KEEP=1 ;;
     --) shift; break ;;
-    *) sed -n '2,32p' "$SELF" >&2; exit 2 ;;
+    *) sed -n '2,39p' "$SELF" >&2; exit 2 ;;
   esac
   shift
 done
@@ -104,16 +113,22 @@ done
 
 DIR=$(mktemp -d /tmp/mw-redis-bench-XXXXXX)
 cleanup() {
-  if [ -f "$DIR/redis.pid" ]; then
-    kill -KILL "$(cat "$DIR/redis.pid")" 2>/dev/null || true
-  fi
+  local f
+  for f in "$DIR"/redis.pid "$DIR"/n*/redis.pid; do
+    [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
+  done
+  true
   if [ "$KEEP" = 1 ]; then echo "kept $DIR" >&2; else rm -rf "$DIR"; fi
 }
 trap cleanup EXIT
 
 umask 077
 head -c 24 /dev/urandom | base64 | tr -d '/+=' > "$DIR/password"
-cat > "$DIR/redis.conf" <<EOF
+# users: the ACL lines of every server (the default user stays for redis-cli).
+users="user default on nopass ~* &* +@all
+user mwbench on >$(cat "$DIR/password") ~* &* +@all"
+if [ "$CLUSTER" = 0 ]; then
+  cat > "$DIR/redis.conf" <<EOF
 port 0
 unixsocket $DIR/redis.sock
 unixsocketperm 700
@@ -124,14 +139,59 @@ appendfsync everysec
 daemonize yes
 pidfile $DIR/redis.pid
 logfile $DIR/redis.log
-user default on nopass ~* &* +@all
-user mwbench on >$(cat "$DIR/password") ~* &* +@all
+$users
 EOF
-start_server "$DIR"
+  start_server "$DIR"
+  where=(--redis "unix:$DIR/redis.sock")
+else
+  read -r -a ports < <(python3 -c 'import socket
+s = [socket.socket() for _ in range(6)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(" ".join(str(x.getsockname()[1]) for x in s))')
+  nodes=() seeds=""
+  for i in 0 1 2; do
+    port=${ports[2 * i]}
+    mkdir -p "$DIR/n$port"
+    cat > "$DIR/n$port/redis.conf" <<EOF
+port $port
+bind 127.0.0.1
+cluster-enabled yes
+cluster-port ${ports[2 * i + 1]}
+cluster-config-file nodes.conf
+cluster-node-timeout 5000
+cluster-require-full-coverage no
+dir $DIR/n$port
+save ""
+appendonly yes
+appendfsync everysec
+daemonize yes
+pidfile $DIR/n$port/redis.pid
+logfile $DIR/n$port/redis.log
+$users
+EOF
+    redis-server "$DIR/n$port/redis.conf"
+    for _ in $(seq 1 100); do
+      [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && break
+      sleep 0.1
+    done
+    nodes+=("127.0.0.1:$port")
+    seeds+=${seeds:+,}tcp://127.0.0.1:$port
+  done
+  redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes > "$DIR/create.log" 2>&1 ||
+    { echo "redis_bench: redis-cli --cluster create failed; see $DIR/create.log" >&2; exit 1; }
+  for n in "${nodes[@]}"; do
+    for _ in $(seq 1 200); do
+      redis-cli -p "${n#*:}" cluster info | grep -q '^cluster_state:ok' && break
+      sleep 0.1
+    done
+  done
+  where=(--redis-cluster "$seeds")
+fi
 echo "$(redis-server --version); $(nproc) cores; $(date -u +%FT%TZ)"
+[ "$CLUSTER" = 1 ] && echo "Redis Cluster of 3 masters: ${nodes[*]}"
 
 args=(--clients "$CLIENTS" --messages "$MESSAGES" --queries "$QUERIES"
-      --dir "$DIR" --redis "unix:$DIR/redis.sock" --redis-user mwbench
+      --dir "$DIR" "${where[@]}" --redis-user mwbench
       --redis-password-file "$DIR/password" --fill-clients 2)
 if [ "$RESTART" = 1 ]; then
   args+=(--restart-at 8 --seconds 25 --rate 200
@@ -139,14 +199,44 @@ if [ "$RESTART" = 1 ]; then
 fi
 echo "+ store_bench ${args[*]} $*"
 "$BIN" "${args[@]}" "$@"
-echo
-echo "redis INFO memory:"
-redis-cli -s "$DIR/redis.sock" info memory | grep -E '^(used_memory|used_memory_rss|mem_fragmentation_ratio|mem_allocator):' | tr -d '\r'
-redis-cli -s "$DIR/redis.sock" info keyspace | tr -d '\r' | grep -v '^#' || true
+# info NODE SECTION: INFO SECTION of a node ("unix" or host:port), no CRs.
+info() {
+  if [ "$1" = unix ]; then
+    redis-cli -s "$DIR/redis.sock" info "$2" | tr -d '\r'
+  else
+    redis-cli -p "${1#*:}" info "$2" | tr -d '\r'
+  fi
+}
+if [ "$CLUSTER" = 0 ]; then all=(unix); else all=("${nodes[@]}"); fi
+if [ "$CLUSTER" = 0 ]; then
+  echo
+  echo "redis INFO memory:"
+  info unix memory | grep -E '^(used_memory|used_memory_rss|mem_fragmentation_ratio|mem_allocator):'
+  info unix keyspace | grep -v '^#' || true
+else
+  echo
+  echo "per master, over the whole run (fill and queries): keys, used_memory, CPU (used_cpu_user + sys):"
+  for n in "${nodes[@]}"; do
+    keys=$(redis-cli -p "${n#*:}" dbsize)
+    mem=$(info "$n" memory | sed -n 's/^used_memory://p')
+    cpu=$(info "$n" cpu | awk -F: '$1 == "used_cpu_user" || $1 == "used_cpu_sys" { s += $2 } END { printf "%.3f", s }')
+    echo "$n $keys $mem $cpu"
+  done | awk '{ n[NR] = $1; k[NR] = $2; m[NR] = $3; c[NR] = $4; K += $2; M += $3; C += $4 }
+    END {
+      for (i = 1; i <= NR; i++) {
+        printf "  %-21s %9d keys (%5.1f%%) %12d bytes (%5.1f%%) %9.3f s CPU (%5.1f%%)\n",
+          n[i], k[i], 100 * k[i] / K, m[i], 100 * m[i] / M, c[i], 100 * c[i] / C
+        if (k[i] / K > bk) bk = k[i] / K
+        if (c[i] / C > bc) bc = c[i] / C
+      }
+      printf "  busiest master: %.1f%% of the keys, %.1f%% of the CPU (issue 28: at most 40%% each)\n", 100 * bk, 100 * bc
+    }'
+fi
 echo
 echo "redis INFO commandstats, the whole run (calls from the store's scripts counted apart), by CPU:"
-redis-cli -s "$DIR/redis.sock" info commandstats | tr -d '\r' | grep '^cmdstat_' |
-  sed -E 's/^cmdstat_([^:]+):calls=([0-9]+),usec=([0-9]+),usec_per_call=([0-9.]+).*/\3 \1 \2 \4/' |
+for n in "${all[@]}"; do info "$n" commandstats; done | grep '^cmdstat_' |
+  sed -E 's/^cmdstat_([^:]+):calls=([0-9]+),usec=([0-9]+),usec_per_call=([0-9.]+).*/\1 \2 \3/' |
+  awk '{ calls[$1] += $2; usec[$1] += $3 } END { for (c in calls) print usec[c], c, calls[c] }' |
   sort -rn | head -15 |
-  awk '{printf "  %-12s %9d calls %9.3f s %8.2f us a call\n", $2, $3, $1 / 1e6, $4}'
-du -sh "$DIR/appendonlydir" "$DIR/bench.db" 2>/dev/null || true
+  awk '{printf "  %-12s %9d calls %9.3f s %8.2f us a call\n", $2, $3, $1 / 1e6, $1 / $3}'
+du -sh "$DIR/appendonlydir" "$DIR"/n*/appendonlydir "$DIR/bench.db" 2>/dev/null || true
