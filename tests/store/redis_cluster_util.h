@@ -111,13 +111,15 @@ class RedisCluster {
            !FindProgram("redis-cli").empty();
   }
 
-  // Starts `masters` nodes, joins them and waits until every node says
-  // cluster_state:ok. A failure is reported with the nodes' logs.
-  ::testing::AssertionResult Start(int masters) {
-    const std::vector<int> ports = FreePorts(2 * masters);
-    if (static_cast<int>(ports.size()) != 2 * masters)
+  // Starts `masters` masters and `replicas` replicas of each, joins them and
+  // waits until every node says cluster_state:ok and every replica's link
+  // to its master is up. A failure is reported with the nodes' logs.
+  ::testing::AssertionResult Start(int masters, int replicas = 0) {
+    const int count = masters * (1 + replicas);
+    const std::vector<int> ports = FreePorts(2 * count);
+    if (static_cast<int>(ports.size()) != 2 * count)
       return ::testing::AssertionFailure() << "no free ports";
-    for (int i = 0; i < masters; ++i) {
+    for (int i = 0; i < count; ++i) {
       nodes_.push_back({ports[2 * i], ports[2 * i + 1], 0});
       if (!Spawn(nodes_.back()))
         return ::testing::AssertionFailure() << "cannot start redis-server";
@@ -132,7 +134,8 @@ class RedisCluster {
                                        "create"};
     for (const Node& n : nodes_)
       create.push_back("127.0.0.1:" + std::to_string(n.port));
-    create.insert(create.end(), {"--cluster-replicas", "0", "--cluster-yes"});
+    create.insert(create.end(), {"--cluster-replicas", std::to_string(replicas),
+                                 "--cluster-yes"});
     const std::string log = dir_.File("create.log");
     if (RunProgram(create, log) != 0) {
       return ::testing::AssertionFailure()
@@ -144,6 +147,13 @@ class RedisCluster {
         return ::testing::AssertionFailure()
                << "node " << n.port << " never reached cluster_state:ok:\n"
                << ReadFile(log) << Logs();
+      auto role = Admin(n.port)->Command({"ROLE"});
+      if (role && role->size() > 0 && role->at(0).str() == "slave" &&
+          !WaitForInfo(n.port, "replication", "master_link_status:up")) {
+        return ::testing::AssertionFailure()
+               << "replica " << n.port << " never linked to its master:\n"
+               << Logs();
+      }
     }
     return ::testing::AssertionSuccess();
   }
@@ -235,12 +245,18 @@ class RedisCluster {
     return false;
   }
   static bool WaitForState(int port, const std::string& state) {
+    return WaitForInfo(port, "", state);
+  }
+  // Waits until INFO `section` (CLUSTER INFO when empty) holds `text`.
+  static bool WaitForInfo(int port, const std::string& section,
+                          const std::string& text) {
     const auto deadline =
         std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (std::chrono::steady_clock::now() < deadline) {
       if (auto c = Admin(port)) {
-        auto info = c->Command({"CLUSTER", "INFO"});
-        if (info && info->str().find(state) != std::string_view::npos)
+        auto info = section.empty() ? c->Command({"CLUSTER", "INFO"})
+                                    : c->Command({"INFO", section});
+        if (info && info->str().find(text) != std::string_view::npos)
           return true;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
