@@ -259,22 +259,10 @@ Result<Reply> Connection::Read() {
 }
 
 Result<Reply> Connection::Command(const std::vector<std::string_view>& args) {
-  std::vector<const char*> argv;
-  std::vector<std::size_t> argvlen;
-  argv.reserve(args.size());
-  argvlen.reserve(args.size());
-  for (const std::string_view a : args) {
-    argv.push_back(a.data());
-    argvlen.push_back(a.size());
-  }
-  void* r = redisCommandArgv(c_, static_cast<int>(argv.size()), argv.data(),
-                             argvlen.data());
-  if (r == nullptr) {
-    return Fail(Error::Unavailable(
-        std::string("redis: ") + (c_->err != 0 ? c_->errstr : "no reply") +
-        (c_->err == REDIS_ERR_IO ? " (timeout or connection lost)" : "")));
-  }
-  return Reply(static_cast<redisReply*>(r));
+  // A pipeline of one: redisGetReply writes the buffer before it reads.
+  auto sent = Append(args);
+  if (!sent) return Fail(sent.error());
+  return Read();
 }
 
 }  // namespace mw::store

@@ -70,11 +70,7 @@ class RedisStoreTest : public ::testing::TestWithParam<Server> {
       for (const auto& n : cluster_.nodes()) {
         auto admin = testing::RedisCluster::Admin(n.port);
         ASSERT_NE(admin, nullptr);
-        auto acl =
-            admin->Command({"ACL", "SETUSER", kUser, "on",
-                            std::string(">") + kPassword, "~*", "&*", "+@all"});
-        ASSERT_TRUE(acl.has_value());
-        ASSERT_EQ(acl->type(), Reply::Type::kStatus);
+        ASSERT_TRUE(AddUser(*admin));
       }
       return;
     }
@@ -121,10 +117,7 @@ class RedisStoreTest : public ::testing::TestWithParam<Server> {
       if (c) {
         auto pong = (*c)->Command({"PING"});
         if (pong && pong->str() == "PONG") {
-          auto acl = (*c)->Command({"ACL", "SETUSER", kUser, "on",
-                                    std::string(">") + kPassword, "~*", "&*",
-                                    "+@all"});
-          return acl && acl->type() == Reply::Type::kStatus;
+          return AddUser(**c);
         }
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -137,6 +130,34 @@ class RedisStoreTest : public ::testing::TestWithParam<Server> {
     int status = 0;
     ::waitpid(pid_, &status, 0);
     pid_ = 0;
+  }
+
+  // Makes the ACL user the store logs in as (a server keeps its users in
+  // memory: a restarted one needs it again).
+  static bool AddUser(Connection& admin) {
+    auto acl =
+        admin.Command({"ACL", "SETUSER", kUser, "on",
+                       std::string(">") + kPassword, "~*", "&*", "+@all"});
+    return acl && acl->type() == Reply::Type::kStatus;
+  }
+
+  // After an outage, once the server (the site's master) is back: `m`
+  // records within `patience`, is found once, and the store logged one
+  // "down" and one "back".
+  void ExpectServedAgain(Store& store, const Message& m,
+                         std::chrono::seconds patience) {
+    const auto deadline = std::chrono::steady_clock::now() + patience;
+    bool ok = false;
+    while (!ok && std::chrono::steady_clock::now() < deadline) {
+      ok = store.Record(m, Join{}, WaveRule{}).has_value();
+      if (!ok) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_TRUE(ok);
+    auto l = store.Find(m);
+    ASSERT_TRUE(l.has_value()) << l.error().ToString();
+    EXPECT_EQ(l->candidates.size(), 1u);
+    EXPECT_EQ(LogCount("redis: down: "), 1);
+    EXPECT_EQ(LogCount("redis: back"), 1);
   }
 
   // A connection as the administrator (the default user, no password), on a
@@ -177,6 +198,14 @@ class RedisStoreTest : public ::testing::TestWithParam<Server> {
       std::lock_guard<std::mutex> lock(log_mu_);
       log_.emplace_back(line);
     };
+    return o;
+  }
+  // Options() with the default timeouts written out: the fault tests bound
+  // each call by them.
+  RedisOptions TimedOptions() {
+    RedisOptions o = Options();
+    o.connect_timeout = std::chrono::milliseconds(200);
+    o.command_timeout = std::chrono::milliseconds(200);
     return o;
   }
   std::unique_ptr<Store> Open(const RedisOptions& o) {
@@ -1062,14 +1091,12 @@ TEST_P(RedisStoreTest, RacingFirstCopiesFromProcessesEndInOneCluster) {
   EXPECT_EQ((*c)->senders, 6u);
 }
 
-// What a stopped, stalled or refusing single server does to the store. (The
-// Cluster's own faults, a master killed, are in redis_cluster_test.)
+// What a stopped, stalled or refusing single server does to the store. (A
+// Cluster master killed, failed over or resharded: further below.)
 class RedisServerFaultTest : public RedisStoreTest {};
 
 TEST_P(RedisServerFaultTest, KilledServerIsUnavailableOnceThenBack) {
-  RedisOptions o = Options();
-  o.connect_timeout = std::chrono::milliseconds(200);
-  o.command_timeout = std::chrono::milliseconds(200);
+  const RedisOptions o = TimedOptions();
   auto store = Open(o);
   ASSERT_NE(store, nullptr);
   const Message m = MessageOf(Body(99, 12), 1000);
@@ -1090,19 +1117,7 @@ TEST_P(RedisServerFaultTest, KilledServerIsUnavailableOnceThenBack) {
 
   // A restarted server (empty: no persistence here) serves again.
   ASSERT_TRUE(StartServer());
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  bool ok = false;
-  while (!ok && std::chrono::steady_clock::now() < deadline) {
-    ok = store->Record(m, Join{}, WaveRule{}).has_value();
-    if (!ok) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ASSERT_TRUE(ok);
-  auto l = store->Find(m);
-  ASSERT_TRUE(l.has_value()) << l.error().ToString();
-  EXPECT_EQ(l->candidates.size(), 1u);
-  EXPECT_EQ(LogCount("redis: down: "), 1);
-  EXPECT_EQ(LogCount("redis: back"), 1);
+  ExpectServedAgain(*store, m, std::chrono::seconds(5));
   (void)a;
 }
 
@@ -1204,9 +1219,7 @@ class RedisClusterFaultTest : public RedisStoreTest {};
 // untagged) with one "down" line, while a site another master serves is
 // still served; the master restarted, t1 is served again with one "back".
 TEST_P(RedisClusterFaultTest, AKilledMasterStopsOnlyItsOwnSites) {
-  RedisOptions o = Options();
-  o.connect_timeout = std::chrono::milliseconds(200);
-  o.command_timeout = std::chrono::milliseconds(200);
+  const RedisOptions o = TimedOptions();
   auto store = Open(o);
   ASSERT_NE(store, nullptr);
   auto client = ClusterClient::Open(cluster_.Seeds(), ConnectOptions{});
@@ -1250,23 +1263,8 @@ TEST_P(RedisClusterFaultTest, AKilledMasterStopsOnlyItsOwnSites) {
   ASSERT_TRUE(cluster_.Restart(dead));
   auto admin = testing::RedisCluster::Admin(cluster_.nodes()[dead].port);
   ASSERT_NE(admin, nullptr);
-  ASSERT_TRUE(admin
-                  ->Command({"ACL", "SETUSER", kUser, "on",
-                             std::string(">") + kPassword, "~*", "&*", "+@all"})
-                  .has_value());
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  bool ok = false;
-  while (!ok && std::chrono::steady_clock::now() < deadline) {
-    ok = store->Record(m, Join{}, WaveRule{}).has_value();
-    if (!ok) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_TRUE(ok);
-  auto l = store->Find(m);
-  ASSERT_TRUE(l.has_value()) << l.error().ToString();
-  EXPECT_EQ(l->candidates.size(), 1u);
-  EXPECT_EQ(LogCount("redis: down: "), 1);
-  EXPECT_EQ(LogCount("redis: back"), 1);
+  ASSERT_TRUE(AddUser(*admin));  // ACL users are not kept by a restart here
+  ExpectServedAgain(*store, m, std::chrono::seconds(10));
 }
 
 // The site's master killed on a Cluster with a replica of each master: the
@@ -1281,9 +1279,7 @@ class RedisFailoverTest : public RedisStoreTest {
 };
 
 TEST_P(RedisFailoverTest, AReplicaTakesOverAndTheWaveGoesOn) {
-  RedisOptions o = Options();
-  o.connect_timeout = std::chrono::milliseconds(200);
-  o.command_timeout = std::chrono::milliseconds(200);
+  const RedisOptions o = TimedOptions();
   auto store = Open(o);
   ASSERT_NE(store, nullptr);
   const std::string body = Body(4242, 14);
