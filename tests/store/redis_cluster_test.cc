@@ -255,14 +255,8 @@ TEST(RedisClusterPlainTest, APlainRedisIsNoCluster) {
                                    dir.path(),
                                    "--logfile",
                                    dir.File("redis.log")};
-  std::vector<char*> argv;
-  for (const std::string& a : args)
-    argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
   pid_t pid = 0;
-  ASSERT_EQ(::posix_spawn(&pid, args[0].c_str(), nullptr, nullptr, argv.data(),
-                          environ),
-            0);
+  ASSERT_TRUE(testing::SpawnProgram(args, &pid));
   Result<std::unique_ptr<ClusterClient>> c = Fail(Error::Internal("not tried"));
   for (int i = 0; i < 200; ++i) {
     c = ClusterClient::Open({RedisCluster::Address(port)}, ConnectOptions{});

@@ -59,14 +59,22 @@ inline std::vector<int> FreePorts(int n) {
   return ports;
 }
 
-// Runs a program to its end; its output goes to `log`. The exit status, or
-// -1 when it could not start.
-inline int RunProgram(const std::vector<std::string>& args,
-                      const std::string& log) {
+// Starts args[0] with `args` (its output where `actions` sends it, or
+// inherited when null); false when it could not start.
+inline bool SpawnProgram(const std::vector<std::string>& args, pid_t* pid,
+                         const posix_spawn_file_actions_t* actions = nullptr) {
   std::vector<char*> argv;
   for (const std::string& a : args)
     argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  return ::posix_spawn(pid, args[0].c_str(), actions, nullptr, argv.data(),
+                       environ) == 0;
+}
+
+// Runs a program to its end; its output goes to `log`. The exit status, or
+// -1 when it could not start.
+inline int RunProgram(const std::vector<std::string>& args,
+                      const std::string& log) {
   posix_spawn_file_actions_t fa;
   ::posix_spawn_file_actions_init(&fa);
   ::posix_spawn_file_actions_addopen(&fa, 1, log.c_str(),
@@ -74,10 +82,9 @@ inline int RunProgram(const std::vector<std::string>& args,
   ::posix_spawn_file_actions_adddup2(&fa, 1, 2);
   ::posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   pid_t pid = 0;
-  const int rc =
-      ::posix_spawn(&pid, args[0].c_str(), &fa, nullptr, argv.data(), environ);
+  const bool started = SpawnProgram(args, &pid, &fa);
   ::posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return -1;
+  if (!started) return -1;
   int status = 0;
   ::waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -217,20 +224,12 @@ class RedisCluster {
         "--cluster-enabled", "yes", "--cluster-port",
         std::to_string(n.bus_port), "--cluster-config-file",
         dir_.File("nodes-" + port + ".conf"), "--cluster-node-timeout", "2000",
-        // As docs/store.md advises: the
-        // slots of live masters keep
-        // serving while another master
-        // is down (by default the whole
-        // cluster stops).
+        // As docs/store.md advises: the slots of live masters keep serving
+        // while another master is down (by default the whole cluster stops).
         "--cluster-require-full-coverage", "no", "--dir", dir_.path(), "--save",
         "", "--appendonly", "no", "--daemonize", "no", "--logfile",
         dir_.File("redis-" + port + ".log")};
-    std::vector<char*> argv;
-    for (const std::string& a : args)
-      argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    return ::posix_spawn(&n.pid, args[0].c_str(), nullptr, nullptr, argv.data(),
-                         environ) == 0;
+    return SpawnProgram(args, &n.pid);
   }
   static bool WaitForPing(int port) {
     const auto deadline =
