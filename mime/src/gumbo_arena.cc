@@ -2,6 +2,7 @@
 #include "gumbo_arena.h"
 
 #include <gumbo.h>
+#include <sanitizer/asan_interface.h>
 #include <time.h>
 
 #include <csetjmp>
@@ -20,6 +21,14 @@ double ThreadCpuSeconds() {
          static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
+// Class c holds blocks of 16 * (c + 1) bytes; 0 < `size` <= kMaxSmall (a
+// request of 0 bytes takes class 0).
+int SizeClass(std::size_t size) {
+  return size == 0 ? 0 : static_cast<int>((size - 1) / 16);
+}
+
+std::size_t ClassBytes(int c) { return 16 * (static_cast<std::size_t>(c) + 1); }
+
 }  // namespace
 
 Arena::Arena(std::size_t budget, double cpu_seconds)
@@ -35,7 +44,16 @@ void Arena::FreeAll() {
     h = next;
   }
   head_.prev = head_.next = &head_;
+  while (chunks_ != nullptr) {
+    Chunk* next = chunks_->next;
+    ASAN_UNPOISON_MEMORY_REGION(chunks_, kChunkBytes);
+    std::free(chunks_);
+    chunks_ = next;
+  }
+  for (Header*& f : free_) f = nullptr;
+  bump_ = bump_end_ = nullptr;
   used_ = 0;
+  footprint_ = 0;
 }
 
 GumboOutput* Arena::Parse(std::string_view html) {
@@ -65,21 +83,59 @@ GumboOutput* Arena::ParseOrEscape(const GumboOptions* options,
   return output;
 }
 
+void Arena::Escape() { std::longjmp(*escape_, 1); }
+
+Arena::Header* Arena::TakeSmall(std::size_t size) {
+  const int c = SizeClass(size);
+  if (Header* h = free_[c]) {
+    ASAN_UNPOISON_MEMORY_REGION(h, sizeof(Header) + ClassBytes(c));
+    free_[c] = h->next;
+    return h;
+  }
+  const std::size_t need = sizeof(Header) + ClassBytes(c);
+  if (static_cast<std::size_t>(bump_end_ - bump_) < need) {
+    if (footprint_ > 3 * budget_) Escape();
+    auto* chunk = static_cast<Chunk*>(std::malloc(kChunkBytes));
+    if (chunk == nullptr) Escape();
+    chunk->next = chunks_;
+    chunks_ = chunk;
+    footprint_ += kChunkBytes;
+    // Header is max_align_t-aligned and sizeof(Header) and every class are
+    // multiples of 16, so every block stays aligned.
+    bump_ = reinterpret_cast<char*>(chunk) + sizeof(Header);
+    bump_end_ = reinterpret_cast<char*>(chunk) + kChunkBytes;
+    ASAN_POISON_MEMORY_REGION(bump_, bump_end_ - bump_);
+  }
+  auto* h = reinterpret_cast<Header*>(bump_);
+  bump_ += need;
+  ASAN_UNPOISON_MEMORY_REGION(h, need);
+  return h;
+}
+
+Arena::Header* Arena::TakeLarge(std::size_t size) {
+  const std::size_t need = sizeof(Header) + size;
+  if (footprint_ + need > 3 * budget_ + kChunkBytes) Escape();
+  auto* h = static_cast<Header*>(std::malloc(need));
+  if (h == nullptr) Escape();
+  h->prev = &head_;
+  h->next = head_.next;
+  h->next->prev = h;
+  head_.next = h;
+  footprint_ += need;
+  return h;
+}
+
 void* Arena::Allocate(void* userdata, std::size_t size) {
   auto* arena = static_cast<Arena*>(userdata);
-  if (arena->used_ + size > arena->budget_) std::longjmp(*arena->escape_, 1);
+  if (arena->used_ + size > arena->budget_) arena->Escape();
   if (++arena->allocations_ % kClockEvery == 0 &&
       ThreadCpuSeconds() > arena->deadline_) {
     arena->timed_out_ = true;
-    std::longjmp(*arena->escape_, 1);
+    arena->Escape();
   }
-  auto* h = static_cast<Header*>(std::malloc(sizeof(Header) + size));
-  if (h == nullptr) std::longjmp(*arena->escape_, 1);
+  Header* h =
+      size <= kMaxSmall ? arena->TakeSmall(size) : arena->TakeLarge(size);
   h->size = size;
-  h->prev = &arena->head_;
-  h->next = arena->head_.next;
-  h->next->prev = h;
-  arena->head_.next = h;
   arena->used_ += size;
   return h + 1;
 }
@@ -88,9 +144,19 @@ void Arena::Deallocate(void* userdata, void* ptr) {
   if (ptr == nullptr) return;
   auto* arena = static_cast<Arena*>(userdata);
   Header* h = static_cast<Header*>(ptr) - 1;
+  arena->used_ -= h->size;
+  if (h->size <= kMaxSmall) {
+    const int c = SizeClass(h->size);
+    h->next = arena->free_[c];
+    arena->free_[c] = h;
+    // Only the link stays readable: gumbo touching a freed block is then an
+    // ASan error here as it was with malloc.
+    ASAN_POISON_MEMORY_REGION(h + 1, ClassBytes(c));
+    return;
+  }
   h->prev->next = h->next;
   h->next->prev = h->prev;
-  arena->used_ -= h->size;
+  arena->footprint_ -= sizeof(Header) + h->size;
   std::free(h);
 }
 

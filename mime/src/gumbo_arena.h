@@ -1,4 +1,4 @@
-// An allocator for gumbo that tracks every block and bounds memory and CPU
+// An allocator for gumbo that owns every block and bounds memory and CPU
 // time, private to mw::mime.
 //
 // Gumbo has no limits of its own, and gumbo_destroy_output recurses once per
@@ -46,23 +46,47 @@ class Arena {
 
   // Bytes gumbo holds now; at most the budget.
   std::size_t used() const { return used_; }
+  // Bytes taken from malloc now (chunks and large blocks): at most 3 x the
+  // budget plus one chunk.
+  std::size_t footprint() const { return footprint_; }
 
  private:
   static constexpr std::uint64_t kClockEvery = 256;
-
+  // Gumbo makes many small blocks (nodes, vectors, string buffers that grow
+  // by doubling); one malloc and free each was a tenth of an HTML part's
+  // parse. Blocks up to kMaxSmall bytes are carved from kChunkBytes chunks
+  // and reused through a free list per size class (16-byte steps, so little
+  // is lost to rounding); larger ones are
+  // malloc'ed one by one and kept on a list. The budget still counts the
+  // bytes gumbo asked for, so parses fail exactly where they did; the bytes
+  // taken from malloc are bounded too (3 x budget + one chunk: each block
+  // carries a 32-byte header, as it did with malloc, and a pattern of frees
+  // that left every class's list full could otherwise stretch it).
+  static constexpr std::size_t kChunkBytes = 64 * 1024;
+  static constexpr int kClasses = 64;  // 16, 32, 48, ... 1024 bytes
+  static constexpr std::size_t kMaxSmall = 16 * kClasses;
   struct alignas(alignof(std::max_align_t)) Header {
-    Header* prev;
-    Header* next;
-    std::size_t size;
+    Header* prev;      // large blocks: the live list; small ones: unused
+    Header* next;      // large blocks: the live list; free small ones: the list
+    std::size_t size;  // what gumbo asked for
   };
-
+  struct Chunk {
+    Chunk* next;
+  };
   GumboOutput* ParseOrEscape(const GumboOptions* options,
                              std::string_view html);
   static void* Allocate(void* userdata, std::size_t size);
   static void Deallocate(void* userdata, void* ptr);
-
-  Header head_{};  // sentinel of a circular list of every live block
+  Header* TakeSmall(std::size_t size);
+  Header* TakeLarge(std::size_t size);
+  void Escape();
+  Header head_{};  // sentinel of a circular list of every live large block
+  Header* free_[kClasses] = {};
+  Chunk* chunks_ = nullptr;
+  char* bump_ = nullptr;  // the free tail of the newest chunk
+  char* bump_end_ = nullptr;
   std::size_t used_ = 0;
+  std::size_t footprint_ = 0;  // bytes taken from malloc
   std::size_t budget_;
   std::jmp_buf env_;
   std::jmp_buf* escape_ = nullptr;  // set only while gumbo runs
