@@ -5,6 +5,7 @@
 #   bench/store/redis_bench.sh [--full] [--messages N] [--clients LIST]
 #                              [--queries Q] [--down S] [--no-restart]
 #                              [--cluster] [--keep] [-- store_bench flags...]
+#   bench/store/redis_bench.sh --eval [--cluster] [-- store_eval flags...]
 #
 # The server: Debian's redis-server on a unix socket (mode 700) in a
 # temporary directory, appendonly yes (fsync every second), no TCP port, an
@@ -31,6 +32,11 @@
 # create; no restart), the store on it through its seeds (issue 28); at the
 # end, per master, its keys, used_memory and the CPU it spent over the whole
 # run, each with its share of the cluster's, and the busiest master's share.
+#
+# --eval: build/bin/store_eval (recall through the store, docs/store.md
+# "Recall through the store") on the same private server or Cluster instead of
+# store_bench; compare with store_eval's SQLite figures (issue 28: recall
+# through the Cluster equals the single server's, and both SQLite's).
 #
 # Defaults finish in about two minutes on a 2-core machine; --full takes
 # about 45 minutes on 2 cores, 2 GB of memory and 4 GB of disk.
@@ -90,6 +96,7 @@ DOWN=2
 RESTART=1
 KEEP=0
 CLUSTER=0
+EVAL=0
 while [ $# -gt 0 ]; do
   case $1 in
     --full) MESSAGES=1000000; QUERIES=20000 ;;
@@ -99,9 +106,10 @@ while [ $# -gt 0 ]; do
     --down) DOWN=$2; shift ;;
     --no-restart) RESTART=0 ;;
     --cluster) CLUSTER=1; RESTART=0 ;;
+    --eval) EVAL=1; RESTART=0 ;;
     --keep) KEEP=1 ;;
     --) shift; break ;;
-    *) sed -n '2,39p' "$SELF" >&2; exit 2 ;;
+    *) sed -n '2,45p' "$SELF" >&2; exit 2 ;;
   esac
   shift
 done
@@ -109,7 +117,8 @@ done
 for tool in redis-server redis-cli; do
   command -v "$tool" >/dev/null || { echo "redis_bench: $tool not found" >&2; exit 1; }
 done
-[ -x "$BIN" ] || { echo "redis_bench: build $BIN first (ninja -C build store_bench)" >&2; exit 1; }
+if [ "$EVAL" = 1 ]; then BIN=$ROOT/build/bin/store_eval; fi
+[ -x "$BIN" ] || { echo "redis_bench: build $BIN first (ninja -C build $(basename "$BIN"))" >&2; exit 1; }
 
 DIR=$(mktemp -d /tmp/mw-redis-bench-XXXXXX)
 cleanup() {
@@ -193,11 +202,14 @@ echo "$(redis-server --version); $(nproc) cores; $(date -u +%FT%TZ)"
 args=(--clients "$CLIENTS" --messages "$MESSAGES" --queries "$QUERIES"
       --dir "$DIR" "${where[@]}" --redis-user mwbench
       --redis-password-file "$DIR/password" --fill-clients 2)
+if [ "$EVAL" = 1 ]; then
+  args=("${where[@]}" --redis-user mwbench --redis-password-file "$DIR/password")
+fi
 if [ "$RESTART" = 1 ]; then
   args+=(--restart-at 8 --seconds 25 --rate 200
          --restart-cmd "'$SELF' --restart-server '$DIR' $DOWN")
 fi
-echo "+ store_bench ${args[*]} $*"
+echo "+ $(basename "$BIN") ${args[*]} $*"
 "$BIN" "${args[@]}" "$@"
 # info NODE SECTION: INFO SECTION of a node ("unix" or host:port), no CRs.
 info() {

@@ -6,8 +6,16 @@
 //
 // Usage: store_eval [--corpus DIR] [--bases N] [--seed S]
 //                   [--max-candidates N] [--max-per-key N] [--show-lost N]
+//                   [--redis ADDR | --redis-cluster SEED,SEED...]
+//                   [--redis-user U] [--redis-password-file F]
 //   DIR defaults to MW_SOURCE_DIR/../shared/data/mail; without it the program
 //   says so and exits 0 (nothing to evaluate).
+//   --redis / --redis-cluster: the same protocol through the Redis store (a
+//   single server, or a Cluster through its seeds) instead of SQLite, each
+//   store under its own prefix "store_eval-<pid>-<name>", left on the server
+//   (no TTL): run it against a private server, as `bench/store/redis_bench.sh
+//   --eval [--cluster]` does. Recall through Redis must equal SQLite's
+//   (issue 28: and the Cluster's the single server's).
 //
 // Protocol:
 //   * fingerprint_eval's bases (seed, N, no two natural near-duplicates:
@@ -53,6 +61,7 @@
 #include "mime/message.h"
 #include "pipeline/verdict.h"
 #include "pipeline/window.h"
+#include "store/redis.h"
 #include "store/sqlite.h"
 #include "store/store.h"
 #include "variants/truth.h"
@@ -67,7 +76,47 @@ namespace {
 
 constexpr st::UnixMillis kStart = 1795320000000;  // 2026-11-22T04:00:00Z
 
-std::unique_ptr<st::Store> Open(const fs::path& path, const fp::Options& o,
+// Where the stores live: SQLite files (the default) or a Redis server or
+// Cluster.
+struct Backend {
+  std::string redis;                 // "unix:/path" or "tcp://host:port"
+  std::vector<std::string> cluster;  // seed nodes
+  std::string user, password_file;
+  bool IsRedis() const { return !redis.empty() || !cluster.empty(); }
+};
+
+void Log(std::string_view line) {
+  std::fprintf(stderr, "store: %.*s\n", static_cast<int>(line.size()),
+               line.data());
+}
+
+st::RedisOptions RedisOptionsFor(const Backend& backend, const fs::path& path,
+                                 const fp::Options& o,
+                                 std::size_t max_candidates,
+                                 std::size_t max_per_key) {
+  st::RedisOptions ro;
+  if (!backend.redis.empty()) ro.address = backend.redis;
+  ro.cluster = backend.cluster;
+  ro.user = backend.user;
+  ro.password_file = backend.password_file;
+  // One site per store file name: the variants' and the hams' stores; the
+  // uncapped handle on the variants' has the same name, so the same site.
+  ro.prefix =
+      "store_eval-" + std::to_string(::getpid()) + "-" + path.stem().string();
+  ro.secret_path = (path.parent_path() / "secret").string();
+  ro.fingerprint = o;
+  ro.max_candidates = max_candidates;
+  ro.max_per_key = max_per_key;
+  ro.prune_on_record = false;
+  // The uncapped lookups read thousands of entries in one script.
+  ro.connect_timeout = std::chrono::seconds(2);
+  ro.command_timeout = std::chrono::seconds(10);
+  ro.log = Log;
+  return ro;
+}
+
+std::unique_ptr<st::Store> Open(const Backend& backend, const fs::path& path,
+                                const fp::Options& o,
                                 std::size_t max_candidates,
                                 std::size_t max_per_key, bool read_only) {
   st::SqliteOptions so;
@@ -76,13 +125,13 @@ std::unique_ptr<st::Store> Open(const fs::path& path, const fp::Options& o,
   so.max_candidates = max_candidates;
   so.max_per_key = max_per_key;
   so.read_only = read_only;
-  so.log = [](std::string_view line) {
-    std::fprintf(stderr, "store: %.*s\n", static_cast<int>(line.size()),
-                 line.data());
-  };
-  auto s = st::OpenSqlite(so);
+  so.log = Log;
+  auto s = backend.IsRedis()
+               ? st::OpenRedis(RedisOptionsFor(backend, path, o, max_candidates,
+                                               max_per_key))
+               : st::OpenSqlite(so);
   if (!s) {
-    std::fprintf(stderr, "store_eval: %s: %s\n", so.path.c_str(),
+    std::fprintf(stderr, "store_eval: %s: %s\n", path.string().c_str(),
                  s.error().ToString().c_str());
     std::exit(1);
   }
@@ -221,6 +270,7 @@ int main(int argc, char** argv) {
   std::size_t n_bases = 300, max_candidates = shipped.max_candidates,
               max_per_key = shipped.max_per_key;
   int show_lost = 10;
+  Backend backend;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto next = [&]() -> std::string {
@@ -242,12 +292,33 @@ int main(int argc, char** argv) {
       max_per_key = std::stoul(next());
     } else if (a == "--show-lost") {
       show_lost = std::stoi(next());
+    } else if (a == "--redis") {
+      backend.redis = next();
+    } else if (a == "--redis-cluster") {
+      std::string seeds = next();
+      for (std::size_t at = 0; at <= seeds.size();) {
+        std::size_t comma = seeds.find(',', at);
+        if (comma == std::string::npos) comma = seeds.size();
+        if (comma > at) backend.cluster.push_back(seeds.substr(at, comma - at));
+        at = comma + 1;
+      }
+    } else if (a == "--redis-user") {
+      backend.user = next();
+    } else if (a == "--redis-password-file") {
+      backend.password_file = next();
     } else {
       std::fprintf(stderr,
                    "usage: store_eval [--corpus DIR] [--bases N] [--seed S] "
-                   "[--max-candidates N] [--max-per-key N] [--show-lost N]\n");
+                   "[--max-candidates N] [--max-per-key N] [--show-lost N] "
+                   "[--redis ADDR | --redis-cluster SEED,SEED...] "
+                   "[--redis-user U] [--redis-password-file F]\n");
       return 2;
     }
+  }
+  if (!backend.redis.empty() && !backend.cluster.empty()) {
+    std::fprintf(
+        stderr, "store_eval: --redis and --redis-cluster exclude each other\n");
+    return 2;
   }
   if (!fs::is_directory(corpus_dir)) {
     std::printf(
@@ -263,16 +334,19 @@ int main(int argc, char** argv) {
       mv::SelectBases(corpus, mv::BaseCandidates(corpus, seed), n_bases);
   std::printf(
       "corpus: %zu files, %zu distinct bodies; bases: %zu (%zu "
-      "dropped); max_candidates %zu, max_per_key %zu\n",
+      "dropped); max_candidates %zu, max_per_key %zu; store: %s\n",
       corpus.files, corpus.docs.size(), sel.bases.size(), sel.dropped,
-      max_candidates, max_per_key);
+      max_candidates, max_per_key,
+      !backend.cluster.empty() ? "Redis Cluster"
+      : backend.IsRedis()      ? "Redis"
+                               : "SQLite");
 
   const fs::path dir =
       fs::temp_directory_path() / ("store_eval-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const fs::path db = dir / "variants.db";
-  auto store = Open(db, o, max_candidates, max_per_key, false);
+  auto store = Open(backend, db, o, max_candidates, max_per_key, false);
   auto window = OpenWindow(*store, kStart);
 
   // Every class's pairs, then every left recorded.
@@ -299,7 +373,7 @@ int main(int argc, char** argv) {
     }
   }
   // A second handle without the caps, to tell "past the caps" from "no key".
-  auto wide = Open(db, o, 1u << 20, 1u << 20, true);
+  auto wide = Open(backend, db, o, 1u << 20, 1u << 20, true);
 
   std::vector<ClassResult> results;
   int shown = 0;
@@ -393,7 +467,8 @@ int main(int argc, char** argv) {
   wide.reset();
 
   // Ham through a fresh store.
-  auto ham_store = Open(dir / "ham.db", o, max_candidates, max_per_key, false);
+  auto ham_store =
+      Open(backend, dir / "ham.db", o, max_candidates, max_per_key, false);
   auto ham_window = OpenWindow(*ham_store, kStart);
   std::map<std::int64_t, std::size_t> doc_of;  // store id -> corpus index
   std::vector<std::size_t> ham_docs;
