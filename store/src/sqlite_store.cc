@@ -1,5 +1,7 @@
 // The SQLite store: one file in WAL mode, a pool of read connections for
-// lookups and one write connection behind a mutex for Record and Prune.
+// lookups and one write connection behind a mutex for Record and Prune, which
+// also serves a lookup whenever it is free (its page cache survives its own
+// commits, where a reader's is emptied by every commit).
 //
 // Why this shape: WAL lets readers go on while the writer commits, so lookups
 // (every message) never wait for records; a single writer is all SQLite
@@ -14,7 +16,8 @@
 // reader connection's page cache (SQLite drops a connection's cache whenever
 // the file changed under it), so one commit per ~100 index rows was most of
 // what a message cost the store; a batch shares both. Readers see a batched
-// Record at the commit, commit_delay later at most. No duplicate slips
+// Record at the commit, commit_delay later at most (a Find on the free
+// writer sees it at once). No duplicate slips
 // through meanwhile: a new cluster's Record checks, on the writer's
 // connection that sees the batch, for a newer message sharing a key
 // (Join::seen), and a conflict commits the batch before it returns, so the
@@ -288,6 +291,7 @@ class SqliteStore final : public Store {
   Result<void> SetMaxPageCount(std::int64_t pages);
   std::uint64_t index_rows_read() const { return index_rows_read_.load(); }
   std::uint64_t group_commits() const { return commits_.load(); }
+  std::uint64_t writer_finds() const { return writer_finds_.load(); }
 
  private:
   // A read connection borrowed from the pool, returned when it goes.
@@ -307,6 +311,11 @@ class SqliteStore final : public Store {
   };
 
   Result<ReaderLease> AcquireReader();
+
+  // Find's reads on `db` (a reader's, or the writer's with write_mu_ held).
+  Result<Lookup> FindIn(Db& db, const Message& message,
+                        const std::vector<std::uint32_t>& keys,
+                        std::uint32_t exact_key);
 
   // The rows of `ranked` (best first), at most max_candidates of them, and
   // their clusters with each canonical's fingerprint, into `lookup`, inside
@@ -367,7 +376,8 @@ class SqliteStore final : public Store {
   std::vector<std::unique_ptr<Db>> idle_readers_;  // guarded by readers_mu_
 
   std::atomic<std::uint64_t> index_rows_read_{0};
-  std::atomic<std::uint64_t> commits_{0};  // batches committed
+  std::atomic<std::uint64_t> commits_{0};       // batches committed
+  std::atomic<std::uint64_t> writer_finds_{0};  // Finds on the writer's
 
   std::mutex maintenance_mu_;
   std::condition_variable maintenance_cv_;
@@ -422,20 +432,45 @@ Error SqliteStore::WriteFailed(const Error& e) {
 Result<Lookup> SqliteStore::Find(const Message& message) {
   const fingerprint::Options& fo = options_.fingerprint;
   const std::vector<std::uint32_t> keys = IndexKeys(message.fingerprint, fo);
-  Lookup lookup;
-  if (keys.empty()) return lookup;
+  if (keys.empty()) return Lookup{};
   const std::uint32_t exact_key = KeyOf(
       KeyKind::kExact,
       static_cast<std::uint64_t>(Sha1Prefix(message.fingerprint.body_sha1)));
 
+  // The writer's connection when it is free (SqliteOptions::find_on_writer):
+  // its cache is warm, and it sees the open batch, as Record's conflict
+  // check does. A busy writer is not waited for: a reader serves the call.
+  std::unique_lock<std::mutex> writer_lock(write_mu_, std::defer_lock);
+  if (options_.find_on_writer && writer_ && writer_lock.try_lock()) {
+    if (writable_.load()) {
+      writer_finds_.fetch_add(1, std::memory_order_relaxed);
+      auto found = FindIn(*writer_, message, keys, exact_key);
+      // A read that failed inside the open batch may have made SQLite roll
+      // it back (an I/O error, no memory): the batch is gone, as after a
+      // failed Record, and the next Record must open a new one.
+      if (!found && sqlite3_get_autocommit(writer_->get()) != 0) batched_ = 0;
+      return found;
+    }
+    writer_lock.unlock();
+  }
   auto lease = AcquireReader();
   if (!lease) return Fail(lease.error());
-  Db& db = lease->db();
+  return FindIn(lease->db(), message, keys, exact_key);
+}
+
+Result<Lookup> SqliteStore::FindIn(Db& db, const Message& message,
+                                   const std::vector<std::uint32_t>& keys,
+                                   std::uint32_t exact_key) {
+  Lookup lookup;
   // One read transaction: the index, the rows and the clusters are read from
   // one snapshot, so a message pruned meanwhile cannot leave a cluster
-  // without its row half-way.
-  MW_TRY(db.Exec("BEGIN DEFERRED"));
-  TxnGuard txn(&db);
+  // without its row half-way. On the writer's connection inside an open
+  // batch, that batch's transaction is the snapshot (and stays open).
+  std::optional<TxnGuard> txn;
+  if (sqlite3_get_autocommit(db.get()) != 0) {
+    MW_TRY(db.Exec("BEGIN DEFERRED"));
+    txn.emplace(&db);
+  }
 
   struct Hit {
     std::uint32_t shared = 0;
@@ -1414,6 +1449,10 @@ std::uint64_t TEST_IndexRowsRead(Store* store) {
 
 std::uint64_t TEST_GroupCommits(Store* store) {
   return static_cast<SqliteStore*>(store)->group_commits();
+}
+
+std::uint64_t TEST_WriterFinds(Store* store) {
+  return static_cast<SqliteStore*>(store)->writer_finds();
 }
 
 }  // namespace mw::store

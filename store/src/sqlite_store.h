@@ -24,6 +24,11 @@ std::uint64_t TEST_IndexRowsRead(Store* store);
 // REQUIRES: store came from OpenSqlite.
 std::uint64_t TEST_GroupCommits(Store* store);
 
+// Finds served by the writer's connection since the store was opened
+// (SqliteOptions::find_on_writer).
+// REQUIRES: store came from OpenSqlite.
+std::uint64_t TEST_WriterFinds(Store* store);
+
 }  // namespace mw::store
 
 #endif  // MW_STORE_SQLITE_STORE_H_

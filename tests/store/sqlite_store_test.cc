@@ -294,10 +294,48 @@ TEST_F(StoreTest, RacingFirstCopiesFromProcessesEndInOneCluster) {
 // than any of these tests takes between a Record and the check that follows
 // it, even under ASan on a loaded host, so what a lookup sees before the
 // commit is deterministic here.
+// These tests look up on read connections, which see a batch at its commit
+// only; a free writer's connection serves Find otherwise and sees the batch
+// at once (GroupCommitFindOnTheFreeWriterSeesTheBatch).
 constexpr std::chrono::milliseconds kLongDelay{3000};
 SqliteOptions GroupCommit(SqliteOptions o) {
   o.commit_delay = kLongDelay;
+  o.find_on_writer = false;
   return o;
+}
+
+// Find on the writer's connection when it is free: it sees the open batch
+// (the writer's cache is warm, and the copies of a wave find each other
+// before the commit), and the batch stays open.
+TEST_F(StoreTest, GroupCommitFindOnTheFreeWriterSeesTheBatch) {
+  SqliteOptions o = GroupCommit(Options());
+  o.find_on_writer = true;
+  auto store = Open(o);
+  ASSERT_NE(store, nullptr);
+  const std::string body = Body(36, 20);
+  std::optional<ClusterId> cluster;
+  for (int i = 0; i < 3; ++i) {
+    cluster = Record(*store, MessageOf(body, 1000 + i), cluster).cluster.id;
+  }
+  auto found = store->Find(MessageOf(body, 2000));
+  ASSERT_TRUE(found.has_value()) << found.error().ToString();
+  EXPECT_EQ(found->candidates.size(), 3u);
+  EXPECT_EQ(TEST_WriterFinds(store.get()), 1u);
+  EXPECT_EQ(TEST_GroupCommits(store.get()), 0u) << "the batch stays open";
+  const Recorded fourth = Record(*store, MessageOf(body, 3000), cluster);
+  EXPECT_EQ(fourth.cluster.size, 4u);
+  EXPECT_EQ(TEST_GroupCommits(store.get()), 0u);
+  // Without a batch open (commit_delay 0) the writer serves it in a read
+  // transaction of its own, which ends with the call.
+  store.reset();
+  auto again = Open(Options());
+  ASSERT_NE(again, nullptr);
+  auto all = again->Find(MessageOf(body, 4000));
+  ASSERT_TRUE(all.has_value()) << all.error().ToString();
+  EXPECT_EQ(all->candidates.size(), 4u);
+  EXPECT_EQ(TEST_WriterFinds(again.get()), 1u);
+  Record(*again, MessageOf(Body(37, 20), 5000));
+  EXPECT_EQ(again->GetStats()->messages, 5u);
 }
 
 TEST_F(StoreTest, GroupCommitCommitsABatchOnceAfterTheDelay) {

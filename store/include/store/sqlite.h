@@ -53,9 +53,17 @@ struct SqliteOptions {
   // prune_batch, each its own short transaction.
   std::chrono::milliseconds maintenance_interval{250};
   // Group commit: Records share a write transaction for this long (or 64 of
-  // them) and commit together; Find sees a Record at that commit. 0: each
-  // Record commits before it returns. Destroying the store commits.
+  // them) and commit together; a Find served by a read connection sees a
+  // Record at that commit, one served by the writer's (below) at once. 0:
+  // each Record commits before it returns. Destroying the store commits.
   std::chrono::milliseconds commit_delay{0};
+  // Find runs on the writer's connection when no Record or Prune holds it:
+  // that connection's page cache survives its own commits, while SQLite
+  // empties a read connection's whole cache whenever the file changed, so
+  // a Find on a reader reads its ~20 index and row pages from the kernel
+  // again after every commit. Not a setting: tests turn it off to reach
+  // the readers' path deterministically.
+  bool find_on_writer = true;
   std::chrono::milliseconds retention{0};  // 0: no background pruning
   std::size_t prune_batch = 500;
   bool read_only = false;  // open for lookups alone (mailwave store stats)
