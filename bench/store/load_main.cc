@@ -57,6 +57,7 @@
 #include <vector>
 
 #include "bench/store/load.h"
+#include "bench/store/seed_list.h"
 #include "bench/store/synth.h"
 #include "pipeline/options.h"
 // Private to mw::store: the bench reads the server's CPU clock over a
@@ -139,12 +140,7 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     } else if (a == "--redis" && has_value) {
       f->redis = argv[++i];
     } else if (a == "--redis-cluster" && has_value) {
-      const std::string list = argv[++i];
-      for (std::size_t at = 0; at <= list.size();) {
-        const std::size_t comma = std::min(list.find(',', at), list.size());
-        f->redis_cluster.push_back(list.substr(at, comma - at));
-        at = comma + 1;
-      }
+      f->redis_cluster = SeedList(argv[++i]);
     } else if (a == "--redis-user" && has_value) {
       f->redis_user = argv[++i];
     } else if (a == "--redis-password-file" && has_value) {

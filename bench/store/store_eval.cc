@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "bench/fingerprint/methods.h"
+#include "bench/store/seed_list.h"
 #include "fingerprint/core.h"
 #include "fingerprint/fingerprint.h"
 #include "fingerprint/simhash.h"
@@ -295,13 +296,7 @@ int main(int argc, char** argv) {
     } else if (a == "--redis") {
       backend.redis = next();
     } else if (a == "--redis-cluster") {
-      std::string seeds = next();
-      for (std::size_t at = 0; at <= seeds.size();) {
-        std::size_t comma = seeds.find(',', at);
-        if (comma == std::string::npos) comma = seeds.size();
-        if (comma > at) backend.cluster.push_back(seeds.substr(at, comma - at));
-        at = comma + 1;
-      }
+      backend.cluster = mw::bench::SeedList(next());
     } else if (a == "--redis-user") {
       backend.user = next();
     } else if (a == "--redis-password-file") {

@@ -85,6 +85,14 @@ GumboOutput* Arena::ParseOrEscape(const GumboOptions* options,
 
 void Arena::Escape() { std::longjmp(*escape_, 1); }
 
+void* Arena::Reserve(std::size_t bytes) {
+  if (footprint_ + bytes > 3 * budget_ + kChunkBytes) Escape();
+  void* p = std::malloc(bytes);
+  if (p == nullptr) Escape();
+  footprint_ += bytes;
+  return p;
+}
+
 Arena::Header* Arena::TakeSmall(std::size_t size) {
   const int c = SizeClass(size);
   if (Header* h = free_[c]) {
@@ -94,12 +102,9 @@ Arena::Header* Arena::TakeSmall(std::size_t size) {
   }
   const std::size_t need = sizeof(Header) + ClassBytes(c);
   if (static_cast<std::size_t>(bump_end_ - bump_) < need) {
-    if (footprint_ > 3 * budget_) Escape();
-    auto* chunk = static_cast<Chunk*>(std::malloc(kChunkBytes));
-    if (chunk == nullptr) Escape();
+    auto* chunk = static_cast<Chunk*>(Reserve(kChunkBytes));
     chunk->next = chunks_;
     chunks_ = chunk;
-    footprint_ += kChunkBytes;
     // Header is max_align_t-aligned and sizeof(Header) and every class are
     // multiples of 16, so every block stays aligned.
     bump_ = reinterpret_cast<char*>(chunk) + sizeof(Header);
@@ -113,15 +118,11 @@ Arena::Header* Arena::TakeSmall(std::size_t size) {
 }
 
 Arena::Header* Arena::TakeLarge(std::size_t size) {
-  const std::size_t need = sizeof(Header) + size;
-  if (footprint_ + need > 3 * budget_ + kChunkBytes) Escape();
-  auto* h = static_cast<Header*>(std::malloc(need));
-  if (h == nullptr) Escape();
+  auto* h = static_cast<Header*>(Reserve(sizeof(Header) + size));
   h->prev = &head_;
   h->next = head_.next;
   h->next->prev = h;
   head_.next = h;
-  footprint_ += need;
   return h;
 }
 

@@ -56,8 +56,8 @@ class Arena {
   // by doubling); one malloc and free each was a tenth of an HTML part's
   // parse. Blocks up to kMaxSmall bytes are carved from kChunkBytes chunks
   // and reused through a free list per size class (16-byte steps, so little
-  // is lost to rounding); larger ones are
-  // malloc'ed one by one and kept on a list. The budget still counts the
+  // is lost to rounding); larger ones are malloc'ed one by one and kept on a
+  // list. The budget still counts the
   // bytes gumbo asked for, so parses fail exactly where they did; the bytes
   // taken from malloc are bounded too (3 x budget + one chunk: each block
   // carries a 32-byte header, as it did with malloc, and a pattern of frees
@@ -79,6 +79,9 @@ class Arena {
   static void Deallocate(void* userdata, void* ptr);
   Header* TakeSmall(std::size_t size);
   Header* TakeLarge(std::size_t size);
+  // `bytes` from malloc, counted in footprint_; escapes past the bound or
+  // when malloc fails.
+  void* Reserve(std::size_t bytes);
   void Escape();
   Header head_{};  // sentinel of a circular list of every live large block
   Header* free_[kClasses] = {};
