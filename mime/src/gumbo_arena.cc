@@ -3,22 +3,20 @@
 
 #include <gumbo.h>
 #include <sanitizer/asan_interface.h>
-#include <time.h>
 
 #include <csetjmp>
 #include <cstddef>
 #include <cstdlib>
 #include <string_view>
 
+#include "mw/budget.h"
+
 namespace mw::mime::internal {
 namespace {
 
 // CPU time of the calling thread: unlike wall time, not stretched by load.
 double ThreadCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) +
-         static_cast<double>(ts.tv_nsec) * 1e-9;
+  return std::chrono::duration<double>(Budget::ThreadCpuNow()).count();
 }
 
 // Class c holds blocks of 16 * (c + 1) bytes; 0 < `size` <= kMaxSmall (a
@@ -57,7 +55,12 @@ void Arena::FreeAll() {
 }
 
 GumboOutput* Arena::Parse(std::string_view html) {
-  deadline_ = ThreadCpuSeconds() + cpu_seconds_;
+  return Parse(html, Budget::ThreadCpuNow());
+}
+
+GumboOutput* Arena::Parse(std::string_view html,
+                          std::chrono::nanoseconds cpu_now) {
+  deadline_ = std::chrono::duration<double>(cpu_now).count() + cpu_seconds_;
   GumboOptions options = kGumboDefaultOptions;
   options.allocator = &Arena::Allocate;
   options.deallocator = &Arena::Deallocate;

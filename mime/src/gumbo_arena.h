@@ -14,6 +14,7 @@
 
 #include <gumbo.h>
 
+#include <chrono>
 #include <csetjmp>
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +38,9 @@ class Arena {
   // when the memory or time budget ran out or malloc failed, after freeing
   // everything the arena held (timed_out() then says whether time ran out).
   GumboOutput* Parse(std::string_view html);
+  // As Parse, from `cpu_now`, this thread's CPU clock (Budget::ThreadCpuNow)
+  // as the caller just read it: the reading is a system call.
+  GumboOutput* Parse(std::string_view html, std::chrono::nanoseconds cpu_now);
 
   // Frees every block, trees of earlier parses included.
   void FreeAll();

@@ -153,11 +153,13 @@ HtmlText HtmlToText(std::string_view html, std::uint32_t nesting_limit,
     result.input_truncated |= prepared.work_cut;
     // Each attempt gets no more CPU time than the message has left, so the
     // retries cannot add up past the message's budget.
-    const double left = std::chrono::duration<double>(budget.CpuLeft()).count();
+    const std::chrono::nanoseconds cpu_now = Budget::ThreadCpuNow();
+    const double left =
+        std::chrono::duration<double>(budget.CpuLeftAt(cpu_now)).count();
     if (left <= 0) break;
     Arena arena(kArenaBase + kArenaPerInputByte * prepared.html.size(),
                 std::min(kMaxParseCpuSeconds, left));
-    GumboOutput* output = arena.Parse(prepared.html);
+    GumboOutput* output = arena.Parse(prepared.html, cpu_now);
     if (output == nullptr) {
       // Over the memory or time budget: retry in a cheaper mode, and once
       // text-only fails too (it should not), on half the input.

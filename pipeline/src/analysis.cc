@@ -6,7 +6,7 @@
 #include "mw/budget.h"
 #include "pipeline/options.h"
 #include "sender/header_fields.h"
-#include "stage_timer.h"
+#include "stage_clock.h"
 
 namespace mw::pipeline {
 namespace {
@@ -130,16 +130,14 @@ std::shared_ptr<const Analyzer> Analyzer::Create(
 
 Result<Analysis> Analyzer::Analyze(std::string_view bytes,
                                    const Envelope& envelope) const {
-  const Budget budget =
-      Budget::Start(settings_.pipeline.max_cpu, settings_.pipeline.max_wall);
+  StageClock clock;
+  const Budget budget = Budget::StartAt(
+      clock.last(), settings_.pipeline.max_cpu, settings_.pipeline.max_wall);
   Analysis a;
   a.size = bytes.size();
   mime::Limits limits = limits_;
   limits.budget = budget;
-  Result<mime::Message> message = [&] {
-    StageTimer t(&a.timings.parse);
-    return mime::Parse(bytes, limits);
-  }();
+  Result<mime::Message> message = mime::Parse(bytes, limits);
   if (!message) return Fail(message.error());
   for (const std::string& w : message->warnings)
     a.warnings.push_back(ClassifyMimeWarning(w));
@@ -155,21 +153,15 @@ Result<Analysis> Analyzer::Analyze(std::string_view bytes,
     a.identity = sender::Identify(
         header, {.sender = a.sender, .client_ip = envelope.client_ip}, sender_);
   }
-  if (budget.Exceeded()) {
+  // The parse stage includes reading the sender's identity from the header
+  // (microseconds): one clock reading ends both.
+  clock.Lap(&a.timings.parse);
+  if (budget.ExceededAt(clock.last())) {
     NoteBudget(a, "normalisation");
     return a;
   }
-  mime::Text text;
-  {
-    StageTimer t(&a.timings.normalise);
-    text = mime::Normalise(*message);
-  }
-  Finish(text, budget, a);
-  return a;
-}
-
-void Analyzer::Finish(const mime::Text& text, const Budget& budget,
-                      Analysis& a) const {
+  const mime::Text text = mime::Normalise(*message);
+  clock.Lap(&a.timings.normalise);
   a.body_bytes = text.body.size();
   if (mime::NormalisationDegraded()) {
     a.degraded = true;
@@ -178,27 +170,30 @@ void Analyzer::Finish(const mime::Text& text, const Budget& budget,
          "degraded: ICU normalisation data missing (install libicu's data); "
          "text case-folded only, no duplicate verdict"});
   }
-  if (budget.Exceeded()) return NoteBudget(a, "language identification");
-  {
-    StageTimer t(&a.timings.langid);
-    a.language = langid::Detect(LanguageText(text), *model_, langid_);
+  if (budget.ExceededAt(clock.last())) {
+    NoteBudget(a, "language identification");
+    return a;
   }
-  if (budget.Exceeded()) return NoteBudget(a, "fingerprinting");
-  {
-    StageTimer t(&a.timings.fingerprint);
-    a.fingerprint = fingerprint::Compute(text.body, fingerprint_);
+  a.language = langid::Detect(LanguageText(text), *model_, langid_);
+  clock.Lap(&a.timings.langid);
+  if (budget.ExceededAt(clock.last())) {
+    NoteBudget(a, "fingerprinting");
+    return a;
   }
+  a.fingerprint = fingerprint::Compute(text.body, fingerprint_);
+  clock.Lap(&a.timings.fingerprint);
   if (a.fingerprint.degraded) {
     a.degraded = true;
     a.warnings.push_back(
         {WarningKind::kDegraded,
          "degraded: a SHA-1 could not be computed; no duplicate verdict"});
   }
-  if (budget.Exceeded()) {
+  if (budget.ExceededAt(clock.last())) {
     // The fingerprint is complete, but a message that overran its budget is
     // not stored: a flood of costly messages must not fill the store either.
     NoteBudget(a, "the store lookup");
   }
+  return a;
 }
 
 }  // namespace mw::pipeline

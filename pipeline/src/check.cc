@@ -12,7 +12,7 @@
 
 #include "mw/budget.h"
 #include "pipeline/options.h"
-#include "stage_timer.h"
+#include "stage_clock.h"
 #include "store_message.h"
 
 namespace mw::pipeline {
@@ -128,6 +128,9 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
   // Empty and near-empty bodies match nothing and are not worth remembering.
   if (store != nullptr && Storable(a, analyzer.settings())) {
     const store::Message m = StoreMessage(a, envelope, options.now);
+    // One reading per boundary: lookup, decide and record follow one another
+    // (the window between them is timed on the wall clock and lapped off).
+    StageClock clock;
     // A new cluster is started only when no message recorded since the
     // lookup shares a key with this one (store::Join::seen); otherwise the
     // message is looked up and decided again, so that two writers that see
@@ -136,18 +139,14 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
     // message its record.
     for (int attempt = 0;; ++attempt) {
       const bool last_attempt = attempt == kMaxStoreRaces;
-      Result<store::Lookup> lookup = [&] {
-        StageTimer t(&a.timings.lookup);
-        return store->Find(m);
-      }();
+      Result<store::Lookup> lookup = store->Find(m);
+      clock.Lap(&a.timings.lookup);
       if (!lookup) {
         StoreFailed(out, "lookup", lookup.error());
       } else {
-        {
-          StageTimer t(&a.timings.decide);
-          out.match =
-              Decide(a.fingerprint, *lookup, analyzer.fingerprint_options());
-        }
+        out.match =
+            Decide(a.fingerprint, *lookup, analyzer.fingerprint_options());
+        clock.Lap(&a.timings.decide);
         if (!out.match && options.window != nullptr) {
           // What no index key links (spun text, letters-only busters): every
           // recent message, scored by the engine; the ones it names are read
@@ -164,12 +163,13 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
           } else if (!near.ids.empty()) {
             out.window_candidates = near.ids.size();
             Result<store::Lookup> fetched = store->Fetch(near.ids);
+            clock.Lap(nullptr);
             if (!fetched) {
               StoreFailed(out, "window fetch", fetched.error());
             } else {
-              StageTimer t(&a.timings.decide);
               out.match = Decide(a.fingerprint, *fetched,
                                  analyzer.fingerprint_options());
+              clock.Lap(&a.timings.decide);
               if (out.match) {
                 out.window_matched = true;
                 lookup = std::move(fetched);
@@ -177,6 +177,7 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
             }
           }
           a.timings.window += std::chrono::steady_clock::now() - started;
+          clock.Lap(nullptr);
         }
         const store::WaveRule rule = WaveRule(analyzer.settings().wave);
         if (options.dry_run) {
@@ -195,10 +196,8 @@ Outcome CheckAnalysis(const Analyzer& analyzer, store::Store* store,
           } else if (!last_attempt) {
             join.seen = lookup->seen;
           }
-          Result<store::Recorded> rec = [&] {
-            StageTimer t(&a.timings.record);
-            return store->Record(m, join, rule);
-          }();
+          Result<store::Recorded> rec = store->Record(m, join, rule);
+          clock.Lap(&a.timings.record);
           if (!rec && rec.error().code() == Error::Code::kConflict) {
             ++out.store_conflicts;
             out.window_asked = false;

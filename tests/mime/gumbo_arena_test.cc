@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+
+#include "mw/budget.h"
 
 namespace mw::mime::internal {
 namespace {
@@ -41,6 +44,19 @@ TEST(GumboArena, MemoryExhaustionEscapesAndFreesEverything) {
   EXPECT_EQ(arena.Parse(Document(1000)), nullptr);
   EXPECT_FALSE(arena.timed_out());
   EXPECT_EQ(arena.used(), 0u);
+}
+
+TEST(GumboArena, TheDeadlineRunsFromTheCallersReading) {
+  // A reading a whole CPU budget old: the first clock check (after
+  // kClockEvery allocations) finds the time spent.
+  const auto now = Budget::ThreadCpuNow();
+  Arena stale(kPlenty, 0.5);
+  EXPECT_EQ(stale.Parse(Document(2000), now - std::chrono::seconds(1)),
+            nullptr);
+  EXPECT_TRUE(stale.timed_out());
+  Arena fresh(kPlenty, 10.0);
+  EXPECT_NE(fresh.Parse(Document(2000), now), nullptr);
+  EXPECT_FALSE(fresh.timed_out());
 }
 
 TEST(GumboArena, ZeroBudgetFailsAtTheFirstAllocation) {

@@ -131,8 +131,6 @@ class Analyzer {
  private:
   Analyzer(const config::Settings& settings,
            std::shared_ptr<const langid::Model> model);
-  void Finish(const mime::Text& text, const Budget& budget,
-              Analysis& analysis) const;
 
   config::Settings settings_;
   mime::Limits limits_;
