@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "finish.h"
+#include "in_flight.h"
 #include "log.h"
 #include "metrics_hooks.h"
 #include "session.h"

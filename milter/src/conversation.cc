@@ -7,8 +7,8 @@
 
 #include <cstring>
 
+#include "in_flight.h"
 #include "log.h"
-#include "snapshot.h"
 
 namespace mw::milter {
 
@@ -269,9 +269,9 @@ TakenMessage Conversation::TakeMessage() {
   return taken;
 }
 
-void Conversation::AppendEndOfMessage(const EndOfMessage& e,
-                                      std::string_view tag,
-                                      std::string& out) const {
+std::vector<std::string> Conversation::AppendEndOfMessage(
+    const EndOfMessage& e, std::string_view tag, std::string& out) const {
+  std::vector<std::string> refused;
   const std::string t(tag);
   bool deleted = true;
   for (const auto& d : e.deletions) {
@@ -288,28 +288,29 @@ void Conversation::AppendEndOfMessage(const EndOfMessage& e,
   if (!e.quarantine.empty()) {
     if ((actions_ & smfif::kQuarantine) == 0 ||
         !AppendQuarantine(out, e.quarantine))
-      Refused(t, "the MTA did not take the quarantine; delivered tagged");
+      refused.emplace_back(
+          "the MTA did not take the quarantine; delivered tagged");
   }
   using V = EndOfMessage::Verdict;
   if (e.verdict != V::kContinue && !e.rcode.empty()) {
-    if (AppendReplyCode(out, e.rcode, e.xcode, e.text)) return;
-    Refused(t, e.verdict == V::kReject
-                   ? "the MTA did not take the reply text; rejected with its "
-                     "own"
-                   : "the MTA did not take the reply text; tempfailed with "
-                     "its own");
+    if (AppendReplyCode(out, e.rcode, e.xcode, e.text)) return refused;
+    refused.emplace_back(
+        e.verdict == V::kReject
+            ? "the MTA did not take the reply text; rejected with its own"
+            : "the MTA did not take the reply text; tempfailed with its own");
   }
   switch (e.verdict) {
     case V::kReject:
       AppendReject(out);
-      return;
+      break;
     case V::kTempfail:
       AppendTempFail(out);
-      return;
+      break;
     case V::kContinue:
       AppendContinue(out);
-      return;
+      break;
   }
+  return refused;
 }
 
 }  // namespace mw::milter

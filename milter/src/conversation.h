@@ -30,14 +30,14 @@
 #include <utility>
 #include <vector>
 
-#include "finish.h"
+#include "end_of_message.h"
 #include "milter/codec.h"
 #include "session.h"
 
 namespace mw::milter {
 
 // A complete message taken out of its connection. It counts as in flight
-// (snapshot.h, the drain at shutdown) until it is destroyed.
+// (in_flight.h, the drain at shutdown) until it is destroyed.
 class TakenMessage {
  public:
   TakenMessage() = default;
@@ -87,10 +87,13 @@ class Conversation {
 
   // Appends the end-of-message replies of `end` for the message tagged
   // `tag`: CHGHEADER with an empty value per deletion, ADDHEADER per
-  // addition, QUARANTINE when granted (else Refused), then the verdict
-  // (REPLYCODE with rcode, else REJECT/TEMPFAIL; CONTINUE).
-  void AppendEndOfMessage(const EndOfMessage& end, std::string_view tag,
-                          std::string& out) const;
+  // addition, QUARANTINE when granted, then the verdict (REPLYCODE with
+  // rcode, else REJECT/TEMPFAIL; CONTINUE). Returns what the MTA would not
+  // take (a quarantine it did not offer, a reply text the protocol cannot
+  // carry), each a reason for the caller to log and count (finish.h's
+  // Refused); the message goes on without it.
+  [[nodiscard]] std::vector<std::string> AppendEndOfMessage(
+      const EndOfMessage& end, std::string_view tag, std::string& out) const;
 
   // Whether a message is open (between MAIL and EOB/ABORT): the engine
   // closes idle connections between messages only.

@@ -317,8 +317,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
                         static_cast<double>(deadline_ns.count())) {
       Metrics().CountShed();
       Release(*shared_, bytes);
-      conversation_.AppendEndOfMessage(
-          OnFailure(queue_id, "shed: the analysis queue is full"), tag, out_);
+      AppendAnswer(OnFailure(queue_id, "shed: the analysis queue is full"),
+                   tag);
       CloseIfDraining();
       return;
     }
@@ -390,9 +390,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Answer(const mw::milter::EndOfMessage& end, const std::string& tag) {
     pending_ = false;
     deadline_.cancel();
-    conversation_.AppendEndOfMessage(end, tag, out_);
+    AppendAnswer(end, tag);
     CloseIfDraining();
     Pump();  // packets that came behind the end of body, then read on
+  }
+
+  void AppendAnswer(const mw::milter::EndOfMessage& end,
+                    const std::string& tag) {
+    for (const std::string& why :
+         conversation_.AppendEndOfMessage(end, tag, out_))
+      Refused(tag, why);
   }
 
   void CloseIfDraining() {

@@ -19,33 +19,11 @@
 #include <utility>
 #include <vector>
 
+#include "end_of_message.h"
 #include "session.h"
 #include "snapshot.h"
 
 namespace mw::milter {
-
-struct EndOfMessage {
-  enum class Verdict {
-    kContinue,  // deliver (with the edits below)
-    kReject,    // 5xx: rcode/xcode/text
-    kTempfail,  // 4xx: rcode/xcode/text
-  };
-  // Incoming X-Mailwave-* headers to delete, in order (chgheader with no
-  // value).
-  std::vector<Session::Deletion> deletions;
-  // Headers to add, in order; each value is one line (no CR or LF).
-  std::vector<std::pair<std::string, std::string>> headers;
-  // Non-empty: quarantine with this reason (one line).
-  std::string quarantine;
-  Verdict verdict = Verdict::kContinue;
-  // For kReject/kTempfail from [wave] action: the reply ("550", "5.7.1",
-  // one-line text); empty rcode: the MTA's own reply (on_error's tempfail).
-  std::string rcode;
-  std::string xcode;
-  std::string text;
-
-  friend bool operator==(const EndOfMessage&, const EndOfMessage&) = default;
-};
 
 // The end of message of `session` under `snapshot` (null: not configured,
 // answered as a failure). `queue_id` is the session's (set at MAIL FROM) or

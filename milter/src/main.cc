@@ -41,6 +41,7 @@
 #include "config/config.h"
 #include "engine.h"
 #include "gpu/engine.h"
+#include "in_flight.h"
 #include "log.h"
 #include "metrics/server.h"
 #include "metrics_hooks.h"

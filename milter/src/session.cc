@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "pipeline/verdict.h"
+#include "mw/header_names.h"
 
 namespace mw::milter {
 
@@ -27,9 +27,8 @@ bool EqualNoCase(std::string_view a, std::string_view b) {
 }  // namespace
 
 bool IsOurs(std::string_view name) {
-  return name.size() >= pipeline::kHeaderPrefix.size() &&
-         EqualNoCase(name.substr(0, pipeline::kHeaderPrefix.size()),
-                     pipeline::kHeaderPrefix);
+  return name.size() >= kHeaderPrefix.size() &&
+         EqualNoCase(name.substr(0, kHeaderPrefix.size()), kHeaderPrefix);
 }
 
 void Session::Append(std::string_view data) {

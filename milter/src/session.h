@@ -117,7 +117,8 @@ class Session {
   std::vector<Ours> ours_;
 };
 
-// True when `name` starts with pipeline::kHeaderPrefix, without case.
+// True when `name` starts with kHeaderPrefix (mw/header_names.h), without
+// case.
 bool IsOurs(std::string_view name);
 
 }  // namespace mw::milter

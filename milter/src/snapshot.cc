@@ -1,16 +1,11 @@
 #include "snapshot.h"
 
-#include <condition_variable>
-#include <mutex>
+#include <atomic>
 
 namespace mw::milter {
 namespace {
 
 std::shared_ptr<const Snapshot> g_snapshot;
-
-std::mutex g_flight_mutex;
-std::condition_variable g_flight_done;
-std::size_t g_in_flight = 0;
 
 }  // namespace
 
@@ -20,27 +15,6 @@ void SetSnapshot(std::shared_ptr<const Snapshot> snapshot) {
 
 std::shared_ptr<const Snapshot> CurrentSnapshot() {
   return std::atomic_load(&g_snapshot);
-}
-
-std::size_t MessagesInFlight() {
-  std::lock_guard lock(g_flight_mutex);
-  return g_in_flight;
-}
-
-void AddMessageInFlight() {
-  std::lock_guard lock(g_flight_mutex);
-  ++g_in_flight;
-}
-
-void RemoveMessageInFlight() {
-  std::lock_guard lock(g_flight_mutex);
-  if (g_in_flight > 0 && --g_in_flight == 0) g_flight_done.notify_all();
-}
-
-bool WaitForMessages(std::chrono::steady_clock::time_point deadline) {
-  std::unique_lock lock(g_flight_mutex);
-  return g_flight_done.wait_until(lock, deadline,
-                                  [] { return g_in_flight == 0; });
 }
 
 }  // namespace mw::milter

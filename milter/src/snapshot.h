@@ -1,14 +1,13 @@
 // What every message of the milter reads: one immutable Snapshot (analyzer,
 // store, window, policy, limits, the failure answer), swapped whole on a
-// reload; and the count of messages in flight, for the drain at shutdown.
-// Neither knows the transport (libmilter's callbacks or our engine).
+// reload. It does not know the transport (libmilter's callbacks or our
+// engine). The count of messages in flight is in_flight.h.
 //
 // Thread-safety: SetSnapshot/CurrentSnapshot are atomic; a Snapshot is
-// const; the store is thread-safe; the flight count is locked.
+// const; the store is thread-safe.
 #ifndef MW_MILTER_SNAPSHOT_H_
 #define MW_MILTER_SNAPSHOT_H_
 
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -41,15 +40,6 @@ struct Snapshot {
 
 void SetSnapshot(std::shared_ptr<const Snapshot> snapshot);
 std::shared_ptr<const Snapshot> CurrentSnapshot();
-
-// Messages between their MAIL FROM and their end (end of message, abort, or
-// the connection closing), over all connections.
-std::size_t MessagesInFlight();
-void AddMessageInFlight();
-void RemoveMessageInFlight();
-// Waits until no message is in flight or `deadline` passes; true when none
-// is.
-bool WaitForMessages(std::chrono::steady_clock::time_point deadline);
 
 }  // namespace mw::milter
 

@@ -11,7 +11,7 @@
 #include <variant>
 #include <vector>
 
-#include "milter/src/snapshot.h"
+#include "milter/src/in_flight.h"
 #include "tests/milter/frames.h"
 
 namespace mw::milter {
@@ -256,7 +256,7 @@ TEST(MilterConversation, EncodesTheEndOfMessageInOneBuffer) {
   e.headers = {{"X-Mailwave-Language", "en"}};
   e.quarantine = "mailwave: spread wave";
   std::string out;
-  c.AppendEndOfMessage(e, "Q1", out);
+  EXPECT_TRUE(c.AppendEndOfMessage(e, "Q1", out).empty());
   Decoder d;
   auto replies = Replies(out, d);
   ASSERT_EQ(replies.size(), 5u);
@@ -274,7 +274,7 @@ TEST(MilterConversation, EncodesTheEndOfMessageInOneBuffer) {
   reject.xcode = "5.7.1";
   reject.text = "spread wave";
   out.clear();
-  c.AppendEndOfMessage(reject, "Q1", out);
+  EXPECT_TRUE(c.AppendEndOfMessage(reject, "Q1", out).empty());
   Decoder d2;
   replies = Replies(out, d2);
   ASSERT_EQ(replies.size(), 1u);
@@ -283,11 +283,27 @@ TEST(MilterConversation, EncodesTheEndOfMessageInOneBuffer) {
   EndOfMessage tempfail;
   tempfail.verdict = EndOfMessage::Verdict::kTempfail;
   out.clear();
-  c.AppendEndOfMessage(tempfail, "Q1", out);
+  EXPECT_TRUE(c.AppendEndOfMessage(tempfail, "Q1", out).empty());
   EXPECT_EQ(ReplyBytes(out), "t");
   reject.rcode.clear();
   out.clear();
-  c.AppendEndOfMessage(reject, "Q1", out);
+  EXPECT_TRUE(c.AppendEndOfMessage(reject, "Q1", out).empty());
+  EXPECT_EQ(ReplyBytes(out), "r");
+}
+
+TEST(MilterConversation, AReplyTextTheProtocolCannotCarryIsRefused) {
+  Conversation c(1 << 20);
+  Feed(c, OptNegPacket(kAllActions, kPostfixProtocol));
+  EndOfMessage reject;
+  reject.verdict = EndOfMessage::Verdict::kReject;
+  reject.rcode = "550";
+  reject.xcode = "5.7.1";
+  reject.text = std::string("spread\0wave", 11);  // a NUL ends a C string
+  std::string out;
+  const std::vector<std::string> refused =
+      c.AppendEndOfMessage(reject, "Q1", out);
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_NE(refused[0].find("rejected with its own"), std::string::npos);
   EXPECT_EQ(ReplyBytes(out), "r");
 }
 
@@ -297,7 +313,9 @@ TEST(MilterConversation, QuarantineNotGrantedIsRefused) {
   EndOfMessage e;
   e.quarantine = "held";
   std::string out;
-  c.AppendEndOfMessage(e, "Q2", out);
+  const std::vector<std::string> refused = c.AppendEndOfMessage(e, "Q2", out);
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_NE(refused[0].find("quarantine"), std::string::npos);
   EXPECT_EQ(ReplyBytes(out), "c");
 }
 

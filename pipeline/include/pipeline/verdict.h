@@ -28,6 +28,7 @@
 
 #include "fingerprint/fingerprint.h"
 #include "langid/langid.h"
+#include "mw/header_names.h"
 #include "store/store.h"
 
 namespace mw::pipeline {
@@ -133,11 +134,11 @@ std::string LanguageHeaderValue(const langid::Language& language);
 // RFC 3339 UTC, seconds: "2026-11-22T09:14:03Z".
 std::string FormatTime(store::UnixMillis t);
 
-inline constexpr std::string_view kWaveHeader = "X-Mailwave-Wave";
-inline constexpr std::string_view kLanguageHeader = "X-Mailwave-Language";
-// Every header mailwave adds starts with this; the milter deletes incoming
-// ones (forged verdicts).
-inline constexpr std::string_view kHeaderPrefix = "X-Mailwave-";
+// The header names (mw/header_names.h), as the pipeline has always named
+// them.
+using mw::kHeaderPrefix;
+using mw::kLanguageHeader;
+using mw::kWaveHeader;
 
 struct Header {
   std::string name;
