@@ -8,17 +8,21 @@
 namespace mw::milter {
 
 namespace {
-bool g_stderr = true;
+enum class Sink { kStderr, kSyslog, kNowhere };
+Sink g_sink = Sink::kStderr;
 }  // namespace
 
 void UseStderr(bool foreground) {
-  g_stderr = foreground;
+  g_sink = foreground ? Sink::kStderr : Sink::kSyslog;
   if (!foreground) openlog("mailwave-milter", LOG_PID, LOG_MAIL);
 }
 
+void DiscardLog() { g_sink = Sink::kNowhere; }
+
 void Log(int priority, std::string_view line) noexcept {
+  if (g_sink == Sink::kNowhere) return;
   try {
-    if (g_stderr) {
+    if (g_sink == Sink::kStderr) {
       // One write(2) per line, so that lines of concurrent threads never mix.
       std::string out = "mailwave-milter: ";
       out.append(line);

@@ -11,6 +11,9 @@ namespace mw::milter {
 
 // Chooses the destination; call once in main before any thread starts.
 void UseStderr(bool foreground);
+// Drops every line from now on: for a fuzzer, whose hostile peers would
+// otherwise write a line per input. Call before any thread starts.
+void DiscardLog();
 // `priority` is a syslog priority (LOG_INFO, LOG_ERR). Never throws.
 void Log(int priority, std::string_view line) noexcept;
 
