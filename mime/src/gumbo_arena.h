@@ -61,11 +61,11 @@ class Arena {
   // parse. Blocks up to kMaxSmall bytes are carved from kChunkBytes chunks
   // and reused through a free list per size class (16-byte steps, so little
   // is lost to rounding); larger ones are malloc'ed one by one and kept on a
-  // list. The budget still counts the
-  // bytes gumbo asked for, so parses fail exactly where they did; the bytes
-  // taken from malloc are bounded too (3 x budget + one chunk: each block
-  // carries a 32-byte header, as it did with malloc, and a pattern of frees
-  // that left every class's list full could otherwise stretch it).
+  // list. The budget still counts the bytes gumbo asked for, so parses fail
+  // exactly where they did; the bytes taken from malloc are bounded too (3 x
+  // budget + one chunk: each block carries a 32-byte header, as it did with
+  // malloc, and a pattern of frees that left every class's list full could
+  // otherwise stretch it).
   static constexpr std::size_t kChunkBytes = 64 * 1024;
   static constexpr int kClasses = 64;  // 16, 32, 48, ... 1024 bytes
   static constexpr std::size_t kMaxSmall = 16 * kClasses;
