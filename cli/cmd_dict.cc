@@ -40,12 +40,17 @@ Cyrillic transliteration is added. A DIR/<code>.trigrams beside a list, one
 frequency per billion trigrams of running text, as langid/data/
 prepare_lingua.py makes from Lingua's models), gives the n-gram tier the
 probabilities of the trigrams inside that language's words; the list's own
-words still give those at word boundaries. Progress goes to standard error.
+words still give those at word boundaries. A DIR/<code>.variant without a
+list makes <code> a written variant of the language its first line names
+("variant-of nb"), told from it by the letter n-grams on the other lines
+("n-gram value", value = 100 * ln(P_variant / P_base), as prepare_lingua.py
+makes Nynorsk's). Progress goes to standard error.
 The same input and options give a byte-identical file; it is written to
 FILE.tmp and renamed. The options are checked before any input is read.
 
 dict info prints the file's format version, size, checksum, build parameters,
-tier sizes and languages (code, script, words, tier-1 words).
+tier sizes and languages (code, script, words, tier-1 words; a variant names
+the language it is told from).
 
 Options of dict build:
   --input DIR            directory of <code>.txt files (required)
@@ -163,15 +168,17 @@ int Build(const std::vector<std::string>& args) {
     return Complain(kName, "--max-languages needs N > 0", kExitUsage);
   namespace fs = std::filesystem;
   std::error_code ec;
-  std::vector<fs::path> files;
+  std::vector<fs::path> files, variant_files;
   for (const auto& e : fs::directory_iterator(input, ec)) {
-    if (e.path().extension() == ".txt" && e.is_regular_file())
-      files.push_back(e.path());
+    if (!e.is_regular_file()) continue;
+    if (e.path().extension() == ".txt") files.push_back(e.path());
+    if (e.path().extension() == ".variant") variant_files.push_back(e.path());
   }
   if (ec) return Complain(kName, input + ": " + ec.message(), kExitFailure);
   if (files.empty())
     return Complain(kName, input + ": no <code>.txt files", kExitFailure);
   std::sort(files.begin(), files.end());
+  std::sort(variant_files.begin(), variant_files.end());
   auto progress = [&](std::string_view s) {
     if (!quiet) std::cerr << "mailwave dict: " << s << '\n';
   };
@@ -204,7 +211,21 @@ int Build(const std::vector<std::string>& args) {
              std::to_string(list->words.size()) + " distinct words");
     lists.push_back(std::move(*list));
   }
-  auto bytes = langid::Build(std::move(lists), params, progress);
+  std::vector<langid::VariantList> variants;
+  for (const fs::path& f : variant_files) {
+    auto text = ReadInput(f.string());
+    if (!text) return Complain(kName, text.error().message(), kExitFailure);
+    auto variant = langid::ParseVariantList(f.stem().string(), *text);
+    if (!variant)
+      return Complain(kName, f.string() + ": " + variant.error().message(),
+                      kExitFailure);
+    progress("read " + f.filename().string() + ": " +
+             std::to_string(variant->ngrams.size()) +
+             " n-grams, a variant of " + variant->base);
+    variants.push_back(std::move(*variant));
+  }
+  auto bytes =
+      langid::Build(std::move(lists), std::move(variants), params, progress);
   if (!bytes) return Complain(kName, bytes.error().message(), kExitFailure);
   const std::string tmp = out + ".tmp";
   {
@@ -271,6 +292,11 @@ int Info(const std::vector<std::string>& args) {
     if (l.script_decided) {
       std::snprintf(line, sizeof line, "  %-8s %-12s %19s\n", l.code.c_str(),
                     l.script.c_str(), "(script decides)");
+    } else if (l.variant_of >= 0) {
+      const std::string note =
+          "(variant of " + m.languages()[l.variant_of].code + ")";
+      std::snprintf(line, sizeof line, "  %-8s %-12s %19s\n", l.code.c_str(),
+                    l.script.c_str(), note.c_str());
     } else {
       std::snprintf(line, sizeof line, "  %-8s %-12s %9u %9u\n", l.code.c_str(),
                     l.script.c_str(), l.words, l.pure_words);

@@ -374,6 +374,59 @@ Result<std::vector<std::pair<std::string, std::uint64_t>>> ParseTrigramList(
                                                             trigrams.end());
 }
 
+Result<VariantList> ParseVariantList(std::string code, std::string_view text) {
+  if (!internal::IsValidUtf8(text))
+    return Fail(Error::InvalidArgument("not valid UTF-8"));
+  VariantList out;
+  out.code = std::move(code);
+  std::size_t number = 0;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    const std::size_t space = line.find(' ');
+    const std::string_view key = line.substr(0, space);
+    const std::string_view rest = space == std::string_view::npos
+                                      ? std::string_view()
+                                      : line.substr(space + 1);
+    auto bad = [&](const std::string& why) {
+      return Fail(Error::InvalidArgument("line " + std::to_string(number) +
+                                         ": " + why));
+    };
+    if (out.base.empty()) {
+      if (key != "variant-of" || rest.empty() || rest.find(' ') != rest.npos)
+        return bad("not \"variant-of BASE\"");
+      out.base = std::string(rest);
+      continue;
+    }
+    std::int32_t value = 0;
+    const auto [end, ec] =
+        std::from_chars(rest.data(), rest.data() + rest.size(), value);
+    if (key.empty() || rest.empty() || ec != std::errc() ||
+        end != rest.data() + rest.size() || value < -32768 || value > 32767) {
+      return bad("not \"n-gram value\" with a value in -32768..32767");
+    }
+    std::string folded = internal::FoldCase(key);
+    std::int32_t letters = 0;
+    const auto* b = reinterpret_cast<const std::uint8_t*>(folded.data());
+    const std::int32_t n = static_cast<std::int32_t>(folded.size());
+    for (std::int32_t k = 0; k < n; ++letters) {
+      UChar32 c;
+      U8_NEXT(b, k, n, c);
+      if (c < 0 || !u_isalpha(c)) return bad("the n-gram is not letters");
+    }
+    if (letters < 1 || letters > 5) return bad("not an n-gram of 1-5 letters");
+    out.ngrams.emplace_back(std::move(folded), value);
+  }
+  if (out.base.empty())
+    return Fail(Error::InvalidArgument("no \"variant-of\" line"));
+  if (out.ngrams.empty()) return Fail(Error::InvalidArgument("no n-grams"));
+  return out;
+}
+
 void AddSerbianCyrillic(WordList& list) {
   // Gaj's Latin alphabet to Vuk's Cyrillic; digraphs first.
   static const std::pair<std::string_view, std::string_view> kMap[] = {
@@ -409,10 +462,34 @@ void AddSerbianCyrillic(WordList& list) {
 
 Result<std::string> Build(std::vector<WordList> lists,
                           const BuildParams& params, const Progress& progress) {
+  return Build(std::move(lists), {}, params, progress);
+}
+
+Result<std::string> Build(std::vector<WordList> lists,
+                          std::vector<VariantList> variants,
+                          const BuildParams& params, const Progress& progress) {
   auto say = [&](const std::string& s) {
     if (progress) progress(s);
   };
   if (lists.empty()) return Fail(Error::InvalidArgument("no word lists"));
+  // A variant is a language of the file without words: an empty list here,
+  // marked as a variant below.
+  std::map<std::string, const VariantList*> variant_of_code;
+  for (const VariantList& v : variants) {
+    if (!ValidCode(v.code))
+      return Fail(Error::InvalidArgument("bad language code '" + v.code + "'"));
+    if (!variant_of_code.emplace(v.code, &v).second)
+      return Fail(
+          Error::InvalidArgument("variant '" + v.code + "' given twice"));
+    const bool has_base =
+        std::any_of(lists.begin(), lists.end(),
+                    [&](const WordList& l) { return l.code == v.base; });
+    if (!has_base) {
+      return Fail(Error::InvalidArgument("variant '" + v.code +
+                                         "': no list for '" + v.base + "'"));
+    }
+    lists.push_back(WordList{v.code, {}});
+  }
   if (lists.size() > 255)
     return Fail(Error::InvalidArgument("more than 255 languages"));
   if (!(params.pure_share > 0.5 && params.pure_share <= 1.0) ||
@@ -446,8 +523,33 @@ Result<std::string> Build(std::vector<WordList> lists,
   std::vector<TrigramRow> trigram_rows;
   std::vector<LetterStats> letters(lists.size());
   std::vector<LanguageRecord> records(lists.size());
+  std::vector<std::pair<std::string, std::uint32_t>>
+      variant_words;  // key, posting
   for (std::uint32_t li = 0; li < lists.size(); ++li) {
     WordList& list = lists[li];
+    if (const auto v = variant_of_code.find(list.code);
+        v != variant_of_code.end()) {
+      LanguageRecord& rec = records[li];
+      std::memset(&rec, 0, sizeof rec);
+      std::memcpy(rec.code, list.code.data(), list.code.size());
+      std::memcpy(rec.script, "Latin", 5);
+      rec.flags = internal::kLanguageVariant;
+      for (std::uint32_t b = 0; b < lists.size(); ++b) {
+        if (lists[b].code == v->second->base) rec.variant_of = b;
+      }
+      for (const auto& [ngram, value] : v->second->ngrams) {
+        variant_words.emplace_back(
+            std::string(1, internal::kVariantPrefix) + ngram,
+            internal::EncodePosting(
+                li, false,
+                static_cast<std::uint32_t>(
+                    static_cast<std::int32_t>(internal::kVariantZero) +
+                    value)));
+      }
+      say(list.code + ": a variant of " + v->second->base + ", " +
+          std::to_string(v->second->ngrams.size()) + " n-grams");
+      continue;
+    }
     // Duplicates summed, so that the order of the input does not matter.
     std::sort(list.words.begin(), list.words.end());
     std::vector<std::pair<std::string, std::uint64_t>> merged;
@@ -575,7 +677,13 @@ Result<std::string> Build(std::vector<WordList> lists,
     words.push_back(std::move(w));
     i = j;
   }
-  std::uint32_t ngram_keys = 0;
+  // The variant tier joins the n-gram tier's keys (its own key byte): one key
+  // per n-gram, one posting per variant.
+  std::sort(variant_words.begin(), variant_words.end());
+  const std::size_t trigram_words = ngram_words.size();
+  ngram_words.insert(ngram_words.end(), variant_words.begin(),
+                     variant_words.end());
+  std::uint32_t ngram_keys = 0, variant_keys = 0;
   for (std::size_t i = 0; i < ngram_words.size();) {
     Word w{
         internal::Hash64(ngram_words[i].first), ngram_words[i].first, {}, true};
@@ -586,7 +694,7 @@ Result<std::string> Build(std::vector<WordList> lists,
       w.postings.push_back(ngram_words[j].second);
     }
     words.push_back(std::move(w));
-    ++ngram_keys;
+    ++(i < trigram_words ? ngram_keys : variant_keys);
     i = j;
   }
   const std::string letter_key(1, internal::kLetterKey);
@@ -656,6 +764,7 @@ Result<std::string> Build(std::vector<WordList> lists,
       std::to_string(dropped_common) + " common words (no language), " +
       std::to_string(collisions) + " hash collisions dropped, " +
       std::to_string(ngram_keys) + " trigrams, " +
+      std::to_string(variant_keys) + " variant n-grams, " +
       std::to_string(letter_markers) + " marker letters");
 
   FileHeader h;

@@ -61,14 +61,19 @@ struct LanguageRecord {
   char script[16];      // ICU script name of the list, NUL-padded ("Latin")
   std::uint32_t words;  // entries that carry this language
   std::uint32_t pure_words;  // of which tier 1
-  std::uint32_t flags;       // kLanguageScriptDecided
-  std::uint32_t reserved;
+  std::uint32_t flags;       // kLanguageScriptDecided, kLanguageVariant
+  // With kLanguageVariant: the index of the language it is a variant of.
+  std::uint32_t variant_of;
 };
 static_assert(sizeof(LanguageRecord) == 40);
 
 // The language's script identifies it alone (Greek, Hangul, ...): it has no
 // words in the file.
 inline constexpr std::uint32_t kLanguageScriptDecided = 1;
+// A written variant of another language (Nynorsk beside Bokmål): no words; the
+// variant tier tells it from that language (kVariantPrefix). Files without
+// variants are as before, so the version stays 1.
+inline constexpr std::uint32_t kLanguageVariant = 2;
 
 // Entry::payload: bit 31 clear: one inline posting (see Posting encoding
 // below). Bit 31 set: bits 0-23 index the first out-of-line posting, bits 24-30
@@ -102,6 +107,12 @@ inline constexpr char kNgramPrefix = '\x01';
 // one posting per marker, pure, its language in bits 16-23 and the letter's
 // code point (the BMP only) in the 16 weight bits.
 inline constexpr char kLetterKey = '\x02';
+// Variant tier keys: this byte, then a letter n-gram (1-5 letters, inside a
+// word). One posting per variant with a value for the n-gram: the variant's
+// language in bits 16-23 and kVariantZero + 100 * ln(P_variant / P_base) in the
+// 16 weight bits (langid::VariantList).
+inline constexpr char kVariantPrefix = '\x03';
+inline constexpr std::uint32_t kVariantZero = 32768;
 
 inline std::uint64_t Hash64(std::string_view s) {
   std::uint64_t h = 0xcbf29ce484222325ull;

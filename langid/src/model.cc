@@ -155,6 +155,15 @@ Result<Model> Model::Validate(std::unique_ptr<Storage> storage,
     info.script_decided =
         (records[i].flags & internal::kLanguageScriptDecided) != 0;
     if (info.code.empty()) return corrupt("empty language code");
+    if ((records[i].flags & internal::kLanguageVariant) != 0) {
+      const std::uint32_t of = records[i].variant_of;
+      if (of >= h.language_count || of == i ||
+          (records[of].flags & internal::kLanguageVariant) != 0) {
+        return corrupt("bad variant language");
+      }
+      info.variant_of = static_cast<int>(of);
+      model.variants_.push_back(i);
+    }
     model.languages_.push_back(std::move(info));
   }
   model.params_.max_words = h.max_words;
@@ -268,6 +277,14 @@ PostingList Model::LookupNgram(std::string_view trigram) const {
   key[0] = internal::kNgramPrefix;
   std::memcpy(key + 1, trigram.data(), trigram.size());
   return Lookup(std::string_view(key, trigram.size() + 1));
+}
+
+PostingList Model::LookupVariant(std::string_view ngram) const {
+  char key[32];
+  if (ngram.size() + 1 > sizeof key) return {};
+  key[0] = internal::kVariantPrefix;
+  std::memcpy(key + 1, ngram.data(), ngram.size());
+  return Lookup(std::string_view(key, ngram.size() + 1));
 }
 
 int Model::FindLanguage(std::string_view code) const {

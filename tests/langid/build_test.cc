@@ -172,6 +172,88 @@ TEST(BuildTest, RefusesBadTrigramLists) {
   EXPECT_NE(too_many.error().message().find("line 2"), std::string::npos);
 }
 
+TEST(BuildTest, ParsesVariantLists) {
+  auto v = ParseVariantList("nn", "\nvariant-of nb\nIKKJ 412\r\n\neg -30\n");
+  ASSERT_TRUE(v.has_value()) << v.error().message();
+  EXPECT_EQ(v->code, "nn");
+  EXPECT_EQ(v->base, "nb");
+  // Case folded as words are.
+  const std::vector<std::pair<std::string, std::int32_t>> want = {{"ikkj", 412},
+                                                                  {"eg", -30}};
+  EXPECT_EQ(v->ngrams, want);
+}
+
+TEST(BuildTest, RefusesBadVariantLists) {
+  auto line_of = [](std::string_view text) {
+    auto v = ParseVariantList("nn", text);
+    return v.has_value() ? std::string("accepted") : v.error().message();
+  };
+  EXPECT_NE(line_of("ikkj 3\n").find("line 1"), std::string::npos);
+  EXPECT_NE(line_of("variant-of\n").find("line 1"), std::string::npos);
+  EXPECT_NE(line_of("variant-of nb\nikkj x\n").find("line 2"),
+            std::string::npos);
+  EXPECT_NE(line_of("variant-of nb\nikkj\n").find("line 2"), std::string::npos);
+  EXPECT_NE(line_of("variant-of nb\nab 1\nikkj 40000\n").find("line 3"),
+            std::string::npos);
+  EXPECT_NE(line_of("variant-of nb\nabcdef 1\n").find("1-5 letters"),
+            std::string::npos);
+  EXPECT_NE(line_of("variant-of nb\nab1 1\n").find("letters"),
+            std::string::npos);
+  EXPECT_NE(line_of("variant-of nb\n").find("no n-grams"), std::string::npos);
+  EXPECT_NE(line_of("").find("variant-of"), std::string::npos);
+  EXPECT_NE(line_of("variant-of nb\na\xff 1\n").find("UTF-8"),
+            std::string::npos);
+}
+
+// A variant is a language of the file without words, flagged with its base;
+// its n-grams are the variant tier, apart from the words and trigrams.
+TEST(BuildTest, VariantsAreLanguagesWithoutWords) {
+  std::vector<WordList> lists = {{"nb", {{"ikke", 10}, {"eg", 5}}},
+                                 {"en", {{"house", 10}}}};
+  std::vector<VariantList> variants = {
+      {"nn", "nb", {{"kkj", 300}, {"eg", -125}}}};
+  auto bytes = Build(lists, variants, BuildParams{});
+  ASSERT_TRUE(bytes.has_value()) << bytes.error().message();
+  auto m = Model::FromBytes(std::move(*bytes));
+  ASSERT_TRUE(m.has_value()) << m.error().message();
+  const int nb = m->FindLanguage("nb"), nn = m->FindLanguage("nn");
+  ASSERT_GE(nb, 0);
+  ASSERT_GE(nn, 0);
+  EXPECT_EQ(m->languages()[nn].variant_of, nb);
+  EXPECT_EQ(m->languages()[nb].variant_of, -1);
+  EXPECT_EQ(m->languages()[nn].words, 0u);
+  EXPECT_EQ(m->variants(),
+            std::vector<std::uint32_t>{static_cast<std::uint32_t>(nn)});
+  const PostingList kkj = m->LookupVariant("kkj");
+  ASSERT_EQ(kkj.size(), 1u);
+  EXPECT_EQ(kkj[0].language, static_cast<std::uint32_t>(nn));
+  EXPECT_DOUBLE_EQ(Model::VariantValue(kkj.encoded(0)), 3.0);
+  ASSERT_EQ(m->LookupVariant("eg").size(), 1u);
+  EXPECT_DOUBLE_EQ(Model::VariantValue(m->LookupVariant("eg").encoded(0)),
+                   -1.25);
+  EXPECT_TRUE(m->LookupVariant("ikke").empty());
+  // The word "eg" is still nb's word alone.
+  const PostingList eg = m->Lookup("eg");
+  ASSERT_EQ(eg.size(), 1u);
+  EXPECT_EQ(eg[0].language, static_cast<std::uint32_t>(nb));
+  // Without variants the same lists give a file without them.
+  auto plain = Build(lists, BuildParams{});
+  ASSERT_TRUE(plain.has_value());
+  auto pm = Model::FromBytes(std::move(*plain));
+  ASSERT_TRUE(pm.has_value());
+  EXPECT_TRUE(pm->variants().empty());
+  EXPECT_LT(pm->FindLanguage("nn"), 0);
+
+  // Refused: no list for the base, a list's code, a code twice, a bad code.
+  auto refused = [&](std::vector<VariantList> v) {
+    return !Build(lists, std::move(v), BuildParams{}).has_value();
+  };
+  EXPECT_TRUE(refused({{"nn", "da", {{"kkj", 1}}}}));
+  EXPECT_TRUE(refused({{"en", "nb", {{"kkj", 1}}}}));
+  EXPECT_TRUE(refused({{"nn", "nb", {{"kkj", 1}}}, {"nn", "nb", {{"a", 1}}}}));
+  EXPECT_TRUE(refused({{"N N", "nb", {{"kkj", 1}}}}));
+}
+
 // With inner trigrams, the words keep the trigrams at word boundaries and the
 // outside frequencies decide those inside words, scaled to the inside share of
 // the words' own trigrams.

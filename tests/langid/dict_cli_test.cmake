@@ -1,7 +1,8 @@
 # `mailwave dict build` twice on the same input must give byte-identical files, and
 # `mailwave dict info` must read them; a truncated copy must be refused with exit status 1.
 # A <code>.trigrams beside a list is read (and changes the file); a malformed one fails the
-# build naming the file and the line.
+# build naming the file and the line. A <code>.variant makes <code> a variant of the language
+# it names (dict info says so); a malformed one, or one of a language without a list, fails.
 # Run by ctest: cmake -DMAILWAVE=... -DLISTS=... -DWORK=... -P dict_cli_test.cmake
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
@@ -18,6 +19,31 @@ execute_process(COMMAND ${MAILWAVE} dict build --input ${WORK}/tri --out ${WORK}
                 RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 1 OR NOT err MATCHES "en.trigrams: line 2")
   message(FATAL_ERROR "a malformed en.trigrams not refused: ${rc} ${err}")
+endif()
+file(MAKE_DIRECTORY ${WORK}/var)
+file(COPY ${LISTS}/ DESTINATION ${WORK}/var)
+file(WRITE ${WORK}/var/ex.variant "variant-of en\nthe 120\nan -40\n")
+execute_process(COMMAND ${MAILWAVE} dict build --input ${WORK}/var --out ${WORK}/var.dict
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "read ex.variant: 2 n-grams, a variant of en")
+  message(FATAL_ERROR "dict build with ex.variant: ${rc} ${err}")
+endif()
+execute_process(COMMAND ${MAILWAVE} dict info ${WORK}/var.dict RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "languages: 4" OR NOT out MATCHES "ex +Latin +\\(variant of en\\)")
+  message(FATAL_ERROR "dict info of a variant: ${rc} ${out}")
+endif()
+file(WRITE ${WORK}/var/ex.variant "variant-of en\nthe 120\nan\n")
+execute_process(COMMAND ${MAILWAVE} dict build --input ${WORK}/var --out ${WORK}/bad.dict
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "ex.variant: line 3")
+  message(FATAL_ERROR "a malformed ex.variant not refused: ${rc} ${err}")
+endif()
+file(WRITE ${WORK}/var/ex.variant "variant-of fr\nthe 120\n")
+execute_process(COMMAND ${MAILWAVE} dict build --input ${WORK}/var --out ${WORK}/bad.dict
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "no list for 'fr'")
+  message(FATAL_ERROR "a variant of a language without a list not refused: ${rc} ${err}")
 endif()
 foreach(n 1 2)
   execute_process(COMMAND ${MAILWAVE} dict build --input ${LISTS} --out ${WORK}/d${n}.dict

@@ -6,10 +6,13 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "langid/build.h"
+#include "langid/src/format.h"
 #include "tests/langid/testutil.h"
 
 namespace mw::langid {
@@ -155,6 +158,41 @@ TEST(ModelTest, OtherFilesAreRefusedWithAReason) {
   m = Model::FromBytes(v2);
   ASSERT_FALSE(m.has_value());
   EXPECT_NE(m.error().message().find("version 2"), std::string::npos);
+}
+
+// A variant's base must be another language that is not itself a variant: a
+// file saying otherwise is refused even with a right checksum.
+TEST(ModelTest, BadVariantBaseIsRefused) {
+  std::vector<VariantList> variants = {{"nn", "en", {{"hou", 100}}}};
+  auto good = Build(testing::TinyLists(), variants, BuildParams{});
+  ASSERT_TRUE(good.has_value());
+  ASSERT_TRUE(Model::FromBytes(*good).has_value());
+  internal::FileHeader h;
+  std::memcpy(&h, good->data(), sizeof h);
+  ASSERT_EQ(h.language_count, 3u);  // de en nn
+  auto with_base = [&](std::uint32_t base) {
+    std::string bytes = *good;
+    internal::LanguageRecord rec;
+    const std::size_t at =
+        h.languages_offset + 2 * sizeof(internal::LanguageRecord);
+    std::memcpy(&rec, bytes.data() + at, sizeof rec);
+    EXPECT_EQ(std::string(rec.code), "nn");
+    rec.variant_of = base;
+    std::memcpy(bytes.data() + at, &rec, sizeof rec);
+    internal::FileHeader copy = h;
+    copy.checksum = 0;
+    std::memcpy(bytes.data(), &copy, sizeof copy);
+    copy.checksum = internal::FileChecksum(
+        reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+    std::memcpy(bytes.data(), &copy, sizeof copy);
+    return Model::FromBytes(std::move(bytes));
+  };
+  ASSERT_TRUE(with_base(1).has_value());       // en, as built
+  for (std::uint32_t base : {2u, 3u, 300u}) {  // itself, none, none
+    auto m = with_base(base);
+    ASSERT_FALSE(m.has_value()) << base;
+    EXPECT_NE(m.error().message().find("variant"), std::string::npos);
+  }
 }
 
 }  // namespace

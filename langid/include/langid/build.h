@@ -46,6 +46,25 @@ Result<WordList> ParseWordList(std::string code, std::string_view text);
 Result<std::vector<std::pair<std::string, std::uint64_t>>> ParseTrigramList(
     std::string_view text);
 
+// A written variant of a language that has a word list (Nynorsk beside Bokmål),
+// told from it by letter n-grams: a text the tiers name `base` is named `code`
+// when its n-grams' values add up high enough (Evidence::variant). The variant
+// has no words of its own.
+struct VariantList {
+  std::string code;  // the variant, "nn"
+  std::string base;  // the language with a list it is told from, "nb"
+  // Letter n-grams (1-5 letters inside a word, normalised as words are) and
+  // 100 * ln(P_variant(g) / P_base(g)), in -32768..32767; any order.
+  std::vector<std::pair<std::string, std::int32_t>> ngrams;
+};
+
+// Reads one `<code>.variant`: a first non-empty line "variant-of BASE", then
+// every non-empty line "n-gram value" (langid/data/prepare_lingua.py writes
+// them). Fails (kInvalidArgument) on text that is not valid UTF-8, on a
+// missing first line, on a malformed line or an n-gram that is not 1-5 letters
+// once normalised (naming the line's number), and on no n-grams.
+Result<VariantList> ParseVariantList(std::string code, std::string_view text);
+
 // Adds, for every Latin word of `list`, its Serbian Cyrillic transliteration
 // (lj -> љ, nj -> њ, dž -> џ, then letter by letter). Serbian is written in
 // both scripts and the mapping from Cyrillic to Latin is one to one, so the
@@ -66,6 +85,14 @@ using Progress = std::function<void(std::string_view)>;
 // (1-7 ASCII letters, digits or '_'), on an empty set of lists and when the
 // result would exceed the format's limits.
 Result<std::string> Build(std::vector<WordList> lists,
+                          const BuildParams& params,
+                          const Progress& progress = {});
+// The same with written variants: each is a language of the file, flagged as a
+// variant of its base, with its n-grams as the variant tier. Fails
+// (kInvalidArgument) also on a variant whose code is invalid or a list's, whose
+// base has no list, and on two variants of one code.
+Result<std::string> Build(std::vector<WordList> lists,
+                          std::vector<VariantList> variants,
                           const BuildParams& params,
                           const Progress& progress = {});
 

@@ -54,6 +54,10 @@ struct LanguageInfo {
   std::uint32_t pure_words = 0;  // of which tier 1
   bool script_decided =
       false;  // its script identifies it alone; it has no words
+  // A written variant (Nynorsk) of the language with this index (Bokmål),
+  // told from it by the variant tier (Model::LookupVariant); it has no words.
+  // -1: not a variant.
+  int variant_of = -1;
 };
 
 // One (language, weight) pair of a word. `pure` marks a tier-1 word (weight 1).
@@ -154,6 +158,18 @@ class Model {
   // The log-probability of a trigram a language's list does not have (< 0); 0 =
   // no tier.
   double ngram_floor() const { return ngram_floor_; }
+
+  // The variant tier: per variant language (LanguageInfo::variant_of) with a
+  // value for `ngram` (1-5 letters of a normalised word), one posting;
+  // VariantValue decodes it. Empty for an n-gram without values.
+  PostingList LookupVariant(std::string_view ngram) const;
+  // ln(P_variant(g) / P_base(g)) of an encoded variant posting, with its
+  // language in bits 16-23 as for any posting.
+  static double VariantValue(std::uint32_t encoded) {
+    return (static_cast<double>(encoded & 0xffffu) - 32768.0) / 100.0;
+  }
+  // The indices of the variant languages, ascending; usually empty.
+  const std::vector<std::uint32_t>& variants() const { return variants_; }
   // The language (index into languages()) whose list alone writes letter `c`
   // (a code point, NFKC case-folded as words are), or -1. A word no list has
   // that holds such a letter is that language's (docs/langid.md, "Marker
@@ -200,6 +216,7 @@ class Model {
   const std::uint32_t* postings_ = nullptr;
   std::uint32_t bucket_bits_ = 0;
   double ngram_floor_ = 0;
+  std::vector<std::uint32_t> variants_;
   std::vector<std::pair<char32_t, std::uint32_t>> letters_;
   char32_t letters_lo_ = 1, letters_hi_ = 0;  // their range (empty: lo > hi)
 };
