@@ -37,7 +37,7 @@ bool Equal(const li::Evidence& a, const li::Evidence& b) {
          a.n_ngram == b.n_ngram && a.affinity == b.affinity &&
          a.ngram_affinity == b.ngram_affinity && a.paragraphs == b.paragraphs &&
          a.common_ngram == b.common_ngram &&
-         a.n_common_ngram == b.n_common_ngram;
+         a.n_common_ngram == b.n_common_ngram && a.variant == b.variant;
 }
 
 void Run(std::string_view text) {

@@ -25,11 +25,23 @@ build` reads it beside <code>.txt (see "Data and licence" in docs/langid.md for 
 build mixes it with the list's own trigrams).
 
 --languages (default: LANGUAGES below) picks the languages, by the detector's codes.
+
+It also writes wordlists/<variant>.variant for each pair of VARIANTS: the letter n-grams
+(one to five letters, inside words) that best tell a written variant from the language
+the word lists name for it (Nynorsk from Bokmål), one "n-gram value" line each after a
+first line "variant-of <base>", value = 100 * ln(P_variant(g) / P_base(g)) clamped to
++-VARIANT_CLAMP, P the conditional probability of the n-gram's last letter given the
+ones before it as Lingua stores it, backing off to the longest prefix either model has
+(as Lingua does for an n-gram it has not seen). The detector sums the values of a text's
+n-grams and names the variant when the sum is high enough (docs/langid.md). Kept: the
+--variant-top (default VARIANT_TOP) n-grams of highest mean joint probability times
+absolute value, i.e. those that move the sum most in running text.
 The output is deterministic (sorted names and lines, fixed mtime, no owner).
 """
 import hashlib
 import io
 import json
+import math
 import re
 import struct
 import sys
@@ -70,6 +82,15 @@ CODES = {
 # them Marathi words matched nothing and the tune half's Marathi sentences fell from 76% to
 # 62% right, lost to Hindi.
 LANGUAGES = "az be cy ga la lg mi mn sn so st sw tn ts ur xh yo zu".split()
+
+# Written variants and the language whose word lists they are told from: Nynorsk has no
+# word list of its own (its only spelling list is GPL) and reads as Bokmål to the tiers.
+VARIANTS = {"nn": "nb"}
+VARIANT_TOP = 20000
+VARIANT_CLAMP = 8.0  # nats
+# An n-gram neither model has any prefix of (letters outside both alphabets): this
+# probability on that side.
+VARIANT_UNSEEN = 1e-7
 
 
 def leb128(data, i):
@@ -127,12 +148,49 @@ def embedded_files(memory, name):
     return out
 
 
+def backed_off(model, gram):
+    """ln P(gram) as Lingua scores an n-gram: its own entry, else its longest prefix's."""
+    for k in range(len(gram), 0, -1):
+        p = model[k - 1].get(gram[:k])
+        if p:
+            return math.log(p)
+    return math.log(VARIANT_UNSEEN)
+
+
+def chain_probability(model, gram):
+    """P(gram) in running text: the chain of conditional probabilities."""
+    p = 1.0
+    for k in range(1, len(gram) + 1):
+        p *= model[k - 1].get(gram[:k], 0.0)
+    return p
+
+
+def variant_lines(variant, base, top):
+    """The lines of wordlists/<variant>.variant (module docstring)."""
+    grams = set()
+    for model in (variant, base):
+        for table in model:
+            grams.update(table)
+    value, weight = {}, {}
+    for g in grams:
+        d = backed_off(variant, g) - backed_off(base, g)
+        value[g] = round(100 * max(-VARIANT_CLAMP, min(VARIANT_CLAMP, d)))
+        weight[g] = (chain_probability(variant, g) + chain_probability(base, g)) / 2 * abs(d)
+    ranked = sorted((g for g in grams if value[g] != 0), key=lambda g: (-weight[g], g))
+    return [f"{g} {value[g]}\n" for g in sorted(ranked[:top])]
+
+
 def main():
     args = sys.argv[1:]
     languages, top = LANGUAGES, 6000
     if "--languages" in args:
         i = args.index("--languages")
         languages = args[i + 1].split(",")
+        del args[i:i + 2]
+    variant_top = VARIANT_TOP
+    if "--variant-top" in args:
+        i = args.index("--variant-top")
+        variant_top = int(args[i + 1])
         del args[i:i + 2]
     if "--top" in args:
         i = args.index("--top")
@@ -148,12 +206,13 @@ def main():
         wasm = tar.extractfile("package/src/lingua_bg.wasm").read()
     memory = linear_memory(wasm)
     models = {}
-    for order, name in enumerate(["unigrams.json.br", "bigrams.json.br", "trigrams.json.br"]):
-        for language, table in embedded_files(memory, name):
-            models.setdefault(CODES[language], [None, None, None])[order] = table
+    names = ["unigrams", "bigrams", "trigrams", "quadrigrams", "fivegrams"]
+    for order, name in enumerate(names):
+        for language, table in embedded_files(memory, name + ".json.br"):
+            models.setdefault(CODES[language], [None] * len(names))[order] = table
     with tarfile.open(out, "w:xz", preset=9) as tar:
         for code in sorted(languages):
-            uni, bi, tri = models[code]
+            uni, bi, tri = models[code][:3]
             joint = {}
             for g, p in tri.items():
                 chars = list(g)
@@ -165,6 +224,11 @@ def main():
             lines = [f"{g} {round(p * 1e9)}\n" for g, p in ranked[:top] if round(p * 1e9) > 0]
             add_file(tar, f"wordlists/{code}.trigrams", "".join(lines).encode("utf-8"))
             print(f"{code}: {len(lines)} trigrams of {len(joint)}", file=sys.stderr)
+        for code, base in sorted(VARIANTS.items()):
+            lines = variant_lines(models[code], models[base], variant_top)
+            add_file(tar, f"wordlists/{code}.variant",
+                     "".join([f"variant-of {base}\n"] + lines).encode("utf-8"))
+            print(f"{code}: {len(lines)} n-grams telling it from {base}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -242,11 +242,47 @@ void NameChineseScript(const Evidence& e, Language* l) {
   }
 }
 
+// A variant is named for its base when the variant tier's sum
+// (Evidence::variant), a log-likelihood ratio, exceeds this: the even odds.
+// Other values only trade one of the two for the other on the tune half
+// (docs/langid.md), as does naming the variant for a text whose best is
+// another relative (Swedish, Danish) on a high sum.
+constexpr double kVariantMinSum = 0.0;
+
+// The base's code becomes its variant's wherever the verdict names it, when
+// the variant tier says so (the highest sum, should a base have several).
+void NameVariant(const Evidence& e, const Model& model, Language* l) {
+  for (const std::uint32_t v : model.variants()) {
+    if (v >= e.variant.size() || e.variant[v] <= kVariantMinSum) continue;
+    const std::string& base =
+        model.languages()[model.languages()[v].variant_of].code;
+    const std::string& variant = model.languages()[v].code;
+    bool best_of_base = true;
+    for (const std::uint32_t w : model.variants()) {
+      if (w != v &&
+          model.languages()[w].variant_of == model.languages()[v].variant_of &&
+          w < e.variant.size() && e.variant[w] > e.variant[v]) {
+        best_of_base = false;
+      }
+    }
+    if (!best_of_base) continue;
+    for (std::string* code : {&l->best, &l->partner, &l->second}) {
+      if (*code == base) *code = variant;
+    }
+    if (l->bilingual) {
+      l->code = l->best + "+" + l->partner;
+    } else if (l->code == base) {
+      l->code = variant;
+    }
+  }
+}
+
 }  // namespace
 
 Language Decide(const Evidence& e, const Model& model, const Options& options) {
   Language result = DecideLanguages(e, model, options);
   NameChineseScript(e, &result);
+  NameVariant(e, model, &result);
   return result;
 }
 

@@ -26,6 +26,7 @@
 #include "scratch.h"
 #include "scratch_table.h"
 #include "text.h"
+#include "variant.h"
 
 namespace mw::langid {
 
@@ -539,6 +540,11 @@ struct Tally {
   // vectors: zeros). Its own evidence is the text's sums at its end less
   // these, computed into `paragraph`: words add nothing per paragraph.
   std::uint32_t paragraph_words = 0;
+  // Where the current paragraph's first word begins, and the text of each
+  // won paragraph (parallel to `paragraphs`): the variant tier reads a
+  // variant's base's paragraphs alone.
+  const char* paragraph_begin = nullptr;
+  std::vector<std::string_view> paragraph_text;
   bool paragraph_seen = false;  // a paragraph ended before the current one
   Evidence paragraph_start;
   std::uint32_t paragraph_start_han = 0;
@@ -991,6 +997,9 @@ void FlushParagraph(Tally* t, bool last) {
               ? static_cast<std::uint32_t>(second)
               : won.winner;
       t->paragraphs.push_back(won);
+      t->paragraph_text.emplace_back(
+          t->paragraph_begin,
+          static_cast<std::size_t>(t->last_end - t->paragraph_begin));
     }
   }
   if (last) return;
@@ -1116,6 +1125,7 @@ void ScoreWord(Tally* t, std::string_view word, int script,
       t->broken = true;
       if (std::memchr(nl + 1, '\n', word.data() - nl - 1) != nullptr) {
         FlushParagraph(t, false);
+        t->paragraph_begin = word.data();
       } else {
         FlushLine(t);
       }
@@ -1271,6 +1281,7 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise,
   Tally t;
   t.model = &model;
   t.ngram_limits = ngram_limits;
+  t.paragraph_begin = text.data();
   t.direct_candidate.fill(-1);
   std::optional<Pool<Scratch>::Lease> scratch;
   if (memoise) {
@@ -1341,6 +1352,31 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise,
   e.n_common = t.n_common;
   e.han_simplified = t.han_simplified;
   e.han_traditional = t.han_traditional;
+  if (!model.variants().empty()) {
+    e.variant.assign(e.pure.size(), 0.0);
+    for (const std::uint32_t v : model.variants()) {
+      const auto base =
+          static_cast<std::uint32_t>(model.languages()[v].variant_of);
+      // In a text of paragraphs in two languages, the other language's words
+      // would only add noise: the paragraphs the base wins (or nearly) are
+      // read; in a text where it wins none, the whole text when the base is
+      // a contender (elsewhere the variant cannot be named).
+      std::vector<std::string_view> parts;
+      for (std::size_t i = 0; i < e.paragraphs.size(); ++i) {
+        if (e.paragraphs[i].winner == base || e.paragraphs[i].close == base) {
+          parts.push_back(t.paragraph_text[i]);
+        }
+      }
+      if (parts.empty()) {
+        if (!internal::ReadForVariant(e.pure, e.shared, e.ngram, base,
+                                      internal::kVariantReadShare)) {
+          continue;
+        }
+        parts.push_back(text);
+      }
+      e.variant[v] = internal::VariantScore(parts, model, v);
+    }
+  }
   for (std::size_t s = 0; s < t.by_script.size(); ++s) {
     if (t.by_script[s] != 0) {
       e.scripts.emplace_back(

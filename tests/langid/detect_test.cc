@@ -401,6 +401,56 @@ TEST(DetectTest, AgreeingParagraphsOverruleLines) {
 
 // URLs and e-mail addresses are no language's words: their pieces are not
 // counted, and lines and paragraphs stay where they were.
+// A written variant replaces its base wherever the verdict names it when its
+// n-grams say so; in a text of paragraphs the base's paragraphs alone are
+// read, and a text in which the base is no contender is not read at all.
+TEST(DetectTest, AVariantReplacesItsBaseWhenItsNgramsSaySo) {
+  std::vector<WordList> lists = {
+      {"nb", {{"ikke", 10}, {"huset", 10}, {"jeg", 10}}},
+      {"en", {{"house", 10}, {"the", 10}}}};
+  // For nn: "kkj" (ikkje) and "eg"; against: "je" (jeg), and "hous", which
+  // only the English words have.
+  std::vector<VariantList> variants = {
+      {"nn", "nb", {{"kkj", 300}, {"eg", 100}, {"je", -200}, {"hous", -5000}}}};
+  auto bytes = Build(lists, variants, BuildParams{});
+  ASSERT_TRUE(bytes.has_value()) << bytes.error().message();
+  auto model = Model::FromBytes(std::move(*bytes));
+  ASSERT_TRUE(model.has_value());
+  const Model& m = *model;
+  const auto nn = static_cast<std::size_t>(m.FindLanguage("nn"));
+
+  const Evidence bokmal = Collect("jeg ikke huset", m);
+  ASSERT_EQ(bokmal.variant.size(), bokmal.pure.size());
+  EXPECT_NEAR(bokmal.variant[nn], -2 + 1, 1e-9);  // "jeg": je, eg
+  EXPECT_EQ(Decide(bokmal, m, Options{}).code, "nb");
+
+  const Evidence nynorsk = Collect("eg ikkje huset", m);
+  EXPECT_NEAR(nynorsk.variant[nn], 1 + 3 - 2, 1e-9);  // eg; ikkje: kkj, je
+  const Language l = Decide(nynorsk, m, Options{});
+  EXPECT_EQ(l.code, "nn");
+  EXPECT_EQ(l.best, "nn");
+
+  // English: nb is no contender, nothing is read (its "hous" would count).
+  EXPECT_EQ(Collect("the house the house", m).variant[nn], 0.0);
+
+  // The English paragraph's "hous" would outweigh everything, but only the
+  // paragraph that nb wins is read.
+  const std::string text =
+      "the house the house the house the house\n\n"
+      "eg ikkje huset huset huset huset huset huset";
+  const Evidence two = Collect(text, m);
+  EXPECT_NEAR(two.variant[nn], 2, 1e-9);
+  const Language both = Decide(two, m, Options{});
+  EXPECT_TRUE(both.bilingual) << both.code;
+  EXPECT_TRUE((both.best == "en" && both.partner == "nn") ||
+              (both.best == "nn" && both.partner == "en"))
+      << both.code;
+  EXPECT_EQ(both.code, both.best + "+" + both.partner);
+
+  // A model without variants has none in its evidence.
+  EXPECT_TRUE(Collect("eg ikkje huset", TinyModel()).variant.empty());
+}
+
 TEST(DetectTest, AddressesAreNotWords) {
   const Model model = TinyModel();
   const Language l = Detect(

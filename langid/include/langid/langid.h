@@ -97,7 +97,9 @@ struct Options {
 struct Language {
   // ISO 639-1/639-3 code, "und", or "xx+yy" when bilingual. Chinese is
   // "zh-Hans" (simplified) or "zh-Hant" (traditional) when its characters say
-  // which (Evidence::han_simplified), else "zh".
+  // which (Evidence::han_simplified), else "zh". A written variant replaces its
+  // base (Nynorsk "nn" for Bokmål "nb") when its n-grams say so
+  // (Evidence::variant).
   std::string code = "und";
   // The best candidate, also when the verdict is "und" (the best guess);
   // empty only when no word gave any evidence. In a bilingual verdict, its
@@ -185,6 +187,13 @@ struct Evidence {
   // "zh" when one kind clearly outnumbers the other.
   std::uint32_t han_simplified = 0;
   std::uint32_t han_traditional = 0;
+  // Per candidate: for a written variant (Model::variants(), Nynorsk), the
+  // variant tier's sum over the letter n-grams of the text's first 2 KB (ln
+  // P_variant - ln P_base per n-gram); Decide names the variant for its base
+  // when the sum is high enough. 0 for other candidates, and for a variant
+  // whose base has less than a third of the strongest candidate's evidence
+  // (the text is not read for it). Empty when the model has no variants.
+  std::vector<double> variant;
 };
 
 // How long the n-gram tier scores the words no dictionary has. It scores

@@ -1,0 +1,109 @@
+#include "variant.h"
+
+#include <unicode/uscript.h>
+#include <unicode/utf8.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "text.h"
+
+namespace mw::langid::internal {
+
+namespace {
+
+constexpr std::int32_t kMaxOrder = 5;
+
+// Slices read between two checks of the margin: a few words.
+constexpr std::size_t kSliceBytes = 64;
+
+struct VariantTally {
+  const Model* model;
+  std::uint32_t variant;
+  double sum = 0;
+  // What each distinct word gave: words repeat in running text, and a word
+  // costs about five dictionary lookups per letter.
+  std::unordered_map<std::string_view, double> seen;
+};
+
+double WordValue(const VariantTally& t, std::string_view word) {
+  const auto* s = reinterpret_cast<const std::uint8_t*>(word.data());
+  const auto n = static_cast<std::int32_t>(word.size());
+  // The byte offsets of the word's code points (and its end): an n-gram is
+  // the bytes between two of them.
+  std::array<std::int32_t, 64> at;
+  std::int32_t count = 0;
+  for (std::int32_t k = 0;
+       k < n && count + 1 < static_cast<std::int32_t>(at.size());) {
+    at[count++] = k;
+    U8_FWD_1(s, k, n);
+    at[count] = k;
+  }
+  double value = 0;
+  for (std::int32_t i = 0; i < count; ++i) {
+    for (std::int32_t len = 1; len <= kMaxOrder && i + len <= count; ++len) {
+      const PostingList p =
+          t.model->LookupVariant(word.substr(at[i], at[i + len] - at[i]));
+      for (std::uint32_t k = 0; k < p.size(); ++k) {
+        const std::uint32_t v = p.encoded(k);
+        if (((v >> 16) & 0xffu) == t.variant) value += Model::VariantValue(v);
+      }
+    }
+  }
+  return value;
+}
+
+void AddWord(void* context, std::string_view word, int script) {
+  if (script != USCRIPT_LATIN) return;
+  auto* t = static_cast<VariantTally*>(context);
+  auto [it, fresh] = t->seen.try_emplace(word, 0.0);
+  if (fresh) it->second = WordValue(*t, word);
+  t->sum += it->second;
+}
+
+}  // namespace
+
+double VariantScore(const std::vector<std::string_view>& parts,
+                    const Model& model, std::size_t variant) {
+  VariantTally t{&model, static_cast<std::uint32_t>(variant), 0.0, {}};
+  std::size_t left = kVariantMaxBytes;
+  for (std::string_view text : parts) {
+    // In slices cut at spaces, so that no word is read cut short (but a word
+    // longer than a slice, read slice by slice).
+    while (!text.empty() && left > 0 && std::abs(t.sum) < kVariantDecisive) {
+      std::size_t take = std::min({text.size(), left, kSliceBytes});
+      if (take < text.size()) {
+        const std::size_t space = text.rfind(' ', take);
+        if (space != std::string_view::npos && space > 0) {
+          take = space;
+        } else if (take < kSliceBytes) {
+          return t.sum;  // the budget ends inside a word
+        }                // else a word longer than a slice, read in slices
+      }
+      SegmentWords(text.substr(0, take), AddWord, &t);
+      text.remove_prefix(take);
+      left -= take;
+    }
+  }
+  return t.sum;
+}
+
+bool ReadForVariant(const std::vector<double>& pure,
+                    const std::vector<double>& shared,
+                    const std::vector<double>& ngram, std::size_t base,
+                    double share) {
+  auto evidence = [&](std::size_t i) {
+    return pure[i] + shared[i] + (i < ngram.size() ? ngram[i] : 0.0);
+  };
+  if (base >= pure.size() || evidence(base) <= 0) return false;
+  double best = 0;
+  for (std::size_t i = 0; i < pure.size(); ++i) {
+    best = std::max(best, evidence(i));
+  }
+  return evidence(base) >= share * best;
+}
+
+}  // namespace mw::langid::internal
