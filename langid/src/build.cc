@@ -44,16 +44,27 @@ bool ParseFrequencyLine(std::string_view line, std::string_view& word,
   return r.ec == std::errc() && r.ptr == num.data() + num.size();
 }
 
-std::vector<std::string_view> Lines(std::string_view text) {
-  std::vector<std::string_view> lines;
+// The next non-empty line of `text` (without its "\r\n"), which loses it and
+// the empty lines before it; `number` counts every line taken, so it becomes
+// the line's 1-based number. False at the end of the text.
+bool NextLine(std::string_view& text, std::string_view& line,
+              std::size_t& number) {
   while (!text.empty()) {
     const std::size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
+    line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    ++number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (!line.empty()) lines.push_back(line);
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
+    if (!line.empty()) return true;
   }
+  return false;
+}
+
+std::vector<std::string_view> Lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  std::string_view line;
+  std::size_t number = 0;
+  while (NextLine(text, line, number)) lines.push_back(line);
   return lines;
 }
 
@@ -344,13 +355,8 @@ Result<std::vector<std::pair<std::string, std::uint64_t>>> ParseTrigramList(
   std::map<std::string, std::uint64_t> trigrams;
   std::uint64_t total = 0;
   std::size_t number = 0;
-  while (!text.empty()) {
-    const std::size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) continue;
+  std::string_view line;
+  while (NextLine(text, line, number)) {
     std::string_view t;
     std::uint64_t count = 0;
     if (!ParseFrequencyLine(line, t, count)) {
@@ -380,13 +386,8 @@ Result<VariantList> ParseVariantList(std::string code, std::string_view text) {
   VariantList out;
   out.code = std::move(code);
   std::size_t number = 0;
-  while (!text.empty()) {
-    const std::size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) continue;
+  std::string_view line;
+  while (NextLine(text, line, number)) {
     const std::size_t space = line.find(' ');
     const std::string_view key = line.substr(0, space);
     const std::string_view rest = space == std::string_view::npos

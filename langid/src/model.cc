@@ -271,20 +271,27 @@ PostingList Model::LookupHashed(std::uint64_t h) const {
   return {};
 }
 
-PostingList Model::LookupNgram(std::string_view trigram) const {
+namespace {
+
+// A key of the n-gram or variant tier: its prefix byte, then the n-gram
+// (at most 31 bytes: five letters of four bytes fit), looked up.
+PostingList LookupPrefixed(const Model& model, char prefix,
+                           std::string_view ngram) {
   char key[32];
-  if (trigram.size() + 1 > sizeof key) return {};
-  key[0] = internal::kNgramPrefix;
-  std::memcpy(key + 1, trigram.data(), trigram.size());
-  return Lookup(std::string_view(key, trigram.size() + 1));
+  if (ngram.size() + 1 > sizeof key) return {};
+  key[0] = prefix;
+  std::memcpy(key + 1, ngram.data(), ngram.size());
+  return model.Lookup(std::string_view(key, ngram.size() + 1));
+}
+
+}  // namespace
+
+PostingList Model::LookupNgram(std::string_view trigram) const {
+  return LookupPrefixed(*this, internal::kNgramPrefix, trigram);
 }
 
 PostingList Model::LookupVariant(std::string_view ngram) const {
-  char key[32];
-  if (ngram.size() + 1 > sizeof key) return {};
-  key[0] = internal::kVariantPrefix;
-  std::memcpy(key + 1, ngram.data(), ngram.size());
-  return Lookup(std::string_view(key, ngram.size() + 1));
+  return LookupPrefixed(*this, internal::kVariantPrefix, ngram);
 }
 
 int Model::FindLanguage(std::string_view code) const {

@@ -4,47 +4,41 @@
 # build naming the file and the line. A <code>.variant makes <code> a variant of the language
 # it names (dict info says so); a malformed one, or one of a language without a list, fails.
 # Run by ctest: cmake -DMAILWAVE=... -DLISTS=... -DWORK=... -P dict_cli_test.cmake
+
+# dict build of INPUT into OUT must exit with RC and say something matching ERR on stderr.
+function(expect_dict_build input out rc_want err_want what)
+  execute_process(COMMAND ${MAILWAVE} dict build --input ${input} --out ${out}
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL rc_want OR NOT err MATCHES "${err_want}")
+    message(FATAL_ERROR "${what}: ${rc} ${err}")
+  endif()
+endfunction()
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 file(MAKE_DIRECTORY ${WORK}/tri)
 file(COPY ${LISTS}/ DESTINATION ${WORK}/tri)
 file(WRITE ${WORK}/tri/en.trigrams "the 30000000\nand 20000000\n")
-execute_process(COMMAND ${MAILWAVE} dict build --input ${WORK}/tri --out ${WORK}/tri.dict
-                RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT err MATCHES "read en.trigrams: 2 trigrams")
-  message(FATAL_ERROR "dict build with en.trigrams: ${rc} ${err}")
-endif()
+expect_dict_build(${WORK}/tri ${WORK}/tri.dict 0 "read en.trigrams: 2 trigrams"
+                  "dict build with en.trigrams")
 file(WRITE ${WORK}/tri/en.trigrams "the 30000000\nand\n")
-execute_process(COMMAND ${MAILWAVE} dict build --input ${WORK}/tri --out ${WORK}/bad.dict
-                RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 1 OR NOT err MATCHES "en.trigrams: line 2")
-  message(FATAL_ERROR "a malformed en.trigrams not refused: ${rc} ${err}")
-endif()
+expect_dict_build(${WORK}/tri ${WORK}/bad.dict 1 "en.trigrams: line 2"
+                  "a malformed en.trigrams not refused")
 file(MAKE_DIRECTORY ${WORK}/var)
 file(COPY ${LISTS}/ DESTINATION ${WORK}/var)
 file(WRITE ${WORK}/var/ex.variant "variant-of en\nthe 120\nan -40\n")
-execute_process(COMMAND ${MAILWAVE} dict build --input ${WORK}/var --out ${WORK}/var.dict
-                RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT err MATCHES "read ex.variant: 2 n-grams, a variant of en")
-  message(FATAL_ERROR "dict build with ex.variant: ${rc} ${err}")
-endif()
+expect_dict_build(${WORK}/var ${WORK}/var.dict 0 "read ex.variant: 2 n-grams, a variant of en"
+                  "dict build with ex.variant")
 execute_process(COMMAND ${MAILWAVE} dict info ${WORK}/var.dict RESULT_VARIABLE rc
                 OUTPUT_VARIABLE out)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "languages: 4" OR NOT out MATCHES "ex +Latin +\\(variant of en\\)")
   message(FATAL_ERROR "dict info of a variant: ${rc} ${out}")
 endif()
 file(WRITE ${WORK}/var/ex.variant "variant-of en\nthe 120\nan\n")
-execute_process(COMMAND ${MAILWAVE} dict build --input ${WORK}/var --out ${WORK}/bad.dict
-                RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 1 OR NOT err MATCHES "ex.variant: line 3")
-  message(FATAL_ERROR "a malformed ex.variant not refused: ${rc} ${err}")
-endif()
+expect_dict_build(${WORK}/var ${WORK}/bad.dict 1 "ex.variant: line 3"
+                  "a malformed ex.variant not refused")
 file(WRITE ${WORK}/var/ex.variant "variant-of fr\nthe 120\n")
-execute_process(COMMAND ${MAILWAVE} dict build --input ${WORK}/var --out ${WORK}/bad.dict
-                RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 1 OR NOT err MATCHES "no list for 'fr'")
-  message(FATAL_ERROR "a variant of a language without a list not refused: ${rc} ${err}")
-endif()
+expect_dict_build(${WORK}/var ${WORK}/bad.dict 1 "no list for 'fr'"
+                  "a variant of a language without a list not refused")
 foreach(n 1 2)
   execute_process(COMMAND ${MAILWAVE} dict build --input ${LISTS} --out ${WORK}/d${n}.dict
                   RESULT_VARIABLE rc ERROR_VARIABLE err)
