@@ -34,7 +34,8 @@ characters read as windows-1252). Input is read up to mime.max_bytes.
 Scripts that identify a language alone decide it (Greek el, Georgian ka,
 Armenian hy, Hangul ko, kana ja, Han without kana zh, Thai th, Hebrew he, ...).
 Chinese is zh-Hans (simplified) or zh-Hant (traditional) when its characters
-say which, else zh.
+say which, else zh. Norwegian is nb (Bokmål), or nn (Nynorsk) when the
+letter n-grams of its words say so.
 Words in the other scripts are looked up in the two-tier dictionary (words in
 no dictionary are scored by their character trigrams, langid.ngram_weight) and
 scored with the formula of docs/langid.md. Scores are 0-100. Languages scoring
