@@ -188,11 +188,13 @@ struct Evidence {
   std::uint32_t han_simplified = 0;
   std::uint32_t han_traditional = 0;
   // Per candidate: for a written variant (Model::variants(), Nynorsk), the
-  // variant tier's sum over the letter n-grams of the text's first 2 KB (ln
-  // P_variant - ln P_base per n-gram); Decide names the variant for its base
-  // when the sum is high enough. 0 for other candidates, and for a variant
-  // whose base has less than a third of the strongest candidate's evidence
-  // (the text is not read for it). Empty when the model has no variants.
+  // variant tier's sum (ln P_variant - ln P_base per letter n-gram) over the
+  // paragraphs its base wins, or the whole text when the base wins none but
+  // has at least 0.7 of the strongest candidate's evidence; at most the first
+  // 1 KB, and no further once the sum is 20 from 0 (langid/src/variant.h).
+  // Decide names the variant for its base when the sum is above 0. 0 for
+  // other candidates and for a text not read. Empty when the model has no
+  // variants.
   std::vector<double> variant;
 };
 
