@@ -71,12 +71,12 @@ double VariantScore(const std::vector<std::string_view>& parts,
   VariantTally t{&model, static_cast<std::uint32_t>(variant), 0.0, {}};
   std::size_t left = kVariantMaxBytes;
   for (std::string_view text : parts) {
-    // In slices cut at spaces, so that no word is read cut short (but a word
-    // longer than a slice, read slice by slice).
+    // In slices cut at white space, so that no word is read cut short (but a
+    // word longer than a slice, read slice by slice).
     while (!text.empty() && left > 0 && std::abs(t.sum) < kVariantDecisive) {
       std::size_t take = std::min({text.size(), left, kSliceBytes});
       if (take < text.size()) {
-        const std::size_t space = text.rfind(' ', take);
+        const std::size_t space = text.find_last_of(" \t\r\n", take);
         if (space != std::string_view::npos && space > 0) {
           take = space;
         } else if (take < kSliceBytes) {

@@ -66,6 +66,12 @@ TEST(VariantTest, ReadsTheFirstBytesOfItsPartsOnly) {
   // up to the last space within the 524 bytes left (524 = 5 * 104 + 4).
   EXPECT_NEAR(Score(m, {pairs.substr(0, 500), pairs}), (100 + 105) * 0.05,
               1e-6);
+  // Slices are cut at line breaks too: "abcde" (3.6) on lines of its own
+  // (6 bytes each), the first slice cut at the break at 59: ten whole words,
+  // 36, past the margin. Cut at 64 it would read an "abcd" (3.1) as well.
+  std::string lines;
+  for (int i = 0; i < 300; ++i) lines += "abcde\n";
+  EXPECT_NEAR(Score(m, {lines}), 10 * 3.6, 1e-9);
 }
 
 TEST(VariantTest, StopsOnceTheSumIsDecisive) {
