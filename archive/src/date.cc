@@ -4,6 +4,8 @@
 #include <cctype>
 #include <vector>
 
+#include "mw/ascii.h"
+
 namespace mw::archive {
 namespace {
 
@@ -18,8 +20,6 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   }
   return true;
 }
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Days from 1970-01-01 to y-m-d of the proleptic Gregorian calendar (Howard
 // Hinnant's days_from_civil).

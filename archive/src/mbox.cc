@@ -2,10 +2,10 @@
 
 #include <cstring>
 
+#include "mw/ascii.h"
+
 namespace mw::archive {
 namespace {
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // A line, its end excluded, and where the next one begins.
 struct Line {

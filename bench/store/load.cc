@@ -30,10 +30,6 @@ float Us(Clock::duration d) {
   return std::chrono::duration<float, std::micro>(d).count();
 }
 
-double Seconds(Clock::duration d) {
-  return std::chrono::duration<double>(d).count();
-}
-
 // The first error that any thread met; the others see failed() and stop.
 class FirstError {
  public:

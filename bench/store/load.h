@@ -27,6 +27,10 @@ namespace mw::bench {
 
 using Clock = std::chrono::steady_clock;
 
+inline double Seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
 struct Backend {
   std::string name;           // as printed: "sqlite", "redis"
   config::Settings settings;  // settings.store.backend picks the backend

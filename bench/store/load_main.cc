@@ -72,10 +72,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-double Seconds(Clock::duration d) {
-  return std::chrono::duration<double>(d).count();
-}
-
 std::vector<int> ParseList(const std::string& text) {
   std::vector<int> out;
   std::size_t at = 0;

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <limits>
 
+#include "mw/ascii.h"
+
 namespace mw::config {
 namespace {
 
@@ -32,8 +34,6 @@ constexpr std::array<Unit, 5> kDurationUnits = {{
     {"s", 1000},
     {"ms", 1},
 }};
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Reads the run of digits at the front of `s` into `value`; false when there is
 // none or it overflows. Advances `s` past the digits.

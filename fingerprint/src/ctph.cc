@@ -14,6 +14,7 @@
 
 #include "common_level.h"
 #include "cpu.h"
+#include "ctph_symbols.h"
 #include "fingerprint/core.h"
 
 #if defined(__x86_64__)
@@ -100,8 +101,6 @@ constexpr std::uint32_t kMinBlockSize = 3;
 constexpr std::uint32_t kSpamSumLength = 64;
 constexpr int kWindow = 7;
 constexpr std::uint8_t kHashInit = 0x27;  // FNV offset 0x28021967 mod 64
-constexpr char kB64[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 // Block sizes up to 3·2^kMaxLevel; larger inputs (past 50 GB) go to libfuzzy,
 // which also handles its 31st block size there.
 constexpr unsigned kMaxLevel = 28;
@@ -270,7 +269,6 @@ __attribute__((target("avx2"))) void FindCutsAvx2(const std::uint8_t* p,
   for (; i < n; ++i) scalar(i);
 }
 
-bool HasAvx2() { return internal::Cpu().avx2; }
 #endif
 
 // The cuts at levels lo .. hi (at most kSpanLevels of them) as a Sink for
@@ -340,7 +338,7 @@ struct Cuts {
 void FindCuts(std::string_view bytes, Cuts& cuts) {
   const auto* p = reinterpret_cast<const std::uint8_t*>(bytes.data());
 #ifdef MW_CTPH_X86
-  if (HasAvx2()) return FindCutsAvx2(p, bytes.size(), cuts.lo, cuts);
+  if (internal::Cpu().avx2) return FindCutsAvx2(p, bytes.size(), cuts.lo, cuts);
 #endif
   FindCutsPortable(p, bytes.size(), cuts.lo, cuts);
 }
@@ -400,7 +398,7 @@ void HashSerial(const std::uint8_t* p, const Segment* s, const Segment* e) {
   for (; s != e; ++s) {
     std::uint32_t h = kHashInit;
     for (std::size_t i = s->begin; i < s->end; ++i) h = FnvStep(h, p[i]);
-    *s->out = kB64[h & 63];
+    *s->out = internal::kCtphSymbols[h & 63];
   }
 }
 
@@ -462,7 +460,7 @@ void HashSegments(const std::uint8_t* p, std::span<const Segment> segs) {
     for (Lane& l : lanes) {
       l.i += m;
       if (l.i != l.seg->end) continue;
-      *l.seg->out = kB64[l.h & 63];
+      *l.seg->out = internal::kCtphSymbols[l.h & 63];
       ++l.seg;
       l.h = kHashInit;
       if (l.seg != l.last) l.i = l.seg->begin;
@@ -472,7 +470,7 @@ void HashSegments(const std::uint8_t* p, std::span<const Segment> segs) {
   for (Lane& l : lanes) {
     if (l.seg == l.last) continue;
     for (; l.i < l.seg->end; ++l.i) l.h = FnvStep(l.h, p[l.i]);
-    *l.seg->out = kB64[l.h & 63];
+    *l.seg->out = internal::kCtphSymbols[l.h & 63];
     HashSerial(p, l.seg + 1, l.last);
   }
 }
@@ -575,7 +573,7 @@ std::vector<CtphCut> CtphCutsPortable(std::string_view bytes, unsigned level) {
 std::optional<std::vector<CtphCut>> CtphCutsAvx2(std::string_view bytes,
                                                  unsigned level) {
 #ifdef MW_CTPH_X86
-  if (!HasAvx2()) return std::nullopt;
+  if (!internal::Cpu().avx2) return std::nullopt;
   AllCuts sink;
   FindCutsAvx2(reinterpret_cast<const std::uint8_t*>(bytes.data()),
                bytes.size(), level, sink);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "byte_order.h"
+#include "ctph_symbols.h"
 
 namespace mw::fingerprint {
 namespace {
@@ -28,15 +29,12 @@ constexpr std::uint8_t kFlagDegraded = 1;
 constexpr std::uint8_t kFlagOtherBlocks = 2;
 constexpr std::uint8_t kKnownFlags = kFlagDegraded | kFlagOtherBlocks;
 
-// CTPH signature symbols, in the order of their 6-bit codes (libfuzzy's).
-constexpr char kB64[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 // The 6-bit code of each byte, or -1 for a byte that is not a symbol.
 constexpr std::array<std::int8_t, 256> kB64Code = [] {
   std::array<std::int8_t, 256> t{};
   t.fill(-1);
-  for (int i = 0; i < 64; ++i) t[static_cast<unsigned char>(kB64[i])] = i;
+  for (int i = 0; i < 64; ++i)
+    t[static_cast<unsigned char>(internal::kCtphSymbols[i])] = i;
   return t;
 }();
 
@@ -108,7 +106,7 @@ class BlockWriter {
 
 // A signature as its length (one byte) and its symbols' 6-bit codes packed
 // least significant bit first. REQUIRES: sig.size() <= kCtphMaxLength, every
-// byte a symbol of kB64.
+// byte a symbol of kCtphSymbols.
 void PutSignature(const std::string& sig, std::string& out) {
   out.push_back(static_cast<char>(sig.size()));
   std::uint32_t acc = 0;
@@ -289,7 +287,7 @@ std::string ReadSignature(Reader& in) {
       acc |= std::uint32_t{packed[next++]} << bits;
       bits += 8;
     }
-    sig.push_back(kB64[acc & 63]);
+    sig.push_back(internal::kCtphSymbols[acc & 63]);
     acc >>= 6;
     bits -= 6;
   }

@@ -195,7 +195,6 @@ __attribute__((target("avx2"))) void Avx2Batch(
   }
 }
 
-bool HasAvx2() { return internal::Cpu().avx2; }
 #endif
 
 }  // namespace
@@ -245,7 +244,7 @@ bool MyersDistancesAvx2(std::string_view pattern,
                         std::span<const std::string_view> texts,
                         std::span<std::uint32_t> out) {
 #ifdef MW_MYERS_X86
-  if (!HasAvx2()) return false;
+  if (!internal::Cpu().avx2) return false;
   if (!EmptyPattern(pattern, texts, out)) Avx2Batch(pattern, texts, out);
   return true;
 #else

@@ -7,6 +7,8 @@
 #include <tuple>
 #include <utility>
 
+#include "mw/ascii.h"
+
 namespace mw::milter {
 namespace {
 
@@ -157,8 +159,6 @@ bool OneLine(std::string_view text) {
   return text.find_first_of(std::string_view("\0\r\n", 3)) ==
          std::string_view::npos;
 }
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // "d.ddd.ddd" (RFC 3463), each part after the class 1-3 digits.
 bool ValidEnhancedCode(std::string_view x) {

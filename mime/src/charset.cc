@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "html_chars.h"
 #include "mw/utf8.h"
 
 namespace mw::mime {
@@ -24,19 +25,11 @@ struct DetectorCloser {
 };
 using Detector = std::unique_ptr<UCharsetDetector, DetectorCloser>;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) {
-    return static_cast<char>(std::tolower(c));
-  });
-  return out;
-}
-
 // WHATWG Encoding Standard labels that mail clients resolve to a superset; ICU
 // would otherwise decode strictly and replace the extension characters mailers
 // really send.
 std::string IcuName(std::string_view declared) {
-  const std::string l = Lower(declared);
+  const std::string l = internal::AsciiLower(declared);
   if (l == "iso-8859-1" || l == "iso8859-1" || l == "latin1" ||
       l == "us-ascii" || l == "ascii" || l == "ansi_x3.4-1968" ||
       l == "cp1252" || l == "l1" || l == "iso_8859-1") {
@@ -174,7 +167,7 @@ Detection Detect(std::string_view bytes) {
   const char* name = ucsdet_getName(match, &status);
   d.confidence = ucsdet_getConfidence(match, &status);
   if (U_FAILURE(status) || name == nullptr) return {};
-  d.name = Lower(name);
+  d.name = internal::AsciiLower(name);
   return d;
 }
 
@@ -247,7 +240,7 @@ bool IsPlainAscii(std::string_view bytes) {
 
 Decoded DecodeToUtf8(std::string_view bytes, std::string_view declared) {
   Decoded out;
-  const std::string declared_lower = Lower(declared);
+  const std::string declared_lower = internal::AsciiLower(declared);
   const std::string icu_name =
       declared.empty() ? std::string() : IcuName(declared);
 
@@ -323,7 +316,7 @@ Decoded DecodeToUtf8(std::string_view bytes, std::string_view declared) {
       if (better) {
         out.utf8 = std::move(detected.utf8);
         out.replaced = detected.replaced;
-        out.charset_used = Lower(IcuName(d.name));
+        out.charset_used = internal::AsciiLower(IcuName(d.name));
         out.detected = true;
         if (!declared.empty()) {
           out.note = (why.empty() ? "declared " + declared_lower : why) +
@@ -337,7 +330,7 @@ Decoded DecodeToUtf8(std::string_view bytes, std::string_view declared) {
   if (declared_conv.ok) {
     out.utf8 = std::move(declared_conv.utf8);
     out.replaced = declared_conv.replaced;
-    out.charset_used = Lower(icu_name);
+    out.charset_used = internal::AsciiLower(icu_name);
     return out;
   }
   // Nothing usable declared or detected: windows-1252 maps every byte, so no

@@ -1,6 +1,7 @@
 // Byte-level helpers shared by the HTML-to-text units (html.cc and the files
-// it is built from), private to mw::mime. ASCII only, as the HTML tokenizer
-// and CSS are: no locale, no Unicode case mapping.
+// it is built from) and the header and charset names parse.cc and charset.cc
+// read, private to mw::mime. ASCII only, as the HTML tokenizer, CSS and MIME
+// names are: no locale, no Unicode case mapping.
 #ifndef MW_MIME_HTML_CHARS_H_
 #define MW_MIME_HTML_CHARS_H_
 

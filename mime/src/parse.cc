@@ -17,6 +17,7 @@
 #include "charset.h"
 #include "gobject.h"
 #include "html.h"
+#include "html_chars.h"
 #include "mime/message.h"
 #include "uuencode.h"
 
@@ -32,14 +33,6 @@ struct OptionsFree {
     g_mime_parser_options_free(o);
   }
 };
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) {
-    return static_cast<char>(std::tolower(c));
-  });
-  return out;
-}
 
 std::string Sha1Hex(std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
@@ -327,7 +320,7 @@ class Walker {
       for (char ch : s) {
         const auto c = static_cast<unsigned char>(ch);
         if (std::isalnum(c) || c >= 0x80) {
-          cur.push_back(static_cast<char>(std::tolower(c)));
+          cur.push_back(internal::AsciiLower(ch));
         } else if (!cur.empty()) {
           out.push_back(std::move(cur));
           cur.clear();
@@ -358,17 +351,18 @@ class Walker {
     if (ct != nullptr) {
       const char* type = g_mime_content_type_get_media_type(ct);
       const char* sub = g_mime_content_type_get_media_subtype(ct);
-      info.content_type = Lower(std::string(type ? type : "text") + "/" +
-                                (sub ? sub : "plain"));
+      info.content_type = internal::AsciiLower(
+          std::string(type ? type : "text") + "/" + (sub ? sub : "plain"));
       const char* cs = g_mime_content_type_get_parameter(ct, "charset");
-      if (cs != nullptr) info.declared_charset = Lower(cs);
+      if (cs != nullptr) info.declared_charset = internal::AsciiLower(cs);
     } else {
       info.content_type = "text/plain";
     }
     // DEFAULT (no header) has no name and means 7bit (RFC 2045 6.1).
     const char* cte = g_mime_content_encoding_to_string(
         g_mime_part_get_content_encoding(part));
-    info.transfer_encoding = cte != nullptr ? Lower(cte) : "7bit";
+    info.transfer_encoding =
+        cte != nullptr ? internal::AsciiLower(cte) : "7bit";
     if (const char* name = g_mime_part_get_filename(part)) info.filename = name;
     const char* disposition = g_mime_object_get_disposition(obj);
     const bool disposed_attachment =

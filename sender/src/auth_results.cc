@@ -1,5 +1,6 @@
 #include "sender/auth_results.h"
 
+#include "mw/ascii.h"
 #include "text.h"
 
 namespace mw::sender {
@@ -7,7 +8,7 @@ namespace mw::sender {
 namespace {
 
 using internal::EqualNoCase;
-using internal::IsDigit;
+using mw::IsDigit;
 using internal::Lowered;
 
 // A one-pass reader over the RFC 8601 grammar. Every loop advances `pos_`,

@@ -4,6 +4,7 @@
 // a newsletter's ten thousand return paths are one sender again.
 #include <utility>
 
+#include "mw/ascii.h"
 #include "sender/address.h"
 #include "text.h"
 
@@ -11,7 +12,7 @@ namespace mw::sender {
 
 namespace {
 
-using internal::IsDigit;
+using mw::IsDigit;
 using internal::IsHexDigit;
 using internal::Lowered;
 using internal::Trim;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "mw/ascii.h"
 #include "sender/address.h"
 #include "text.h"
 
@@ -14,7 +15,7 @@ namespace mw::sender {
 
 namespace {
 
-using internal::IsDigit;
+using mw::IsDigit;
 using internal::StartsWithNoCase;
 using internal::Trim;
 

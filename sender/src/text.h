@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "mw/ascii.h"
+
 namespace mw::sender::internal {
 
 inline char Lower(char c) {
@@ -42,8 +44,6 @@ inline std::string_view Trim(std::string_view s) {
   while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
   return s;
 }
-
-inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 inline bool IsHexDigit(char c) {
   return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');

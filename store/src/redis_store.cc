@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "counts.h"
 #include "fingerprint/encoding.h"
 #include "keys.h"
 #include "mark.h"
@@ -37,8 +38,6 @@
 namespace mw::store {
 namespace {
 
-// As the SQLite store: a wave event names its first members, not all.
-constexpr int kMaxEarlier = 1000;
 // Old messages removed per Record when retention is set: more than one, so
 // that removal keeps up with arrival, and few, so Record stays short.
 constexpr int kPrunePerRecord = 4;
@@ -68,24 +67,20 @@ std::int64_t ParseInt(std::string_view s) {
   return v;
 }
 
-std::uint64_t Count(std::int64_t v) {
-  return static_cast<std::uint64_t>(std::max<std::int64_t>(0, v));
-}
-
 Cluster ReadCluster(const Reply& r, std::size_t at) {
   Cluster c;
   c.id = static_cast<ClusterId>(r.at(at).integer());
   c.canonical = r.at(at + 1).integer();
   c.first_seen = r.at(at + 2).integer();
   c.last_seen = r.at(at + 3).integer();
-  c.size = Count(r.at(at + 4).integer());
-  c.senders = Count(r.at(at + 5).integer());
+  c.size = CountOf(r.at(at + 4).integer());
+  c.senders = CountOf(r.at(at + 5).integer());
   c.language = std::string(r.at(at + 6).str());
   c.wave = r.at(at + 7).integer() != 0;
   c.wave_since = r.at(at + 8).integer();
-  c.authenticated = Count(r.at(at + 9).integer());
-  c.networks = Count(r.at(at + 10).integer());
-  c.recipients = Count(r.at(at + 11).integer());
+  c.authenticated = CountOf(r.at(at + 9).integer());
+  c.networks = CountOf(r.at(at + 10).integer());
+  c.recipients = CountOf(r.at(at + 11).integer());
   c.mark = MarkOf(r.at(at + 12).integer());
   c.marked_at = r.at(at + 13).integer();
   return c;

@@ -44,6 +44,7 @@
 #include <utility>
 #include <vector>
 
+#include "counts.h"
 #include "db.h"
 #include "fingerprint/encoding.h"
 #include "keys.h"
@@ -56,9 +57,6 @@
 namespace mw::store {
 namespace {
 
-// Record's `earlier` list stops here: a wave event names its first members,
-// not all of a wave of a million.
-constexpr std::int64_t kMaxEarlier = 1000;
 // Records in one group commit at most: bounds the WAL a commit writes and
 // what a failed commit loses.
 constexpr std::size_t kMaxBatch = 64;
@@ -156,10 +154,6 @@ constexpr char kIntegrityCheck[] = "PRAGMA integrity_check";
     if (!mw_try_result_) return Fail(mw_try_result_.error()); \
   } while (false)
 
-std::uint64_t Count(std::int64_t v) {
-  return static_cast<std::uint64_t>(std::max<std::int64_t>(0, v));
-}
-
 // Message::recipients as it counts: 0 (unknown) is one.
 std::int64_t RecipientsOf(const Message& m) {
   return std::max<std::int64_t>(1, m.recipients);
@@ -171,14 +165,14 @@ Cluster ReadCluster(const Query& q) {
   c.canonical = q.Int(1);
   c.first_seen = q.Int(2);
   c.last_seen = q.Int(3);
-  c.size = Count(q.Int(4));
-  c.senders = Count(q.Int(5));
+  c.size = CountOf(q.Int(4));
+  c.senders = CountOf(q.Int(5));
   c.language = q.Text(6);
   c.wave = q.Int(7) != 0;
   c.wave_since = q.Int(8);
-  c.authenticated = Count(q.Int(9));
-  c.networks = Count(q.Int(10));
-  c.recipients = Count(q.Int(11));
+  c.authenticated = CountOf(q.Int(9));
+  c.networks = CountOf(q.Int(10));
+  c.recipients = CountOf(q.Int(11));
   c.mark = MarkOf(q.Int(12));
   c.marked_at = q.Int(13);
   return c;
