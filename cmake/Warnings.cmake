@@ -2,7 +2,12 @@
 function(mw_warnings target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor>
-    $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${MW_WERROR}>>:-Werror>)
+    $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${MW_WERROR}>>:-Werror>
+    # A unity build (CMAKE_UNITY_BUILD: scripts/test, debian/rules) includes
+    # each .cc into a generated file, and GCC then takes a .cc's anonymous
+    # namespace types in a class member for a header's (-Wsubobject-linkage).
+    # The separate builds (scripts/setup, the TSan and fuzz builds) keep it.
+    $<$<AND:$<CXX_COMPILER_ID:GNU>,$<BOOL:$<TARGET_PROPERTY:UNITY_BUILD>>>:-Wno-subobject-linkage>)
 endfunction()
 
 if(MW_SANITIZE)
