@@ -306,17 +306,10 @@ std::uint64_t TrigramHash(const std::uint64_t key[2]) {
   return h ^ (h >> 29);
 }
 
-// The memo key and hash of a trigram (REQUIRES: at most 16 bytes).
-void TrigramKey(std::string_view trigram, std::uint64_t key[2],
-                std::uint64_t* hash) {
-  key[0] = key[1] = 0;
-  std::memcpy(key, trigram.data(), trigram.size());
-  *hash = TrigramHash(key);
-}
-
-// TrigramKey(std::string_view(at, size), key, hash) read as two 8-byte words
-// and masked (a memcpy of a variable size is a call). REQUIRES: size <= 16,
-// and 16 bytes readable at `at`.
+// The memo key and hash of the trigram of `size` bytes at `at`: its bytes,
+// zero-padded to 16. On a little-endian CPU read as two 8-byte words and
+// masked (a memcpy of a variable size is a call). REQUIRES: size <= 16, and
+// 16 bytes readable at `at`.
 void TrigramKey16(const char* at, std::size_t size, std::uint64_t key[2],
                   std::uint64_t* hash) {
   if constexpr (std::endian::native == std::endian::little) {
@@ -330,7 +323,9 @@ void TrigramKey16(const char* at, std::size_t size, std::uint64_t key[2],
     key[1] = size > 8 ? w[1] & mask(size - 8) : 0;
     *hash = TrigramHash(key);
   } else {
-    TrigramKey(std::string_view(at, size), key, hash);
+    key[0] = key[1] = 0;
+    std::memcpy(key, at, size);
+    *hash = TrigramHash(key);
   }
 }
 
