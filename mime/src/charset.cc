@@ -232,6 +232,13 @@ bool HasEightBit(std::string_view bytes) {
   });
 }
 
+// True when ICU has a converter by this name or alias: a lookup in its alias
+// table, without opening one.
+bool IsKnownToIcu(const std::string& name) {
+  UErrorCode err = U_ZERO_ERROR;
+  return ucnv_countAliases(name.c_str(), &err) > 0 && U_SUCCESS(err);
+}
+
 }  // namespace
 
 bool IsPlainAscii(std::string_view bytes) {
@@ -249,7 +256,16 @@ Decoded DecodeToUtf8(std::string_view bytes, std::string_view declared) {
   if (IsPlainAscii(bytes) && icu_name != "utf-16" && icu_name != "utf-16le" &&
       icu_name != "utf-16be" && icu_name != "utf-7") {
     out.utf8.assign(bytes);
-    out.charset_used = declared.empty() ? "us-ascii" : declared_lower;
+    if (declared.empty()) {
+      out.charset_used = "us-ascii";
+    } else if (!IsKnownToIcu(icu_name)) {
+      // A label no converter has ("default", "unknown-8bit") names nothing
+      // the text was read as: it was read as ASCII. Not a warning: nothing
+      // was lost or guessed.
+      out.charset_used = "us-ascii";
+    } else {
+      out.charset_used = declared_lower;
+    }
     return out;
   }
 

@@ -20,6 +20,19 @@ TEST(DecodeToUtf8, AsciiIsPassedThrough) {
   EXPECT_EQ(d.replaced, 0u);
 }
 
+// 7-bit text under a label no charset has ("default" is a real mailer's) was
+// read as ASCII, and is reported so, without a warning (nothing was lost or
+// guessed); a known label is kept, as it reads the same.
+TEST(DecodeToUtf8, AsciiUnderAnUnknownLabelIsReportedAsAscii) {
+  const Decoded bogus = DecodeToUtf8("plain ascii", "default");
+  EXPECT_EQ(bogus.utf8, "plain ascii");
+  EXPECT_EQ(bogus.charset_used, "us-ascii");
+  EXPECT_EQ(bogus.note, "");
+  const Decoded latin = DecodeToUtf8("plain ascii", "ISO-8859-1");
+  EXPECT_EQ(latin.charset_used, "iso-8859-1");
+  EXPECT_EQ(latin.note, "");
+}
+
 std::string Hex(std::string_view s) {
   std::string out;
   char b[4];
