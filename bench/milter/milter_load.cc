@@ -54,8 +54,11 @@
 // Nagle's algorithm on (what Postfix does: it sets no TCP_NODELAY); by
 // default each command goes in one write with TCP_NODELAY. --rate R paces
 // all connections together to R messages per second (default: as fast as
-// the milter answers); --sample S prints the milter's VmRSS every S seconds
-// (a soak: memory over time).
+// the milter answers); --sample S prints, every S seconds, the messages
+// answered in that interval (per second) and their latency (p50, p99, max),
+// and with --pid the milter's VmRSS: a soak's memory over time, and how
+// throughput moves as the milter's store fills (a run's overall figures
+// average a falling rate over its whole length).
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -83,6 +86,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/percentile.h"
 #include "milter/codec.h"
 
 namespace {
@@ -91,6 +95,7 @@ namespace milter = mw::milter;
 namespace smfic = mw::milter::smfic;
 namespace smfif = mw::milter::smfif;
 namespace smfip = mw::milter::smfip;
+using mw::bench::PercentileOfSorted;
 namespace smfir = mw::milter::smfir;
 
 using Clock = std::chrono::steady_clock;
@@ -701,6 +706,9 @@ int main(int argc, char** argv) {
   Clock::time_point paced_start;
   std::mutex mu;
   std::vector<double> latencies_ms;
+  // The latencies of the messages answered since the last --sample line,
+  // under mu.
+  std::vector<double> interval_ms;
   std::string negotiated;  // the first connection's, under mu
   std::vector<std::thread> threads;
   for (int c = 0; c < o.connections; ++c) {
@@ -749,6 +757,10 @@ int main(int argc, char** argv) {
         mine.push_back(
             std::chrono::duration<double, std::milli>(Clock::now() - t0)
                 .count());
+        if (o.sample > 0) {
+          std::lock_guard lock(mu);
+          interval_ms.push_back(mine.back());
+        }
       }
       conn.Quit();
       std::lock_guard lock(mu);
@@ -768,10 +780,22 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if (o.pid > 0)
       rss_peak_run = std::max(rss_peak_run, ProcKb(o.pid, "VmRSS"));
-    if (o.sample > 0 && o.pid > 0 && Clock::now() >= next_sample) {
-      std::printf("sample t=%.0f milter_rss_kib=%ld\n",
-                  std::chrono::duration<double>(Clock::now() - start).count(),
-                  ProcKb(o.pid, "VmRSS"));
+    if (o.sample > 0 && Clock::now() >= next_sample) {
+      std::vector<double> interval;
+      {
+        std::lock_guard lock(mu);
+        interval.swap(interval_ms);
+      }
+      std::sort(interval.begin(), interval.end());
+      std::printf(
+          "sample t=%.0f messages_per_s=%.1f latency_ms p50=%.3f p99=%.3f "
+          "max=%.3f",
+          std::chrono::duration<double>(Clock::now() - start).count(),
+          static_cast<double>(interval.size()) / o.sample,
+          PercentileOfSorted(interval, 0.5), PercentileOfSorted(interval, 0.99),
+          interval.empty() ? 0.0 : interval.back());
+      if (o.pid > 0) std::printf(" milter_rss_kib=%ld", ProcKb(o.pid, "VmRSS"));
+      std::printf("\n");
       std::fflush(stdout);
       next_sample += std::chrono::duration_cast<Clock::duration>(
           std::chrono::duration<double>(o.sample));
@@ -784,13 +808,7 @@ int main(int argc, char** argv) {
       std::chrono::duration<double>(Clock::now() - start).count();
 
   std::sort(latencies_ms.begin(), latencies_ms.end());
-  auto pct = [&](double p) {
-    if (latencies_ms.empty()) return 0.0;
-    return latencies_ms[std::min(
-        latencies_ms.size() - 1,
-        static_cast<std::size_t>(p *
-                                 static_cast<double>(latencies_ms.size())))];
-  };
+  auto pct = [&](double p) { return PercentileOfSorted(latencies_ms, p); };
   if (!negotiated.empty()) std::printf("%s\n", negotiated.c_str());
   std::printf(
       "connections=%d split=%s nr=%s rcpts=%zu messages=%zu refused=%ld "

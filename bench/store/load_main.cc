@@ -56,6 +56,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/percentile.h"
 #include "bench/store/load.h"
 #include "bench/store/seed_list.h"
 #include "bench/store/synth.h"

@@ -44,6 +44,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/percentile.h"
 #include "bench/store/load.h"
 #include "bench/store/synth.h"
 #include "fingerprint/fingerprint.h"

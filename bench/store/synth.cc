@@ -88,13 +88,4 @@ store::Message BenchMessage(const fp::Fingerprint& f, store::UnixMillis arrival,
           .size = f.body_bytes + 800};
 }
 
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t i =
-      std::min(v.size() - 1,
-               static_cast<std::size_t>(p * static_cast<double>(v.size())));
-  return v[i];
-}
-
 }  // namespace mw::bench

@@ -37,10 +37,6 @@ fingerprint::Fingerprint Unrelated(const fingerprint::Fingerprint& shape,
 store::Message BenchMessage(const fingerprint::Fingerprint& f,
                             store::UnixMillis arrival, std::uint64_t serial);
 
-// The p-quantile (0 <= p <= 1) of `v`: the element at index floor(p * n) of
-// the sorted values, the largest for p = 1; 0 when `v` is empty.
-double Percentile(std::vector<double> v, double p);
-
 }  // namespace mw::bench
 
 #endif  // MW_BENCH_STORE_SYNTH_H_

@@ -77,6 +77,7 @@ run() {
     --seconds 2 "$@" "$mail/spam-419.eml" "$mail/encoding-7bit.eml" 2>&1)
   status=$?
   echo "$out"
+  last_out=$out
   line=$(grep '^connections=' <<<"$out")
   messages=$(field messages "$line")
   failures=$(field failures "$line")
@@ -95,6 +96,20 @@ run() {
 
 run "milter_load, no-reply steps offered"
 run "milter_load --no-nr" --no-nr --rcpt a@example.org --rcpt b@example.org
+
+# --sample: one line a second of the messages answered in it and their
+# latency, with the daemon's memory (--pid).
+run "milter_load --sample 1" --sample 1 --pid "$pid"
+samples=$(grep '^sample t=' <<<"$last_out")
+if [ "$(grep -c . <<<"$samples")" -lt 1 ]; then
+  fail "--sample 1: no sample line in a 2 s run"
+elif ! grep -Eq '^sample t=1 messages_per_s=[0-9.]+ latency_ms p50=[0-9.]+ p99=[0-9.]+ max=[0-9.]+ milter_rss_kib=[1-9][0-9]*$' <<<"$samples"; then
+  fail "--sample 1: a sample line is not as documented: $samples"
+elif [ "$(field messages_per_s "$(head -1 <<<"$samples")" | cut -d. -f1)" -le 0 ]; then
+  fail "--sample 1: the first second answered no message"
+else
+  echo "PASS: --sample 1 prints the interval's rate, latency and memory"
+fi
 
 # The daemon logged the messages (queue ids LOAD<connection>x<n>).
 grep -q "^mailwave-milter: LOAD[0-9]*x[0-9]*: " "$work/milter.log" ||
