@@ -29,8 +29,9 @@ constexpr std::uint8_t kFlagDegraded = 1;
 constexpr std::uint8_t kFlagOtherBlocks = 2;
 constexpr std::uint8_t kKnownFlags = kFlagDegraded | kFlagOtherBlocks;
 
-// The 6-bit code of each byte, or -1 for a byte that is not a symbol.
-constexpr std::array<std::int8_t, 256> kB64Code = [] {
+// The 6-bit code of each byte (its index in kCtphSymbols), or -1 for a byte
+// that is not a symbol.
+constexpr std::array<std::int8_t, 256> kCtphSymbolCode = [] {
   std::array<std::int8_t, 256> t{};
   t.fill(-1);
   for (int i = 0; i < 64; ++i)
@@ -112,7 +113,7 @@ void PutSignature(const std::string& sig, std::string& out) {
   std::uint32_t acc = 0;
   int bits = 0;
   for (const char c : sig) {
-    const std::int8_t code = kB64Code[static_cast<unsigned char>(c)];
+    const std::int8_t code = kCtphSymbolCode[static_cast<unsigned char>(c)];
     acc |= static_cast<std::uint32_t>(code < 0 ? 0 : code) << bits;
     bits += 6;
     while (bits >= 8) {
