@@ -598,8 +598,10 @@ Result<Recorded> RedisStore::Record(const Message& message, const Join& join,
     Recorded out;
     out.id = r->at(0).integer();
     out.cluster = ReadCluster(*r, 1);
-    out.window_size =
-        static_cast<std::uint64_t>(r->at(1 + kClusterFields).integer());
+    // ZCOUNT is exact at O(log n); capped as SQLite's count is (store.h).
+    out.window_size = std::min<std::uint64_t>(
+        static_cast<std::uint64_t>(r->at(1 + kClusterFields).integer()),
+        rule.min_size);
     out.became_wave = r->at(2 + kClusterFields).integer() != 0;
     for (std::size_t i = 3 + kClusterFields; i + kMemberFields <= r->size();
          i += kMemberFields) {

@@ -110,8 +110,13 @@ constexpr char kJoinCluster[] =
     "recipients = recipients + ?6, "
     "first_seen = min(first_seen, ?3), last_seen = max(last_seen, ?3) "
     "WHERE id = ?1";
+// A cluster's members inside the wave window, counted up to ?3 (the rule's
+// min_size, all that any caller compares the count with): uncapped, the
+// count reads every member in the window, so each copy of a wave of a
+// million would read a million index entries.
 constexpr char kWindowCount[] =
-    "SELECT count(*) FROM messages WHERE cluster = ?1 AND arrival >= ?2";
+    "SELECT count(*) FROM (SELECT 1 FROM messages WHERE cluster = ?1 AND "
+    "arrival >= ?2 LIMIT ?3)";
 constexpr char kSetWave[] =
     "UPDATE clusters SET wave = 1, wave_since = ?2 WHERE id = ?1";
 constexpr char kEarlier[] =
@@ -831,6 +836,7 @@ Result<void> SqliteStore::RecordLocked(const Message& message, const Join& join,
     if (!q) return Fail(q.error());
     MW_TRY(q->Bind(1, *cluster));
     MW_TRY(q->Bind(2, message.arrival - rule.window.count()));
+    MW_TRY(q->Bind(3, static_cast<std::int64_t>(rule.min_size)));
     auto row = q->Step();
     if (!row) return Fail(row.error());
     out->window_size = *row ? static_cast<std::uint64_t>(q->Int(0)) : 0;
@@ -1146,6 +1152,7 @@ Result<std::vector<Cluster>> SqliteStore::Clusters(bool waves_only,
       if (!q) return Fail(q.error());
       MW_TRY(q->Bind(1, c.id));
       MW_TRY(q->Bind(2, since));
+      MW_TRY(q->Bind(3, static_cast<std::int64_t>(rule.min_size)));
       auto count = q->Step();
       if (!count) return Fail(count.error());
       if (!*count || static_cast<std::uint64_t>(q->Int(0)) < rule.min_size) {

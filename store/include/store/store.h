@@ -154,9 +154,12 @@ struct Member {
 };
 
 struct Recorded {
-  std::int64_t id = 0;            // the new message's id
-  Cluster cluster;                // after the join; size counts this message
-  std::uint64_t window_size = 0;  // members that arrived inside the wave window
+  std::int64_t id = 0;  // the new message's id
+  Cluster cluster;      // after the join; size counts this message
+  // Members that arrived inside the wave window, counted up to the rule's
+  // min_size: all that a caller compares it with, and it bounds what a
+  // Record reads in a wave of millions of copies.
+  std::uint64_t window_size = 0;
   // True exactly once per cluster: on the Record call that made window_size
   // reach the wave's min_size. `earlier` then lists the members before this
   // message (oldest first), for the wave event.
