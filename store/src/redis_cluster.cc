@@ -91,6 +91,16 @@ Result<Reply> ClusterClient::SendTo(const RedisAddress& node, bool asking,
   return r;
 }
 
+Result<void> ClusterClient::SetTimeout(std::chrono::microseconds timeout) {
+  options_.command_timeout =
+      std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
+  for (auto& [name, c] : connections_) {
+    auto set = c->SetTimeout(timeout);
+    if (!set) return set;
+  }
+  return {};
+}
+
 Result<Reply> ClusterClient::Command(
     int slot, const std::vector<std::string_view>& args) {
   bool asking = false;

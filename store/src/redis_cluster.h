@@ -10,6 +10,7 @@
 #ifndef MW_STORE_REDIS_CLUSTER_H_
 #define MW_STORE_REDIS_CLUSTER_H_
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -52,6 +53,10 @@ class ClusterClient {
   // order of `commands`. A command that is redirected is sent again alone
   // (Command); one whose master cannot be reached gets kUnavailable in its
   // place while the others complete.
+  // The time each command may take from now on, on every node's connection
+  // (those opened later too). kUnavailable when it cannot be set.
+  [[nodiscard]] Result<void> SetTimeout(std::chrono::microseconds timeout);
+
   std::vector<Result<Reply>> Pipeline(const std::vector<SlotCommand>& commands);
 
   // Sends a command to masters()[index] (statistics, scans over the cluster).

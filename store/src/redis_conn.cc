@@ -13,10 +13,10 @@
 namespace mw::store {
 namespace {
 
-timeval ToTimeval(std::chrono::milliseconds ms) {
+timeval ToTimeval(std::chrono::microseconds us) {
   timeval tv{};
-  tv.tv_sec = static_cast<time_t>(ms.count() / 1000);
-  tv.tv_usec = static_cast<suseconds_t>((ms.count() % 1000) * 1000);
+  tv.tv_sec = static_cast<time_t>(us.count() / 1'000'000);
+  tv.tv_usec = static_cast<suseconds_t>(us.count() % 1'000'000);
   return tv;
 }
 
@@ -263,6 +263,13 @@ Result<Reply> Connection::Command(const std::vector<std::string_view>& args) {
   auto sent = Append(args);
   if (!sent) return Fail(sent.error());
   return Read();
+}
+
+Result<void> Connection::SetTimeout(std::chrono::microseconds timeout) {
+  if (redisSetTimeout(c_, ToTimeval(timeout)) != REDIS_OK) {
+    return Fail(Error::Unavailable("redis: cannot set the command timeout"));
+  }
+  return {};
 }
 
 }  // namespace mw::store

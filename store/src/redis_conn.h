@@ -89,6 +89,10 @@ class Connection {
   // error reply is returned as a Reply of type kError, not as a failure.
   Result<Reply> Command(const std::vector<std::string_view>& args);
 
+  // The time a command may take from now on (redisSetTimeout: the socket's
+  // send and receive timeouts). kUnavailable when it cannot be set.
+  [[nodiscard]] Result<void> SetTimeout(std::chrono::microseconds timeout);
+
   // A pipeline in three steps: Append queues commands in the connection's
   // buffer, Flush writes them all, Read takes their replies in order. Between
   // Flush and Read the server works while the caller flushes other

@@ -40,4 +40,8 @@ Result<Reply> Link::Command(const std::vector<std::string_view>& args) {
   return single_ ? single_->Command(args) : cluster_->Command(slot_, args);
 }
 
+Result<void> Link::SetTimeout(std::chrono::microseconds timeout) {
+  return single_ ? single_->SetTimeout(timeout) : cluster_->SetTimeout(timeout);
+}
+
 }  // namespace mw::store

@@ -7,6 +7,7 @@
 #ifndef MW_STORE_REDIS_LINK_H_
 #define MW_STORE_REDIS_LINK_H_
 
+#include <chrono>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,10 @@ class Link {
   // Connection::Command: kUnavailable when the server or the slot's master
   // cannot be reached; error replies are replies.
   Result<Reply> Command(const std::vector<std::string_view>& args);
+
+  // The time a command may take from now on (the connect options' command
+  // timeout until this is called). kUnavailable when it cannot be set.
+  [[nodiscard]] Result<void> SetTimeout(std::chrono::microseconds timeout);
 
  private:
   Link() = default;

@@ -210,9 +210,7 @@ local function rinit(ck)
   redis.call('HSETNX', ck, 'r', redis.call('HGET', ck, 'n'))
 end
 local CF = {'k','f','l','n','s','g','w','t','a','e','r','mk','ma'}
--- `known`: messages already read, by id (Find's candidates), so that a
--- cluster of one does not read its message a second time.
-local function cluster(cid, known)
+local function cluster(cid)
   cid = tonumber(cid)
   local v = redis.call('HMGET', P..'c:'..cid, unpack(CF))
   if v[1] then
@@ -224,7 +222,7 @@ local function cluster(cid, known)
   end
   local id = resolve(unperm(cid), maxid())
   if not id then return nil end
-  local m = (known and known[id]) or getmsg(id)
+  local m = getmsg(id)
   if not m or m.c ~= cid then return nil end
   return {cid, id, m.a, m.a, 1, 1, m.l, 0, 0, m.u, #m.nw > 0 and 1 or 0, m.r,
           0, 0}
@@ -299,69 +297,37 @@ end
 )lua";
 
 const char kRedisFindScript[] = R"lua(
-local per_key = tonumber(ARGV[2])
-local max_cand = tonumber(ARGV[3])
-local max = maxid()
-local lo = lowest()
-local ranked = {}
-if ARGV[1] == 'k' then
-  local exact = tonumber(ARGV[4])
-  local hits = {}
-  for j = 5, #ARGV do
-    local key = tonumber(ARGV[j])
-    local f = ksuffix(key)
-    local _, v = kresolve(key, rget)
-    if v and v ~= MARK then
-      local pos = kfind(v, f)
-      local n = #pos
-      local from = math.max(1, n - per_key + 1)
-      for e = n, from, -1 do
-        local low = struct.unpack('>I4', v, pos[e] + 3)
-        local id = resolve(low, max)
-        -- Below lo: a pruned message's entry that compact() has not reached.
-        if id and id >= lo then
-          local h = hits[id]
-          if not h then h = {id, 0, 0}; hits[id] = h end
-          h[2] = h[2] + 1
-          if key == exact then h[3] = 1 end
-        end
-      end
-    end
-  end
-  for _, h in pairs(hits) do ranked[#ranked + 1] = h end
-  table.sort(ranked, function(a, b)
-    if a[3] ~= b[3] then return a[3] > b[3] end
-    if a[2] ~= b[2] then return a[2] > b[2] end
-    return a[1] > b[1]
-  end)
-else
-  for j = 5, #ARGV do ranked[#ranked + 1] = {tonumber(ARGV[j]), 0, 0} end
-end
-local out = {0, max}
+local max_cand = tonumber(ARGV[1])
+local out = {maxid(), 0}
 local read = {}
 local cids = {}
 local order = {}
-for _, h in ipairs(ranked) do
-  if out[1] >= max_cand then break end
-  local m = getmsg(h[1])
-  if m then
-    out[1] = out[1] + 1
-    local cid = m.c
-    out[#out + 1] = h[1]; out[#out + 1] = m.a
-    out[#out + 1] = cid; out[#out + 1] = h[2]; out[#out + 1] = h[3]
-    out[#out + 1] = m.f
-    read[h[1]] = m
+for j = 2, #ARGV do
+  if out[2] >= max_cand then break end
+  local id = ARGV[j]
+  local v = redis.call('GET', P..'m:'..id)
+  if v then
+    out[2] = out[2] + 1
+    out[#out + 1] = id; out[#out + 1] = v
+    read[id] = true
+    local cid = struct.unpack('>I4', v, 7)
     if not cids[cid] then cids[cid] = true; order[#order + 1] = cid end
   end
 end
+-- HGETALL, not HMGET of the fields: a cluster of one has no hash, and
+-- HMGET's thirteen arguments cost more than the lookup.
 for _, cid in ipairs(order) do
-  local c = cluster(cid, read)
-  if c then
-    for _, x in ipairs(c) do out[#out + 1] = x end
-    local m = read[c[2]] or getmsg(c[2])
-    if m then out[#out + 1] = 1; out[#out + 1] = m.f
-    else out[#out + 1] = 0; out[#out + 1] = '' end
+  local h = redis.call('HGETALL', P..'c:'..cid)
+  local canonical = false
+  for i = 1, #h, 2 do
+    if h[i] == 'k' then
+      if not read[h[i + 1]] then
+        canonical = redis.call('GET', P..'m:'..h[i + 1]) or false
+      end
+      break
+    end
   end
+  out[#out + 1] = cid; out[#out + 1] = h; out[#out + 1] = canonical
 end
 return out
 )lua";

@@ -92,13 +92,14 @@ extern const char kRedisLuaCommon[];
 // The scripts. ARGV below leaves out the permutation key that comes first in
 // every call.
 //
-// Find: ARGV = "k", max_per_key, max_candidates, exact key, key... or
-//       "i", max_per_key, max_candidates, 0, id...
-//   returns {ncand, seen (the last message id), [id, arrival, cluster,
-//            shared, via_exact, fp]*ncand, [CLUSTER, has_fp, fp]*}
-// where CLUSTER, here and below, is the 14 fields cid, canonical, first,
-// last, size, senders, lang, wave, since, authenticated, networks,
-// recipients, mark, marked_at.
+// Find: ARGV = max_candidates, id... (ranked: the client read and ranked
+//   the index buckets, redis_buckets.h); reads the first max_candidates of
+//   those messages still stored and their clusters' hashes, and unpacks
+//   nothing (the client does: redis_message.h).
+//   returns {the last message id, ncand, [id, packed message]*ncand,
+//            [cid, the cluster's hash as HGETALL gives it (empty: a cluster
+//             of one), the canonical's packed message when the hash names
+//             one that is not a candidate (else nil)]*}
 extern const char kRedisFindScript[];
 // Record: ARGV = join cid (0: new), new cid, arrival, fp, identity hash
 //   (decimal), msgid hash, queue id, language, size, window ms, min_size,

@@ -1,7 +1,12 @@
-// The Redis store: every Find and Record is one EVALSHA of a Lua script
-// (redis_scripts.cc), so each costs one round trip and runs atomically on
-// the server, beside other hosts' scripts; nothing here holds a lock across a
-// round trip.
+// The Redis store: every Record is one EVALSHA of a Lua script
+// (redis_scripts.cc), so it costs one round trip and runs atomically on the
+// server, beside other hosts' scripts; nothing here holds a lock across a
+// round trip. Find is two: one MGET of the index buckets, ranked here
+// (redis_buckets.h), then a script that reads the candidates and their
+// clusters. The server's CPU is the shared resource of every MX host, and
+// Lua's string work on the buckets was most of a Find's (docs/store.md).
+// Between the two steps a message may be pruned (it is left out) or recorded
+// (it is newer than Lookup::seen, which is the first step's).
 //
 // Why a pool of connections rather than one behind a mutex: a milter thread
 // waits for its round trip; on one shared connection every thread would
@@ -13,11 +18,15 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <random>
+#include <span>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -28,8 +37,10 @@
 #include "keys.h"
 #include "mark.h"
 #include "rank.h"
+#include "redis_buckets.h"
 #include "redis_conn.h"
 #include "redis_link.h"
+#include "redis_message.h"
 #include "redis_scripts.h"
 #include "redis_slot.h"
 #include "secret.h"
@@ -87,6 +98,49 @@ Cluster ReadCluster(const Reply& r, std::size_t at) {
 }
 constexpr std::size_t kClusterFields = 14;
 
+// A cluster's hash as HGETALL gives it (the fields: redis_scripts.h).
+// Absent fields read 0, but recipients, absent from hashes written before
+// the field existed, reads as the size: each member counted one then.
+Cluster ReadClusterHash(ClusterId id, const Reply& hash) {
+  Cluster c;
+  c.id = id;
+  bool recipients = false;
+  for (std::size_t i = 0; i + 1 < hash.size(); i += 2) {
+    const std::string_view f = hash.at(i).str();
+    const std::int64_t n = hash.at(i + 1).integer();
+    if (f == "k") {
+      c.canonical = n;
+    } else if (f == "f") {
+      c.first_seen = n;
+    } else if (f == "l") {
+      c.last_seen = n;
+    } else if (f == "n") {
+      c.size = CountOf(n);
+    } else if (f == "s") {
+      c.senders = CountOf(n);
+    } else if (f == "g") {
+      c.language = std::string(hash.at(i + 1).str());
+    } else if (f == "w") {
+      c.wave = n != 0;
+    } else if (f == "t") {
+      c.wave_since = n;
+    } else if (f == "a") {
+      c.authenticated = CountOf(n);
+    } else if (f == "e") {
+      c.networks = CountOf(n);
+    } else if (f == "r") {
+      c.recipients = CountOf(n);
+      recipients = true;
+    } else if (f == "mk") {
+      c.mark = MarkOf(n);
+    } else if (f == "ma") {
+      c.marked_at = n;
+    }
+  }
+  if (!recipients) c.recipients = c.size;
+  return c;
+}
+
 // A keyed hash as the message strings keep it: 8 bytes, big-endian.
 std::string PackHash(std::int64_t hash) {
   std::string out(8, '\0');
@@ -122,6 +176,7 @@ class RedisStore final : public Store {
         anchor_(prefix_ + "n"),
         permutation_key_(PackHash(secret_.Hash("cluster-id", "1")) +
                          PackHash(secret_.Hash("cluster-id", "2"))),
+        permutation_(permutation_key_),
         rng_(std::random_device{}()) {
     for (const char* s :
          {kRedisFindScript, kRedisRecordScript, kRedisPruneScript,
@@ -179,6 +234,14 @@ class RedisStore final : public Store {
   // pooled connection. Connection failures mark the server down (see
   // redis.h); an error reply becomes kUnavailable with Redis's text.
   Result<Reply> Eval(ScriptId id, const std::vector<std::string>& args);
+  // EVALSHA on `link`, and EVAL when the server answers NOSCRIPT; an error
+  // reply is returned as a reply.
+  Result<Reply> EvalOn(Link& link, ScriptId id,
+                       const std::vector<std::string>& args);
+  // Ends a call on a borrowed link: a failure marks the server down and
+  // drops the link; otherwise the link goes back to the pool and an error
+  // reply becomes kUnavailable with Redis's text.
+  Result<Reply> Settle(std::unique_ptr<Link> link, Result<Reply> r);
   Result<Reply> Run(const std::vector<std::string_view>& argv);
 
   Result<std::unique_ptr<Link>> Borrow();
@@ -186,8 +249,11 @@ class RedisStore final : public Store {
   void WentDown(const Error& e);
   void CameBack();
 
+  // `hits`: the ranking Find made of the ids it sent (their shared keys);
+  // empty for Fetch.
   Result<Lookup> ReadLookup(const Reply& r,
-                            const fingerprint::Fingerprint* query);
+                            const fingerprint::Fingerprint* query,
+                            std::span<const BucketHit> hits);
   // One Page script call: the messages with ids from `from` (arrived at or
   // after `since`), passed to fn and counted in *seen.
   struct Page {
@@ -211,6 +277,7 @@ class RedisStore final : public Store {
   // (redis_scripts.h); from the site's secret, so every host agrees and the
   // ids reveal nothing of the message count.
   const std::string permutation_key_;
+  const ClusterPermutation permutation_;  // of permutation_key_
   std::vector<Script> scripts_;
 
   std::mutex mu_;
@@ -320,18 +387,35 @@ Result<Reply> RedisStore::Run(const std::vector<std::string_view>& argv) {
 
 Result<Reply> RedisStore::Eval(ScriptId id,
                                const std::vector<std::string>& args) {
+  auto c = Borrow();
+  if (!c) return Fail(c.error());
+  auto r = EvalOn(**c, id, args);
+  return Settle(std::move(*c), std::move(r));
+}
+
+Result<Reply> RedisStore::EvalOn(Link& link, ScriptId id,
+                                 const std::vector<std::string>& args) {
   const Script& s = scripts_[id];
   std::vector<std::string_view> argv = {"EVALSHA", s.sha, "1", anchor_,
                                         permutation_key_};
   for (const std::string& a : args) argv.push_back(a);
-  auto r = Run(argv);
+  auto r = link.Command(argv);
   if (!r) return r;
   if (r->type() == Reply::Type::kError && r->str().substr(0, 8) == "NOSCRIPT") {
     argv[0] = "EVAL";
     argv[1] = s.source;
-    r = Run(argv);
-    if (!r) return r;
+    r = link.Command(argv);
   }
+  return r;
+}
+
+Result<Reply> RedisStore::Settle(std::unique_ptr<Link> link, Result<Reply> r) {
+  if (!r) {
+    WentDown(r.error());  // the connection is dropped with `link`
+    return r;
+  }
+  GiveBack(std::move(link));
+  CameBack();
   if (r->type() == Reply::Type::kError) {
     return Fail(Error::Unavailable("redis: " + std::string(r->str())));
   }
@@ -379,53 +463,104 @@ Result<void> RedisStore::CheckLayout(Link& c) {
 }
 
 Result<Lookup> RedisStore::ReadLookup(const Reply& r,
-                                      const fingerprint::Fingerprint* query) {
+                                      const fingerprint::Fingerprint* query,
+                                      std::span<const BucketHit> hits) {
   Lookup lookup;
-  if (r.type() != Reply::Type::kArray || r.size() < 2) {
+  const auto malformed = [] {
     return Fail(Error::Unavailable("redis: malformed Find reply"));
-  }
-  lookup.seen = r.at(1).integer();
-  const auto n = static_cast<std::size_t>(r.at(0).integer());
-  constexpr std::size_t kCand = 6;
+  };
+  // A torn message string or an undecodable fingerprint: nothing.
+  const auto decode = [this](const std::optional<RedisMessage>& m)
+      -> std::optional<fingerprint::Fingerprint> {
+    if (!m) return std::nullopt;
+    auto fp = fingerprint::Decode(m->fingerprint, options_.fingerprint);
+    if (!fp) return std::nullopt;
+    return std::move(*fp);
+  };
+  if (r.type() != Reply::Type::kArray || r.size() < 2) return malformed();
+  const std::int64_t max_id = r.at(0).integer();
+  lookup.seen = max_id;
+  const auto n = static_cast<std::size_t>(r.at(1).integer());
   std::size_t at = 2;
-  if (r.size() < 2 + n * kCand) {
-    return Fail(Error::Unavailable("redis: malformed Find reply"));
-  }
-  for (std::size_t i = 0; i < n; ++i, at += kCand) {
-    auto fp = fingerprint::Decode(r.at(at + 5).str(), options_.fingerprint);
+  if (r.size() < 2 + n * 2) return malformed();
+  // Candidates whose message cannot be read are skipped; their packed
+  // strings stay in `r`, which outlives every view below.
+  std::vector<RedisMessage> read;
+  for (std::size_t i = 0; i < n; ++i, at += 2) {
+    const auto m = ParseRedisMessage(r.at(at + 1).str());
+    auto fp = decode(m);
     if (!fp) {
       ++lookup.skipped_rows;
       continue;
     }
     Candidate c;
     c.id = r.at(at).integer();
-    c.arrival = r.at(at + 1).integer();
-    c.cluster = static_cast<ClusterId>(r.at(at + 2).integer());
-    c.shared_keys = static_cast<std::uint32_t>(r.at(at + 3).integer());
+    c.arrival = m->arrival;
+    c.cluster = m->cluster;
+    for (const BucketHit& h : hits) {
+      if (h.id == c.id) {
+        c.shared_keys = h.shared;
+        break;
+      }
+    }
     c.exact = query != nullptr && fp->body_bytes != 0 &&
               fp->body_sha1 == query->body_sha1;
     c.fingerprint = std::move(*fp);
     lookup.candidates.push_back(std::move(c));
+    read.push_back(*m);
   }
-  // The script ranked by the exact key; `exact` proper is the whole SHA-1.
-  SortCandidates(lookup.candidates);
-  constexpr std::size_t kClusterRow = kClusterFields + 2;
+  const auto candidate = [&](std::int64_t id) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < read.size(); ++i) {
+      if (lookup.candidates[i].id == id) return i;
+    }
+    return std::nullopt;
+  };
+  // Each cluster row: cid, its hash's field/value pairs (none: a cluster
+  // of one) and the canonical's packed message or nil.
+  constexpr std::size_t kClusterRow = 3;
   std::vector<std::pair<Cluster, std::optional<fingerprint::Fingerprint>>>
       clusters;
   for (; at + kClusterRow <= r.size(); at += kClusterRow) {
-    Cluster c = ReadCluster(r, at);
+    const auto cid = static_cast<ClusterId>(r.at(at).integer());
+    const Reply hash = r.at(at + 1);
+    Cluster c;
+    c.id = cid;
     std::optional<fingerprint::Fingerprint> canonical;
-    if (r.at(at + kClusterFields).integer() != 0) {
-      auto fp = fingerprint::Decode(r.at(at + kClusterFields + 1).str(),
-                                    options_.fingerprint);
-      if (fp) {
-        canonical = std::move(*fp);
-      } else {
-        ++lookup.skipped_rows;
+    if (hash.size() >= 2) {
+      c = ReadClusterHash(cid, hash);
+      const Reply packed = r.at(at + 2);
+      if (const auto i = candidate(c.canonical)) {
+        canonical = lookup.candidates[*i].fingerprint;
+      } else if (packed.type() == Reply::Type::kString) {
+        auto fp = decode(ParseRedisMessage(packed.str()));
+        if (fp) {
+          canonical = std::move(*fp);
+        } else {
+          ++lookup.skipped_rows;
+        }
       }
+    } else {
+      // A cluster of one: its id leads back to its message, which is a
+      // candidate (the one that names it) unless its keys expired under a
+      // member; then the cluster is left out, as a vanished one.
+      const std::int64_t id =
+          ResolveMessageId(permutation_.Inverse(cid), max_id);
+      const auto i = id > 0 ? candidate(id) : std::nullopt;
+      if (!i || read[*i].cluster != cid) continue;
+      const RedisMessage& m = read[*i];
+      c.canonical = id;
+      c.first_seen = c.last_seen = m.arrival;
+      c.size = c.senders = 1;
+      c.language = std::string(m.language);
+      c.authenticated = m.authenticated ? 1 : 0;
+      c.networks = m.network.empty() ? 0 : 1;
+      c.recipients = m.recipients;
+      canonical = lookup.candidates[*i].fingerprint;
     }
     clusters.emplace_back(std::move(c), std::move(canonical));
   }
+  // Find ranked by the exact key; `exact` proper is the whole SHA-1.
+  SortCandidates(lookup.candidates);
   // In the order of the candidates that name them, as the SQLite store
   // gives them; a cluster whose candidates were all undecodable is left out.
   for (const Candidate& c : lookup.candidates) {
@@ -447,25 +582,101 @@ Result<Lookup> RedisStore::Find(const Message& message) {
   const std::uint32_t exact_key = KeyOf(
       KeyKind::kExact,
       static_cast<std::uint64_t>(Sha1Prefix(message.fingerprint.body_sha1)));
-  std::vector<std::string> args = {"k", std::to_string(options_.max_per_key),
-                                   std::to_string(options_.max_candidates),
-                                   std::to_string(exact_key)};
-  for (const std::uint32_t k : keys) args.push_back(std::to_string(k));
-  auto r = Eval(kFind, args);
-  if (!r) return Fail(r.error());
-  return ReadLookup(*r, &message.fingerprint);
+  // Step one: the last id, the lowest one and every name each key's bucket
+  // may have, in one MGET (one snapshot); the ranking is the client's.
+  std::vector<std::string> names;
+  names.reserve(2 + keys.size() * kBucketDepths);
+  names.push_back(prefix_ + "n");
+  names.push_back(prefix_ + "lo");
+  std::vector<std::array<std::size_t, kBucketDepths>> at(keys.size());
+  // IndexKeys are sorted, so keys that share a bucket name (the same top
+  // bits) are neighbours: each name is asked for once.
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    auto key_names = BucketNames(prefix_, keys[i]);
+    for (int d = 0; d < kBucketDepths; ++d) {
+      if (i > 0 && names[at[i - 1][d]] == key_names[d]) {
+        at[i][d] = at[i - 1][d];
+      } else {
+        at[i][d] = names.size();
+        names.push_back(std::move(key_names[d]));
+      }
+    }
+  }
+  std::vector<std::string_view> argv = {"MGET"};
+  for (const std::string& n : names) argv.push_back(n);
+  // Both steps on one connection, and together no longer than one command
+  // may take (redis.h): the second gets what the first left.
+  auto borrowed = Borrow();
+  if (!borrowed) return Fail(borrowed.error());
+  std::unique_ptr<Link> link = std::move(*borrowed);
+  const auto start = std::chrono::steady_clock::now();
+  auto read = link->Command(argv);
+  if (!read || read->type() == Reply::Type::kError) {
+    return Fail(Settle(std::move(link), std::move(read)).error());
+  }
+  if (read->type() != Reply::Type::kArray || read->size() != names.size()) {
+    GiveBack(std::move(link));
+    return Fail(Error::Unavailable("redis: malformed MGET reply"));
+  }
+  const auto value = [&](std::size_t i) -> std::optional<std::string_view> {
+    const Reply v = read->at(i);
+    if (v.type() != Reply::Type::kString) return std::nullopt;
+    return v.str();
+  };
+  const std::int64_t max_id = value(0) ? ParseInt(*value(0)) : 0;
+  const std::int64_t lowest = value(1) ? ParseInt(*value(1)) : 1;
+  std::vector<KeyBucket> buckets;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    std::array<std::optional<std::string_view>, kBucketDepths> depths;
+    for (int d = 0; d < kBucketDepths; ++d) depths[d] = value(at[i][d]);
+    if (auto b = HoldingBucket(depths)) buckets.push_back({keys[i], *b});
+  }
+  const std::vector<BucketHit> hits =
+      RankBucketHits(buckets, exact_key, options_.max_per_key, max_id, lowest);
+  if (hits.empty()) {
+    GiveBack(std::move(link));
+    CameBack();
+    Lookup none;
+    none.seen = max_id;
+    return none;
+  }
+  // Step two: the script reads the first max_candidates of them that are
+  // still stored, with their clusters.
+  std::vector<std::string> args = {std::to_string(options_.max_candidates)};
+  for (const BucketHit& h : hits) args.push_back(std::to_string(h.id));
+  // The socket's timeout is set only when the first step took a millisecond
+  // or more: two system calls each way, which a healthy server never costs.
+  const std::chrono::microseconds whole = options_.command_timeout;
+  const auto left =
+      whole - std::chrono::duration_cast<std::chrono::microseconds>(
+                  std::chrono::steady_clock::now() - start);
+  const bool shortened = left < whole - std::chrono::milliseconds(1);
+  Result<void> set;
+  if (shortened) {
+    set = link->SetTimeout(std::max(left, std::chrono::microseconds(1000)));
+  }
+  Result<Reply> r =
+      set ? EvalOn(*link, kFind, args) : Result<Reply>(Fail(set.error()));
+  if (r && shortened) {
+    if (auto back = link->SetTimeout(whole); !back) r = Fail(back.error());
+  }
+  auto settled = Settle(std::move(link), std::move(r));
+  if (!settled) return Fail(settled.error());
+  auto lookup = ReadLookup(*settled, &message.fingerprint, hits);
+  // The buckets were read at max_id: a message recorded since is newer than
+  // what this lookup saw (Join::seen), whatever step two found.
+  if (lookup) lookup->seen = max_id;
+  return lookup;
 }
 
 Result<Lookup> RedisStore::Fetch(std::span<const std::int64_t> ids) {
   if (ids.empty()) return Lookup{};
-  std::vector<std::string> args = {"i", std::to_string(options_.max_per_key),
-                                   std::to_string(options_.max_candidates),
-                                   "0"};
+  std::vector<std::string> args = {std::to_string(options_.max_candidates)};
   for (const std::int64_t id : ids) args.push_back(std::to_string(id));
   auto r = Eval(kFind, args);
   if (!r) return Fail(r.error());
   // Capped in the caller's order, then ranked as SQLite ranks them.
-  return ReadLookup(*r, nullptr);
+  return ReadLookup(*r, nullptr, {});
 }
 
 Result<std::uint64_t> RedisStore::ForEach(

@@ -21,6 +21,8 @@
 
 #include "redis_cluster.h"
 #include "redis_conn.h"
+#include "redis_link.h"
+#include "redis_scripts.h"
 #include "redis_slot.h"
 #include "store/redis.h"
 #include "store/sqlite.h"
@@ -1158,6 +1160,31 @@ TEST_P(RedisServerFaultTest, StalledServerTimesOut) {
   EXPECT_EQ(l.error().code(), Error::Code::kUnavailable);
   EXPECT_LT(took, std::chrono::milliseconds(400));
   EXPECT_EQ(LogCount("redis: down: "), 1);
+}
+
+// Find's two steps share one command timeout: the second runs under what
+// the first left (Link::SetTimeout). Here the mechanism, on a stalled
+// server: a link opened with a long timeout gives up at the shorter one.
+TEST_P(RedisServerFaultTest, ALinksTimeoutCanBeShortened) {
+  RedisOptions o = Options();
+  o.command_timeout = std::chrono::seconds(3);
+  auto connect = ConnectOptionsFor(o);
+  ASSERT_TRUE(connect.has_value()) << connect.error().ToString();
+  auto seeds = ParseClusterSeeds(o.cluster);
+  ASSERT_TRUE(seeds.has_value()) << seeds.error().ToString();
+  const std::string anchor = RedisKeyPrefix(o.prefix) + "n";
+  auto link = Link::Open({*connect, *seeds, KeySlot(anchor)});
+  ASSERT_TRUE(link.has_value()) << link.error().ToString();
+  ASSERT_TRUE((*link)->Command({"GET", anchor}).has_value());
+  ASSERT_TRUE((*link)->SetTimeout(std::chrono::milliseconds(100)).has_value());
+  ::kill(pid_, SIGSTOP);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = (*link)->Command({"GET", anchor});
+  const auto took = std::chrono::steady_clock::now() - start;
+  ::kill(pid_, SIGCONT);
+  EXPECT_FALSE(r.has_value());
+  EXPECT_GE(took, std::chrono::milliseconds(90));
+  EXPECT_LT(took, std::chrono::seconds(1));
 }
 
 TEST_P(RedisServerFaultTest, WrongPasswordIsAClearErrorWithoutThePassword) {

@@ -1,11 +1,12 @@
 // The Redis backend of store::Store: several MX hosts share one memory.
 //
 // Every key of a site starts with one hash tag, "{mw:<prefix>}:", so every
-// multi-key operation (each Find and Record is one Lua script) stays in one
-// Redis Cluster slot. Layout, costs and the reasons: docs/store.md, "Redis
-// backend". Find and Record are one round trip each (EVALSHA); the cluster
-// join runs inside Record's script, so two hosts recording variants of one
-// wave at once end in one cluster.
+// multi-key operation stays in one Redis Cluster slot. Layout, costs and the
+// reasons: docs/store.md, "Redis backend". Record is one round trip
+// (EVALSHA) and the cluster join runs inside its script, so two hosts
+// recording variants of one wave at once end in one cluster; Find is two (an
+// MGET of the index buckets, then a script that reads the candidates), on
+// one connection and within one command timeout together.
 //
 // Failure: a connection or command error (refused, timed out, killed server,
 // a script error) fails the call with kUnavailable; no call waits longer than
