@@ -95,8 +95,8 @@ namespace milter = mw::milter;
 namespace smfic = mw::milter::smfic;
 namespace smfif = mw::milter::smfif;
 namespace smfip = mw::milter::smfip;
-using mw::bench::PercentileOfSorted;
 namespace smfir = mw::milter::smfir;
+using mw::bench::PercentileOfSorted;
 
 using Clock = std::chrono::steady_clock;
 

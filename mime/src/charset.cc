@@ -256,16 +256,11 @@ Decoded DecodeToUtf8(std::string_view bytes, std::string_view declared) {
   if (IsPlainAscii(bytes) && icu_name != "utf-16" && icu_name != "utf-16le" &&
       icu_name != "utf-16be" && icu_name != "utf-7") {
     out.utf8.assign(bytes);
-    if (declared.empty()) {
-      out.charset_used = "us-ascii";
-    } else if (!IsKnownToIcu(icu_name)) {
-      // A label no converter has ("default", "unknown-8bit") names nothing
-      // the text was read as: it was read as ASCII. Not a warning: nothing
-      // was lost or guessed.
-      out.charset_used = "us-ascii";
-    } else {
-      out.charset_used = declared_lower;
-    }
+    // No label, or one no converter has ("default", "unknown-8bit"), names
+    // nothing the text was read as: it was read as ASCII. Not a warning:
+    // nothing was lost or guessed.
+    const bool named = !declared.empty() && IsKnownToIcu(icu_name);
+    out.charset_used = named ? declared_lower : "us-ascii";
     return out;
   }
 
