@@ -757,7 +757,7 @@ TEST_P(RedisStoreTest, PrunedEntriesGoWhenTheirBucketIsWritten) {
 // A bucket past index_split_entries is split in 16 by the key's next bits
 // and becomes a marker (store/src/redis_scripts.h): Find reads through the
 // markers, so a store that splits (t1, at 2 entries) answers every lookup as
-// one that never does (t2, the default, unreached here); entries are neither
+// one that never does (t2, at a million); entries are neither
 // lost nor counted twice, and markers and parts carry the retention's TTL.
 // One body recorded five times puts five entries of each of its keys in one
 // bucket, which no split can separate: it goes down to the deepest level and
@@ -769,7 +769,7 @@ TEST_P(RedisStoreTest, FullBucketsSplitAndEveryEntryIsStillFound) {
   split.prune_on_record = false;
   RedisOptions whole = split;
   whole.prefix = "t2";
-  whole.index_split_entries = RedisOptions{}.index_split_entries;
+  whole.index_split_entries = 1'000'000;
   auto a = Open(split);
   auto b = Open(whole);
   ASSERT_NE(a, nullptr);
