@@ -240,8 +240,12 @@ class RedisStore final : public Store {
                        const std::vector<std::string>& args);
   // Ends a call on a borrowed link: a failure marks the server down and
   // drops the link; otherwise the link goes back to the pool and an error
-  // reply becomes kUnavailable with Redis's text.
-  Result<Reply> Settle(std::unique_ptr<Link> link, Result<Reply> r);
+  // reply becomes kUnavailable with Redis's text, after `command` when one
+  // is named.
+  Result<Reply> Settle(std::unique_ptr<Link> link, Result<Reply> r,
+                       std::string_view command = {});
+  // One plain command on a pooled connection, settled as a script is.
+  // REQUIRES: !argv.empty().
   Result<Reply> Run(const std::vector<std::string_view>& argv);
 
   Result<std::unique_ptr<Link>> Borrow();
@@ -376,13 +380,7 @@ Result<Reply> RedisStore::Run(const std::vector<std::string_view>& argv) {
   auto c = Borrow();
   if (!c) return Fail(c.error());
   auto r = (*c)->Command(argv);
-  if (!r) {
-    WentDown(r.error());  // the connection is dropped with `c`
-    return Fail(r.error());
-  }
-  GiveBack(std::move(*c));
-  CameBack();
-  return r;
+  return Settle(std::move(*c), std::move(r), argv.front());
 }
 
 Result<Reply> RedisStore::Eval(ScriptId id,
@@ -409,7 +407,8 @@ Result<Reply> RedisStore::EvalOn(Link& link, ScriptId id,
   return r;
 }
 
-Result<Reply> RedisStore::Settle(std::unique_ptr<Link> link, Result<Reply> r) {
+Result<Reply> RedisStore::Settle(std::unique_ptr<Link> link, Result<Reply> r,
+                                 std::string_view command) {
   if (!r) {
     WentDown(r.error());  // the connection is dropped with `link`
     return r;
@@ -417,7 +416,9 @@ Result<Reply> RedisStore::Settle(std::unique_ptr<Link> link, Result<Reply> r) {
   GiveBack(std::move(link));
   CameBack();
   if (r->type() == Reply::Type::kError) {
-    return Fail(Error::Unavailable("redis: " + std::string(r->str())));
+    std::string text = "redis: ";
+    if (!command.empty()) text.append(command).append(": ");
+    return Fail(Error::Unavailable(text.append(r->str())));
   }
   return r;
 }
@@ -425,9 +426,6 @@ Result<Reply> RedisStore::Settle(std::unique_ptr<Link> link, Result<Reply> r) {
 Result<void> RedisStore::Probe() {
   auto r = Run({"PING"});
   if (!r) return Fail(r.error());
-  if (r->type() == Reply::Type::kError) {
-    return Fail(Error::Unavailable("redis: PING: " + std::string(r->str())));
-  }
   return {};
 }
 
