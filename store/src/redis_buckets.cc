@@ -45,13 +45,24 @@ std::array<std::string, kBucketDepths> BucketNames(std::string_view prefix,
   return names;
 }
 
-std::optional<std::string_view> HoldingBucket(
-    std::span<const std::optional<std::string_view>, kBucketDepths> depths) {
+BucketRead ReadBucketDepths(
+    std::span<const std::optional<std::string_view>> depths) {
+  BucketRead r;
   for (const auto& v : depths) {
-    if (!v) return std::nullopt;
-    if (!(v->size() == 1 && (*v)[0] == kMarker)) return v;
+    if (!v) return r;  // kEmpty at r.depth
+    if (!(v->size() == 1 && (*v)[0] == kMarker)) {
+      r.state = BucketRead::State::kHolds;
+      r.entries = *v;
+      return r;
+    }
+    ++r.depth;
   }
-  return std::nullopt;
+  if (r.depth < kBucketDepths) {
+    r.state = BucketRead::State::kDeeper;
+  } else {
+    r.depth = kBucketMaxDepth;  // markers all the way down: nothing held
+  }
+  return r;
 }
 
 std::vector<BucketHit> RankBucketHits(std::span<const KeyBucket> buckets,

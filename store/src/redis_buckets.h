@@ -28,12 +28,21 @@ inline constexpr int kBucketDepths = kBucketMaxDepth + 1;
 std::array<std::string, kBucketDepths> BucketNames(std::string_view prefix,
                                                    std::uint32_t key);
 
-// One key's buckets as read, in BucketNames' order (nullopt: no such key).
-// The bucket that holds the key's entries is the first one that is not a
-// split marker; nullopt when that is missing (no entries) or every depth is
-// a marker.
-std::optional<std::string_view> HoldingBucket(
-    std::span<const std::optional<std::string_view>, kBucketDepths> depths);
+// What one key's buckets say, read from the top down to some depth
+// (`depths[d]`: the value under BucketNames(...)[d], nullopt when there is
+// no such key). The bucket that holds the key's entries is the first one
+// that is not a split marker: kHolds, or kEmpty when that name is missing
+// (no entries) or every depth is a marker; kDeeper when every depth read is
+// a marker and deeper ones were not read.
+struct BucketRead {
+  enum class State { kHolds, kEmpty, kDeeper };
+  State state = State::kEmpty;
+  std::string_view entries;  // kHolds: the bucket's bytes
+  int depth = 0;  // the depth that decided (kDeeper: the first one not read)
+};
+// REQUIRES: 1 <= depths.size() <= kBucketDepths.
+BucketRead ReadBucketDepths(
+    std::span<const std::optional<std::string_view>> depths);
 
 // A message named by the buckets of a lookup.
 struct BucketHit {
@@ -45,7 +54,7 @@ struct BucketHit {
 
 struct KeyBucket {
   std::uint32_t key = 0;
-  std::string_view entries;  // HoldingBucket's bytes (7-byte entries)
+  std::string_view entries;  // a kHolds bucket's bytes (7-byte entries)
 };
 
 // The messages the newest `per_key` entries of each key name, ids resolved

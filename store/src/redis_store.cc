@@ -291,6 +291,12 @@ class RedisStore final : public Store {
   std::chrono::steady_clock::time_point retry_at_;  // guarded by mu_
   std::chrono::milliseconds backoff_{0};            // guarded by mu_
   std::string down_reason_;                         // guarded by mu_
+  // The deepest depth at which Find has seen a key's bucket decided (a
+  // bucket, or a missing part under markers): Find reads depths 0 to this
+  // one and goes deeper only for a key whose every depth read is a marker.
+  // Splits only go deeper, so this grows with the store; a stale one (after
+  // the buckets expired) costs names, never answers.
+  std::atomic<int> bucket_depth_{0};
 };
 
 Result<std::unique_ptr<Link>> RedisStore::Borrow() {
@@ -580,58 +586,133 @@ Result<Lookup> RedisStore::Find(const Message& message) {
   const std::uint32_t exact_key = KeyOf(
       KeyKind::kExact,
       static_cast<std::uint64_t>(Sha1Prefix(message.fingerprint.body_sha1)));
-  // Step one: the last id, the lowest one and every name each key's bucket
-  // may have, in one MGET (one snapshot); the ranking is the client's.
-  std::vector<std::string> names;
-  names.reserve(2 + keys.size() * kBucketDepths);
-  names.push_back(prefix_ + "n");
-  names.push_back(prefix_ + "lo");
+  // Step one: the last id, the lowest one and the names each key's bucket
+  // may have down to the deepest depth seen so far, in one MGET (one
+  // snapshot); the ranking is the client's.
+  const int asked =
+      std::min(bucket_depth_.load(std::memory_order_relaxed), kBucketMaxDepth) +
+      1;
+  std::vector<std::array<std::string, kBucketDepths>> names;
+  names.reserve(keys.size());
+  for (const std::uint32_t k : keys) names.push_back(BucketNames(prefix_, k));
+  const std::string n_name = prefix_ + "n";
+  const std::string lo_name = prefix_ + "lo";
+  std::vector<std::string_view> argv = {"MGET", n_name, lo_name};
+  // Where each key's name at each depth is in the MGET's reply. IndexKeys
+  // are sorted, so keys that share a bucket name (the same top bits) are
+  // neighbours: `ask` asks for a name once unless `last` (the key asked
+  // before, if any) had another.
   std::vector<std::array<std::size_t, kBucketDepths>> at(keys.size());
-  // IndexKeys are sorted, so keys that share a bucket name (the same top
-  // bits) are neighbours: each name is asked for once.
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    auto key_names = BucketNames(prefix_, keys[i]);
-    for (int d = 0; d < kBucketDepths; ++d) {
-      if (i > 0 && names[at[i - 1][d]] == key_names[d]) {
-        at[i][d] = at[i - 1][d];
+  const auto ask = [&](std::size_t i, std::optional<std::size_t> last, int from,
+                       int to) {
+    for (int d = from; d < to; ++d) {
+      if (last && names[*last][d] == names[i][d]) {
+        at[i][d] = at[*last][d];
       } else {
-        at[i][d] = names.size();
-        names.push_back(std::move(key_names[d]));
+        at[i][d] = argv.size() - 1;
+        argv.push_back(names[i][d]);
       }
     }
+  };
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    ask(i, i > 0 ? std::optional<std::size_t>(i - 1) : std::nullopt, 0, asked);
   }
-  std::vector<std::string_view> argv = {"MGET"};
-  for (const std::string& n : names) argv.push_back(n);
-  // Both steps on one connection, and together no longer than one command
-  // may take (redis.h): the second gets what the first left.
+  // Every step on one connection, and together no longer than one command
+  // may take (redis.h): each step after the first gets what is left. The
+  // socket's timeout is set only once the steps took a millisecond: two
+  // system calls each way, which a healthy server never costs.
   auto borrowed = Borrow();
   if (!borrowed) return Fail(borrowed.error());
   std::unique_ptr<Link> link = std::move(*borrowed);
   const auto start = std::chrono::steady_clock::now();
-  auto read = link->Command(argv);
-  if (!read || read->type() == Reply::Type::kError) {
-    return Fail(Settle(std::move(link), std::move(read)).error());
-  }
-  if (read->type() != Reply::Type::kArray || read->size() != names.size()) {
-    GiveBack(std::move(link));
-    return Fail(Error::Unavailable("redis: malformed MGET reply"));
-  }
-  const auto value = [&](std::size_t i) -> std::optional<std::string_view> {
-    const Reply v = read->at(i);
+  const std::chrono::microseconds whole = options_.command_timeout;
+  bool shortened = false;
+  const auto next_step = [&]() -> Result<void> {
+    const auto left =
+        whole - std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::steady_clock::now() - start);
+    if (left >= whole - std::chrono::milliseconds(1)) return {};
+    shortened = true;
+    return link->SetTimeout(std::max(left, std::chrono::microseconds(1000)));
+  };
+  const auto value = [](const Reply& r,
+                        std::size_t i) -> std::optional<std::string_view> {
+    const Reply v = r.at(i);
     if (v.type() != Reply::Type::kString) return std::nullopt;
     return v.str();
   };
-  const std::int64_t max_id = value(0) ? ParseInt(*value(0)) : 0;
-  const std::int64_t lowest = value(1) ? ParseInt(*value(1)) : 1;
-  std::vector<KeyBucket> buckets;
+  auto read = link->Command(argv);
+  if (!read || read->type() == Reply::Type::kError) {
+    return Fail(Settle(std::move(link), std::move(read), "MGET").error());
+  }
+  if (read->type() != Reply::Type::kArray || read->size() != argv.size() - 1) {
+    GiveBack(std::move(link));
+    return Fail(Error::Unavailable("redis: malformed MGET reply"));
+  }
+  const std::int64_t max_id = value(*read, 0) ? ParseInt(*value(*read, 0)) : 0;
+  const std::int64_t lowest = value(*read, 1) ? ParseInt(*value(*read, 1)) : 1;
+  std::vector<std::array<std::optional<std::string_view>, kBucketDepths>>
+      depths(keys.size());
+  std::vector<BucketRead> reads(keys.size());
+  std::vector<std::size_t> deeper;
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    std::array<std::optional<std::string_view>, kBucketDepths> depths;
-    for (int d = 0; d < kBucketDepths; ++d) depths[d] = value(at[i][d]);
-    if (auto b = HoldingBucket(depths)) buckets.push_back({keys[i], *b});
+    for (int d = 0; d < asked; ++d) depths[i][d] = value(*read, at[i][d]);
+    reads[i] = ReadBucketDepths(std::span(depths[i]).first(asked));
+    if (reads[i].state == BucketRead::State::kDeeper) deeper.push_back(i);
+  }
+  // Markers down to the last depth read: those keys' deeper names in a
+  // second MGET. A later snapshot, which is harmless: a marker stays a
+  // marker, and an entry newer than max_id resolves to no message (or to
+  // one 2^32 ids older: below `lowest`, left out).
+  std::optional<Reply> more;
+  if (!deeper.empty()) {
+    argv.resize(1);
+    for (std::size_t j = 0; j < deeper.size(); ++j) {
+      ask(deeper[j],
+          j > 0 ? std::optional<std::size_t>(deeper[j - 1]) : std::nullopt,
+          asked, kBucketDepths);
+    }
+    auto r = next_step();
+    Result<Reply> got =
+        r ? link->Command(argv) : Result<Reply>(Fail(r.error()));
+    if (!got || got->type() == Reply::Type::kError) {
+      return Fail(Settle(std::move(link), std::move(got), "MGET").error());
+    }
+    if (got->type() != Reply::Type::kArray || got->size() != argv.size() - 1) {
+      // The socket may carry a shortened timeout: not back to the pool.
+      return Fail(Error::Unavailable("redis: malformed MGET reply"));
+    }
+    more.emplace(std::move(*got));
+    for (const std::size_t i : deeper) {
+      for (int d = asked; d < kBucketDepths; ++d) {
+        depths[i][d] = value(*more, at[i][d]);
+      }
+      reads[i] = ReadBucketDepths(depths[i]);
+    }
+  }
+  std::vector<KeyBucket> buckets;
+  int deepest = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    deepest = std::max(deepest, reads[i].depth);
+    if (reads[i].state == BucketRead::State::kHolds) {
+      buckets.push_back({keys[i], reads[i].entries});
+    }
+  }
+  for (int seen = bucket_depth_.load(std::memory_order_relaxed);
+       deepest > seen && !bucket_depth_.compare_exchange_weak(
+                             seen, deepest, std::memory_order_relaxed);) {
   }
   const std::vector<BucketHit> hits =
       RankBucketHits(buckets, exact_key, options_.max_per_key, max_id, lowest);
+  const auto restore = [&]() -> Result<void> {
+    if (!shortened) return {};
+    return link->SetTimeout(whole);
+  };
   if (hits.empty()) {
+    if (auto back = restore(); !back) {
+      WentDown(back.error());  // the link is dropped
+      return Fail(back.error());
+    }
     GiveBack(std::move(link));
     CameBack();
     Lookup none;
@@ -642,21 +723,11 @@ Result<Lookup> RedisStore::Find(const Message& message) {
   // still stored, with their clusters.
   std::vector<std::string> args = {std::to_string(options_.max_candidates)};
   for (const BucketHit& h : hits) args.push_back(std::to_string(h.id));
-  // The socket's timeout is set only when the first step took a millisecond
-  // or more: two system calls each way, which a healthy server never costs.
-  const std::chrono::microseconds whole = options_.command_timeout;
-  const auto left =
-      whole - std::chrono::duration_cast<std::chrono::microseconds>(
-                  std::chrono::steady_clock::now() - start);
-  const bool shortened = left < whole - std::chrono::milliseconds(1);
-  Result<void> set;
-  if (shortened) {
-    set = link->SetTimeout(std::max(left, std::chrono::microseconds(1000)));
-  }
+  auto set = next_step();
   Result<Reply> r =
       set ? EvalOn(*link, kFind, args) : Result<Reply>(Fail(set.error()));
-  if (r && shortened) {
-    if (auto back = link->SetTimeout(whole); !back) r = Fail(back.error());
+  if (r) {
+    if (auto back = restore(); !back) r = Fail(back.error());
   }
   auto settled = Settle(std::move(link), std::move(r));
   if (!settled) return Fail(settled.error());

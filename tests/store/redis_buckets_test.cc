@@ -40,14 +40,43 @@ TEST(RedisBucketsTest, NamesAddFourBitsADepth) {
 TEST(RedisBucketsTest, TheHoldingBucketIsTheFirstThatIsNoMarker) {
   const std::string marker(1, '\0');
   const std::string e = Entry(1, 1);
-  using Depths = std::array<std::optional<std::string_view>, kBucketDepths>;
-  EXPECT_EQ(HoldingBucket(Depths{e, std::nullopt}), e);
-  EXPECT_EQ(HoldingBucket(Depths{marker, marker, e}), e);
-  EXPECT_EQ(HoldingBucket(Depths{}), std::nullopt);
+  using Depths = std::vector<std::optional<std::string_view>>;
+  using State = BucketRead::State;
+  const auto read = [](const Depths& d) { return ReadBucketDepths(d); };
+  BucketRead r = read({e, std::nullopt});
+  EXPECT_EQ(r.state, State::kHolds);
+  EXPECT_EQ(r.entries, e);
+  EXPECT_EQ(r.depth, 0);
+  r = read({marker, marker, e, std::nullopt, std::nullopt});
+  EXPECT_EQ(r.state, State::kHolds);
+  EXPECT_EQ(r.entries, e);
+  EXPECT_EQ(r.depth, 2);
+  r = read({std::nullopt});
+  EXPECT_EQ(r.state, State::kEmpty);
+  EXPECT_EQ(r.depth, 0);
   // A marker whose part is missing: no entries under it.
-  EXPECT_EQ(HoldingBucket(Depths{marker, std::nullopt, e}), std::nullopt);
-  EXPECT_EQ(HoldingBucket(Depths{marker, marker, marker, marker, marker}),
-            std::nullopt);
+  r = read({marker, std::nullopt, e});
+  EXPECT_EQ(r.state, State::kEmpty);
+  EXPECT_EQ(r.depth, 1);
+  r = read({marker, marker, marker, marker, marker});
+  EXPECT_EQ(r.state, State::kEmpty);
+  EXPECT_EQ(r.depth, kBucketMaxDepth);
+}
+
+// Find reads only the depths a store has shown it (redis_store.cc): a key
+// whose every depth read is a marker needs the deeper ones read too.
+TEST(RedisBucketsTest, MarkersDownToTheLastDepthReadAskForDeeperOnes) {
+  const std::string marker(1, '\0');
+  using Depths = std::vector<std::optional<std::string_view>>;
+  BucketRead r = ReadBucketDepths(Depths{marker});
+  EXPECT_EQ(r.state, BucketRead::State::kDeeper);
+  EXPECT_EQ(r.depth, 1);
+  r = ReadBucketDepths(Depths{marker, marker});
+  EXPECT_EQ(r.state, BucketRead::State::kDeeper);
+  EXPECT_EQ(r.depth, 2);
+  r = ReadBucketDepths(Depths{marker, marker, marker, marker});
+  EXPECT_EQ(r.state, BucketRead::State::kDeeper);
+  EXPECT_EQ(r.depth, kBucketMaxDepth);
 }
 
 TEST(RedisBucketsTest, RanksExactFirstThenSharedThenNewest) {
