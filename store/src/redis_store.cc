@@ -23,6 +23,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -291,11 +292,18 @@ class RedisStore final : public Store {
   std::chrono::steady_clock::time_point retry_at_;  // guarded by mu_
   std::chrono::milliseconds backoff_{0};            // guarded by mu_
   std::string down_reason_;                         // guarded by mu_
-  // The deepest depth at which Find has seen a key's bucket decided (a
-  // bucket, or a missing part under markers): Find reads depths 0 to this
-  // one and goes deeper only for a key whose every depth read is a marker.
-  // Splits only go deeper, so this grows with the store; a stale one (after
-  // the buckets expired) costs names, never answers.
+  // Where Find has seen keys' buckets decided (a bucket, or a missing part
+  // under markers), so that it asks for those depths and not all five: per
+  // top bucket (a key's top 14 bits) the deepest such depth plus one, 0 for
+  // one not seen yet; and the deepest over all of them, asked for under a
+  // top bucket not seen yet. A key that is markers down to there is read
+  // deeper in a second MGET and raises both. Splits only go deeper, so
+  // these grow with the store; a stale one (the buckets expired) costs
+  // names, never answers. (At a million messages every top bucket had split
+  // once and 64 of 16,384 twice: two names a key almost everywhere.)
+  static constexpr std::size_t kTopBuckets = std::size_t{1} << 14;
+  std::unique_ptr<std::atomic<std::uint8_t>[]> top_depth_ =
+      std::make_unique<std::atomic<std::uint8_t>[]>(kTopBuckets);
   std::atomic<int> bucket_depth_{0};
 };
 
@@ -587,27 +595,37 @@ Result<Lookup> RedisStore::Find(const Message& message) {
       KeyKind::kExact,
       static_cast<std::uint64_t>(Sha1Prefix(message.fingerprint.body_sha1)));
   // Step one: the last id, the lowest one and the names each key's bucket
-  // may have down to the deepest depth seen so far, in one MGET (one
-  // snapshot); the ranking is the client's.
-  const int asked =
-      std::min(bucket_depth_.load(std::memory_order_relaxed), kBucketMaxDepth) +
-      1;
+  // may have down to the deepest depth seen under its top bucket, in one
+  // MGET (one snapshot); the ranking is the client's.
+  const int anywhere =
+      std::min(bucket_depth_.load(std::memory_order_relaxed), kBucketMaxDepth);
+  const auto top = [](std::uint32_t key) { return key >> 18; };
+  std::vector<int> asked(keys.size());
   std::vector<std::array<std::string, kBucketDepths>> names;
   names.reserve(keys.size());
-  for (const std::uint32_t k : keys) names.push_back(BucketNames(prefix_, k));
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const int seen = top_depth_[top(keys[i])].load(std::memory_order_relaxed);
+    asked[i] = (seen > 0 ? std::min(seen - 1, kBucketMaxDepth) : anywhere) + 1;
+    names.push_back(BucketNames(prefix_, keys[i]));
+  }
   const std::string n_name = prefix_ + "n";
   const std::string lo_name = prefix_ + "lo";
   std::vector<std::string_view> argv = {"MGET", n_name, lo_name};
   // Where each key's name at each depth is in the MGET's reply. IndexKeys
   // are sorted, so keys that share a bucket name (the same top bits) are
-  // neighbours: `ask` asks for a name once unless `last` (the key asked
-  // before, if any) had another.
+  // neighbours: `ask` asks for key i's depths [from, to) in this MGET, each
+  // name once: `last` is the key asked for before in it, and its depths.
+  struct Asked {
+    std::size_t key;
+    int from, to;
+  };
   std::vector<std::array<std::size_t, kBucketDepths>> at(keys.size());
-  const auto ask = [&](std::size_t i, std::optional<std::size_t> last, int from,
-                       int to) {
+  const auto ask = [&](std::size_t i, int from, int to,
+                       std::optional<Asked> last) {
     for (int d = from; d < to; ++d) {
-      if (last && names[*last][d] == names[i][d]) {
-        at[i][d] = at[*last][d];
+      if (last && d >= last->from && d < last->to &&
+          names[last->key][d] == names[i][d]) {
+        at[i][d] = at[last->key][d];
       } else {
         at[i][d] = argv.size() - 1;
         argv.push_back(names[i][d]);
@@ -615,7 +633,8 @@ Result<Lookup> RedisStore::Find(const Message& message) {
     }
   };
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    ask(i, i > 0 ? std::optional<std::size_t>(i - 1) : std::nullopt, 0, asked);
+    ask(i, 0, asked[i],
+        i > 0 ? std::optional<Asked>({i - 1, 0, asked[i - 1]}) : std::nullopt);
   }
   // Every step on one connection, and together no longer than one command
   // may take (redis.h): each step after the first gets what is left. The
@@ -656,8 +675,8 @@ Result<Lookup> RedisStore::Find(const Message& message) {
   std::vector<BucketRead> reads(keys.size());
   std::vector<std::size_t> deeper;
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    for (int d = 0; d < asked; ++d) depths[i][d] = value(*read, at[i][d]);
-    reads[i] = ReadBucketDepths(std::span(depths[i]).first(asked));
+    for (int d = 0; d < asked[i]; ++d) depths[i][d] = value(*read, at[i][d]);
+    reads[i] = ReadBucketDepths(std::span(depths[i]).first(asked[i]));
     if (reads[i].state == BucketRead::State::kDeeper) deeper.push_back(i);
   }
   // Markers down to the last depth read: those keys' deeper names in a
@@ -668,9 +687,11 @@ Result<Lookup> RedisStore::Find(const Message& message) {
   if (!deeper.empty()) {
     argv.resize(1);
     for (std::size_t j = 0; j < deeper.size(); ++j) {
-      ask(deeper[j],
-          j > 0 ? std::optional<std::size_t>(deeper[j - 1]) : std::nullopt,
-          asked, kBucketDepths);
+      const std::size_t i = deeper[j];
+      ask(i, asked[i], kBucketDepths,
+          j > 0 ? std::optional<Asked>(
+                      {deeper[j - 1], asked[deeper[j - 1]], kBucketDepths})
+                : std::nullopt);
     }
     auto r = next_step();
     Result<Reply> got =
@@ -684,7 +705,7 @@ Result<Lookup> RedisStore::Find(const Message& message) {
     }
     more.emplace(std::move(*got));
     for (const std::size_t i : deeper) {
-      for (int d = asked; d < kBucketDepths; ++d) {
+      for (int d = asked[i]; d < kBucketDepths; ++d) {
         depths[i][d] = value(*more, at[i][d]);
       }
       reads[i] = ReadBucketDepths(depths[i]);
@@ -693,7 +714,15 @@ Result<Lookup> RedisStore::Find(const Message& message) {
   std::vector<KeyBucket> buckets;
   int deepest = 0;
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    deepest = std::max(deepest, reads[i].depth);
+    const int depth = reads[i].depth;
+    deepest = std::max(deepest, depth);
+    std::atomic<std::uint8_t>& hint = top_depth_[top(keys[i])];
+    // Raced by other threads at worst to a smaller value: a name short,
+    // which costs one more MGET once, never an answer.
+    if (hint.load(std::memory_order_relaxed) < depth + 1) {
+      hint.store(static_cast<std::uint8_t>(depth + 1),
+                 std::memory_order_relaxed);
+    }
     if (reads[i].state == BucketRead::State::kHolds) {
       buckets.push_back({keys[i], reads[i].entries});
     }
