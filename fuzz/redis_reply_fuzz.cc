@@ -6,9 +6,11 @@
 //   - RankBucketHits names each message once, only ids in [lowest, max_id],
 //     with no more shared keys than keys, no more hits than per_key a key,
 //     in the promised order;
-//   - the cluster-id permutation inverts under any key.
+//   - the cluster-id permutation inverts under any key;
+//   - ReadBucketDepths names the first bucket that is no split marker.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -104,6 +106,42 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
             (a.exact == b.exact &&
              (a.shared > b.shared || (a.shared == b.shared && a.id > b.id))));
     }
+  }
+
+  // The parts again, as one key's depths read from the top (an empty part:
+  // no such key): the bucket named is the first non-marker one, and more
+  // depths are asked for only under markers all the way down.
+  std::vector<std::optional<std::string_view>> depths;
+  for (std::size_t i = 0; i < parts.size() && i < kBucketDepths; ++i) {
+    if (parts[i].empty()) {
+      depths.push_back(std::nullopt);
+    } else {
+      depths.push_back(parts[i]);
+    }
+  }
+  const BucketRead read = ReadBucketDepths(depths);
+  Check(read.depth >= 0 && read.depth < kBucketDepths);
+  const auto marker = [](std::string_view v) {
+    return v.size() == 1 && v[0] == '\0';
+  };
+  for (int d = 0; d < read.depth && d < static_cast<int>(depths.size()); ++d) {
+    Check(depths[d] && marker(*depths[d]));
+  }
+  switch (read.state) {
+    case BucketRead::State::kHolds:
+      Check(depths[read.depth] && !marker(*depths[read.depth]) &&
+            read.entries.data() == depths[read.depth]->data());
+      break;
+    case BucketRead::State::kDeeper:
+      Check(read.depth == static_cast<int>(depths.size()) &&
+            depths.size() < kBucketDepths);
+      break;
+    case BucketRead::State::kEmpty:
+      Check(read.entries.empty());
+      Check(read.depth == kBucketMaxDepth ||
+            (read.depth < static_cast<int>(depths.size()) &&
+             !depths[read.depth]));
+      break;
   }
   return 0;
 }
