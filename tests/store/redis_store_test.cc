@@ -843,6 +843,43 @@ TEST_P(RedisStoreTest, FullBucketsSplitAndEveryEntryIsStillFound) {
   EXPECT_EQ(*a->Check(), "ok");
 }
 
+// Find asks for the bucket depths it has seen under each top bucket
+// (redis_store.cc). Buckets that expire leave it asking deeper than the
+// store now is: that costs names, never an answer.
+TEST_P(RedisStoreTest, BucketsGoneShallowerAreStillRead) {
+  RedisOptions o = Options();
+  o.index_split_entries = 2;
+  o.retention = std::chrono::hours(24);
+  o.prune_on_record = false;
+  auto store = Open(o);
+  ASSERT_NE(store, nullptr);
+  const std::string wave = Body(9400, 12);
+  const Recorded first = Record(*store, MessageOf(wave, 1000));
+  for (int i = 1; i < 5; ++i) {
+    Record(*store, MessageOf(wave, 1000 + i), first.cluster.id);
+  }
+  auto deep = store->Find(MessageOf(wave, 2000));  // learns the depths
+  ASSERT_TRUE(deep.has_value());
+  ASSERT_EQ(deep->candidates.size(), 5u);
+
+  // Every bucket expires at once; the next copy starts them again from the
+  // top, unsplit.
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  auto buckets = admin->Command({"KEYS", "{mw:" + o.prefix + "}:k:*"});
+  ASSERT_TRUE(buckets.has_value());
+  ASSERT_GT(buckets->size(), 0u);
+  for (std::size_t i = 0; i < buckets->size(); ++i) {
+    ASSERT_TRUE(
+        admin->Command({"DEL", std::string(buckets->at(i).str())}).has_value());
+  }
+  const Recorded again = Record(*store, MessageOf(wave, 3000));
+  auto found = store->Find(MessageOf(wave, 4000));
+  ASSERT_TRUE(found.has_value());
+  ASSERT_EQ(found->candidates.size(), 1u);
+  EXPECT_EQ(found->candidates[0].id, again.id);
+}
+
 // Every key stays in Redis's compact encodings for what a wave holds: a
 // cluster's hash and member zset as a listpack (a ziplist before Redis 7),
 // its identity and network sets as an intset (the hashes are stored as
