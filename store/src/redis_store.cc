@@ -604,28 +604,30 @@ Result<Lookup> RedisStore::Find(const Message& message) {
   std::vector<std::array<std::string, kBucketDepths>> names;
   names.reserve(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    const int seen = top_depth_[top(keys[i])].load(std::memory_order_relaxed);
-    asked[i] = (seen > 0 ? std::min(seen - 1, kBucketMaxDepth) : anywhere) + 1;
+    // Read once per top bucket (IndexKeys are sorted), so that keys that
+    // share one ask for the same depths even while another thread raises it.
+    if (i > 0 && top(keys[i]) == top(keys[i - 1])) {
+      asked[i] = asked[i - 1];
+    } else {
+      const int seen = top_depth_[top(keys[i])].load(std::memory_order_relaxed);
+      asked[i] =
+          (seen > 0 ? std::min(seen - 1, kBucketMaxDepth) : anywhere) + 1;
+    }
     names.push_back(BucketNames(prefix_, keys[i]));
   }
   const std::string n_name = prefix_ + "n";
   const std::string lo_name = prefix_ + "lo";
   std::vector<std::string_view> argv = {"MGET", n_name, lo_name};
-  // Where each key's name at each depth is in the MGET's reply. IndexKeys
-  // are sorted, so keys that share a bucket name (the same top bits) are
-  // neighbours: `ask` asks for key i's depths [from, to) in this MGET, each
-  // name once: `last` is the key asked for before in it, and its depths.
-  struct Asked {
-    std::size_t key;
-    int from, to;
-  };
+  // Where each key's name at each depth is in its MGET's reply. Only keys
+  // of one top bucket share names, and they are neighbours asking for the
+  // same depths: `ask` adds key i's names for depths [from, to) unless
+  // `last` (the key asked for before it in the same MGET) added them.
   std::vector<std::array<std::size_t, kBucketDepths>> at(keys.size());
   const auto ask = [&](std::size_t i, int from, int to,
-                       std::optional<Asked> last) {
+                       std::optional<std::size_t> last) {
     for (int d = from; d < to; ++d) {
-      if (last && d >= last->from && d < last->to &&
-          names[last->key][d] == names[i][d]) {
-        at[i][d] = at[last->key][d];
+      if (last && names[*last][d] == names[i][d]) {
+        at[i][d] = at[*last][d];
       } else {
         at[i][d] = argv.size() - 1;
         argv.push_back(names[i][d]);
@@ -634,7 +636,7 @@ Result<Lookup> RedisStore::Find(const Message& message) {
   };
   for (std::size_t i = 0; i < keys.size(); ++i) {
     ask(i, 0, asked[i],
-        i > 0 ? std::optional<Asked>({i - 1, 0, asked[i - 1]}) : std::nullopt);
+        i > 0 ? std::optional<std::size_t>(i - 1) : std::nullopt);
   }
   // Every step on one connection, and together no longer than one command
   // may take (redis.h): each step after the first gets what is left. The
@@ -654,20 +656,29 @@ Result<Lookup> RedisStore::Find(const Message& message) {
     shortened = true;
     return link->SetTimeout(std::max(left, std::chrono::microseconds(1000)));
   };
+  // One MGET of argv; on failure the link is settled (a connection failure
+  // marks the server down) or, for a reply of the wrong shape, dropped.
+  const auto mget = [&]() -> Result<Reply> {
+    auto step = next_step();
+    Result<Reply> r =
+        step ? link->Command(argv) : Result<Reply>(Fail(step.error()));
+    if (!r || r->type() == Reply::Type::kError) {
+      return Fail(Settle(std::move(link), std::move(r), "MGET").error());
+    }
+    if (r->type() != Reply::Type::kArray || r->size() != argv.size() - 1) {
+      link.reset();
+      return Fail(Error::Unavailable("redis: malformed MGET reply"));
+    }
+    return r;
+  };
   const auto value = [](const Reply& r,
                         std::size_t i) -> std::optional<std::string_view> {
     const Reply v = r.at(i);
     if (v.type() != Reply::Type::kString) return std::nullopt;
     return v.str();
   };
-  auto read = link->Command(argv);
-  if (!read || read->type() == Reply::Type::kError) {
-    return Fail(Settle(std::move(link), std::move(read), "MGET").error());
-  }
-  if (read->type() != Reply::Type::kArray || read->size() != argv.size() - 1) {
-    GiveBack(std::move(link));
-    return Fail(Error::Unavailable("redis: malformed MGET reply"));
-  }
+  auto read = mget();
+  if (!read) return Fail(read.error());
   const std::int64_t max_id = value(*read, 0) ? ParseInt(*value(*read, 0)) : 0;
   const std::int64_t lowest = value(*read, 1) ? ParseInt(*value(*read, 1)) : 1;
   std::vector<std::array<std::optional<std::string_view>, kBucketDepths>>
@@ -687,22 +698,11 @@ Result<Lookup> RedisStore::Find(const Message& message) {
   if (!deeper.empty()) {
     argv.resize(1);
     for (std::size_t j = 0; j < deeper.size(); ++j) {
-      const std::size_t i = deeper[j];
-      ask(i, asked[i], kBucketDepths,
-          j > 0 ? std::optional<Asked>(
-                      {deeper[j - 1], asked[deeper[j - 1]], kBucketDepths})
-                : std::nullopt);
+      ask(deeper[j], asked[deeper[j]], kBucketDepths,
+          j > 0 ? std::optional<std::size_t>(deeper[j - 1]) : std::nullopt);
     }
-    auto r = next_step();
-    Result<Reply> got =
-        r ? link->Command(argv) : Result<Reply>(Fail(r.error()));
-    if (!got || got->type() == Reply::Type::kError) {
-      return Fail(Settle(std::move(link), std::move(got), "MGET").error());
-    }
-    if (got->type() != Reply::Type::kArray || got->size() != argv.size() - 1) {
-      // The socket may carry a shortened timeout: not back to the pool.
-      return Fail(Error::Unavailable("redis: malformed MGET reply"));
-    }
+    auto got = mget();
+    if (!got) return Fail(got.error());
     more.emplace(std::move(*got));
     for (const std::size_t i : deeper) {
       for (int d = asked[i]; d < kBucketDepths; ++d) {
