@@ -123,6 +123,10 @@ end
 -- hundred messages on a busy site; one left alone expires with its TTL.
 -- Returns the bucket without that prefix and how many entries it cut.
 local function compact(v, lo, max)
+  if #v == 0 then return v, 0 end
+  -- Most buckets hold no pruned entry: their first one says so.
+  local first = resolve(struct.unpack('>I4', v, 4), max)
+  if first and first >= lo then return v, 0 end
   local a, z = 0, #v / ES
   while a < z do
     local mid = math.floor((a + z) / 2)
@@ -181,14 +185,16 @@ local MF = {'s', 'q', 'l', 'k', 'f'}
 -- was authenticated), the recipients (4 bytes) and the network hash (8 raw
 -- bytes, or none). A message without them reads as the defaults, so the
 -- messages written before these fields existed read as they counted.
-local function putmsg(id, m)
+-- ttl: the key's TTL in ms, as a decimal string ("0": none).
+local function putmsg(id, m, ttl)
   local tail = ''
   if m.u ~= 0 or m.r ~= 1 or #m.nw > 0 then
     tail = struct.pack('>I1I4', m.u, m.r) .. m.nw
   end
-  redis.call('SET', P..'m:'..id,
-             struct.pack(MH, m.a, m.c, m.z, #m.s, #m.q, #m.l, #m.k, #m.f) ..
-             m.i .. m.s .. m.q .. m.l .. m.k .. m.f .. tail)
+  local v = struct.pack(MH, m.a, m.c, m.z, #m.s, #m.q, #m.l, #m.k, #m.f) ..
+            m.i .. m.s .. m.q .. m.l .. m.k .. m.f .. tail
+  if ttl ~= '0' then redis.call('SET', P..'m:'..id, v, 'PX', ttl)
+  else redis.call('SET', P..'m:'..id, v) end
 end
 local function getmsg(id)
   local v = redis.call('GET', P..'m:'..id)
@@ -225,18 +231,19 @@ local function cluster(cid)
   cid = tonumber(cid)
   local v = redis.call('HMGET', P..'c:'..cid, unpack(CF))
   if v[1] then
+    -- norecip: a hash written before the recipients field (rinit).
     return {cid, tonumber(v[1]), tonumber(v[2]), tonumber(v[3]),
             tonumber(v[4]), tonumber(v[5]), v[6] or '', tonumber(v[7]),
             tonumber(v[8]), tonumber(v[9] or 0), tonumber(v[10] or 0),
             tonumber(v[11] or v[4]), tonumber(v[12] or 0),
-            tonumber(v[13] or 0)}
+            tonumber(v[13] or 0), norecip = not v[11]}
   end
   local id = resolve(unperm(cid), maxid())
   if not id then return nil end
   local m = getmsg(id)
   if not m or m.c ~= cid then return nil end
   return {cid, id, m.a, m.a, 1, 1, m.l, 0, 0, m.u, #m.nw > 0 and 1 or 0, m.r,
-          0, 0}
+          0, 0, single = true}
 end
 -- Gives the single-message cluster `c` (as cluster() returns it) its keys,
 -- for the second message to join.
@@ -287,23 +294,27 @@ end
 -- arrival order up to the clock skew between hosts: pruning walks the ids
 -- from the lowest one still stored (P.."lo") and stops at the first message
 -- not old enough, so no arrival index is kept at all.
+-- Returns the number removed, then the lowest id and the last id after it
+-- (Record reads both again otherwise). The age check reads a message's
+-- arrival alone (its first 6 bytes): a Record prunes on every call, and
+-- most calls find the oldest message too young.
 local function prune(before, maxn)
   local lo = lowest()
   local start = lo
   local top = maxid()
   local removed, steps = 0, 0
   while lo <= top and removed < maxn and steps < 4 * maxn + 64 do
-    local m = getmsg(lo)
-    if m then
-      if m.a >= before then break end
-      remove(lo, m)
+    local head = redis.call('GETRANGE', P..'m:'..lo, 0, 5)
+    if #head == 6 then
+      if struct.unpack('>I6', head) >= before then break end
+      remove(lo)
       removed = removed + 1
     end
     lo = lo + 1
     steps = steps + 1
   end
   if lo ~= start then redis.call('SET', P..'lo', lo) end
-  return removed
+  return removed, lo, top
 end
 )lua";
 
@@ -354,15 +365,24 @@ local ttl = tonumber(ARGV[12])
 local ttl_arg = ARGV[12]  -- as it came: formatting the number again costs
 local min_size = tonumber(ARGV[11])
 local prune_before = tonumber(ARGV[15])
-if prune_before > 0 then prune(prune_before, tonumber(ARGV[16])) end
+-- The lowest and the last id, while no message is recorded or pruned.
+local lo, max
+if prune_before > 0 then
+  local _
+  _, lo, max = prune(prune_before, tonumber(ARGV[16]))
+else
+  lo, max = lowest(), maxid()
+end
+-- The joined cluster's fields as cluster() gives them (its one HMGET
+-- replaces reading them field by field later), kept current below.
+local c = nil
 local cid = tonumber(ARGV[1])
-if cid ~= 0 and redis.call('EXISTS', P..'c:'..cid) == 0 then
-  local one = cluster(cid)
-  if one then grow(one, ttl) else cid = 0 end
+if cid ~= 0 then
+  c = cluster(cid)
+  if not c then cid = 0 elseif c.single then grow(c, ttl) end
 end
 local is_new = cid == 0
 local seen = tonumber(ARGV[17])
-local max = maxid()
 -- The buckets read so far, by name: the conflict check reads each one, and
 -- nothing between it and the update below writes a bucket, so the update
 -- reuses what it read (a redis.call costs more than the GET it runs); the
@@ -409,7 +429,8 @@ if is_new then
   end
 end
 local per_key = tonumber(ARGV[14])
-local lo = lowest()
+-- Every entry this message adds ends in these 4 bytes.
+local idpack = struct.pack('>I4', low)
 -- The index entry count moves by this much (one INCRBY for the message).
 local entries = 0
 for j = K0, #ARGV do
@@ -438,7 +459,7 @@ for j = K0, #ARGV do
     v = table.concat(parts)
     entries = entries - drop
   end
-  if drop <= #pos then v = v .. f .. struct.pack('>I4', low) end
+  if drop <= #pos then v = v .. f .. idpack end
   if #v > split * ES and depth < MAX_DEPTH then
     -- In 16 by the key's next 4 bits, each part keeping the id order.
     local parts = {}
@@ -468,12 +489,11 @@ for j = K0, #ARGV do
   end
 end
 if entries ~= 0 then redis.call('INCRBY', P..'x', entries) end
-local mk = P..'m:'..id
 putmsg(id, {a = arrival, c = cid, z = tonumber(ARGV[9]), s = ARGV[5],
             i = ARGV[6], q = ARGV[7], l = ARGV[8], k = '',
-            f = ARGV[4], u = auth, r = recipients, nw = ARGV[19]})
+            f = ARGV[4], u = auth, r = recipients, nw = ARGV[19]},
+       ttl > 0 and ttl_arg or '0')
 redis.call('INCR', P..'mc')
-if ttl > 0 then redis.call('PEXPIRE', mk, ttl_arg) end
 if single then
   return {id, cid, id, arrival, arrival, 1, 1, ARGV[8], 0, 0, auth,
           network ~= '' and 1 or 0, recipients, 0, 0, 1, 0}
@@ -482,32 +502,35 @@ local ck, cm, cs, ca, cn = ckeys(cid)
 if is_new then
   redis.call('HSET', ck, 'k', id, 'f', arrival, 'l', arrival, 'n', 0,
              's', 0, 'g', ARGV[8], 'w', 0, 't', 0, 'a', 0, 'e', 0, 'r', 0)
-else
-  rinit(ck)
+  c = {cid, id, arrival, arrival, 0, 0, ARGV[8], 0, 0, 0, 0, 0, 0, 0}
+elseif c.norecip then
+  -- rinit, with the size read at the start.
+  redis.call('HSET', ck, 'r', c[5])
 end
+-- c follows every field written below (the HINCRBYs answer the new value),
+-- so the reply is c itself rather than a second read of the hash.
 -- ARGV[5] is the identity's hash (the sender's when there is none).
 local added = redis.call('SADD', cs, ARGV[5])
-local n = redis.call('HINCRBY', ck, 'n', 1)
-redis.call('HINCRBY', ck, 's', added)
+c[5] = redis.call('HINCRBY', ck, 'n', 1)
+c[6] = redis.call('HINCRBY', ck, 's', added)
 if auth ~= 0 then
-  redis.call('HINCRBY', ck, 'a', redis.call('SADD', ca, ARGV[5]))
+  c[10] = redis.call('HINCRBY', ck, 'a', redis.call('SADD', ca, ARGV[5]))
 end
 if network ~= '' then
-  redis.call('HINCRBY', ck, 'e', redis.call('SADD', cn, network))
+  c[11] = redis.call('HINCRBY', ck, 'e', redis.call('SADD', cn, network))
 end
-redis.call('HINCRBY', ck, 'r', recipients)
-local first = tonumber(redis.call('HGET', ck, 'f'))
-local last = tonumber(redis.call('HGET', ck, 'l'))
-if arrival < first then redis.call('HSET', ck, 'f', arrival) end
-if arrival > last then redis.call('HSET', ck, 'l', arrival); last = arrival end
+c[12] = redis.call('HINCRBY', ck, 'r', recipients)
+if arrival < c[3] then redis.call('HSET', ck, 'f', arrival); c[3] = arrival end
+if arrival > c[4] then redis.call('HSET', ck, 'l', arrival); c[4] = arrival end
 redis.call('ZADD', cm, arrival, id)
-if n >= 2 then redis.call('ZADD', P..'cl', last, cid) end
+if c[5] >= 2 then redis.call('ZADD', P..'cl', c[4], cid) end
 local window = redis.call('ZCOUNT', cm, arrival - tonumber(ARGV[10]), '+inf')
 local became = 0
 local earlier = {}
-if redis.call('HGET', ck, 'w') ~= '1' and window >= min_size then
+if c[8] ~= 1 and window >= min_size then
   became = 1
   redis.call('HSET', ck, 'w', 1, 't', arrival)
+  c[8], c[9] = 1, arrival
   redis.call('INCR', P..'w')
   local rows = {}
   for _, m in ipairs(redis.call('ZRANGE', cm, 0, tonumber(ARGV[13]))) do
@@ -528,11 +551,16 @@ if redis.call('HGET', ck, 'w') ~= '1' and window >= min_size then
   end
 end
 if ttl > 0 then
-  -- The cluster lives as long as its newest member.
-  for _, k in ipairs({ck, cm, cs, ca, cn}) do redis.call('PEXPIRE', k, ttl_arg) end
+  -- The cluster lives as long as its newest member. The identity sets of
+  -- the authenticated and of networks exist only when they count one.
+  redis.call('PEXPIRE', ck, ttl_arg)
+  redis.call('PEXPIRE', cm, ttl_arg)
+  redis.call('PEXPIRE', cs, ttl_arg)
+  if c[10] > 0 then redis.call('PEXPIRE', ca, ttl_arg) end
+  if c[11] > 0 then redis.call('PEXPIRE', cn, ttl_arg) end
 end
-local out = cluster(cid)
-table.insert(out, 1, id)
+local out = {id}
+for k = 1, 14 do out[k + 1] = c[k] end
 out[#out + 1] = window
 out[#out + 1] = became
 for _, x in ipairs(earlier) do out[#out + 1] = x end
@@ -540,7 +568,7 @@ return out
 )lua";
 
 const char kRedisPruneScript[] = R"lua(
-return prune(tonumber(ARGV[1]), tonumber(ARGV[2]))
+return (prune(tonumber(ARGV[1]), tonumber(ARGV[2])))
 )lua";
 
 const char kRedisPageScript[] = R"lua(
