@@ -5,6 +5,7 @@
 //   store_bench --clients LIST [--messages N] [--queries Q] [--dir DIR]
 //               [--redis ADDRESS | --redis-cluster SEED,SEED...
 //                [--redis-user U] [--redis-password-file F]
+//                [--redis-tls-ca F] [--redis-tls-cert F --redis-tls-key F]
 //                [--redis-prefix P] [--redis-timeout MS]]
 //               [--backends sqlite,redis] [--fill-clients N]
 //               [--fill record|full|distinct] [--no-fill] [--shared-handle]
@@ -103,6 +104,7 @@ struct Flags {
   std::string redis;
   std::string redis_user;
   std::string redis_password_file;
+  std::string redis_tls_ca, redis_tls_cert, redis_tls_key;  // tls:// addresses
   std::string redis_prefix = "bench";
   std::vector<std::string> redis_cluster;  // seed nodes: the store on a Cluster
   int redis_timeout_ms = -1;               // -1: the configuration's default
@@ -142,6 +144,12 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       f->redis_user = argv[++i];
     } else if (a == "--redis-password-file" && has_value) {
       f->redis_password_file = argv[++i];
+    } else if (a == "--redis-tls-ca" && has_value) {
+      f->redis_tls_ca = argv[++i];
+    } else if (a == "--redis-tls-cert" && has_value) {
+      f->redis_tls_cert = argv[++i];
+    } else if (a == "--redis-tls-key" && has_value) {
+      f->redis_tls_key = argv[++i];
     } else if (a == "--redis-prefix" && has_value) {
       f->redis_prefix = argv[++i];
     } else if (a == "--redis-timeout" && has_value) {
@@ -212,6 +220,9 @@ Backend MakeBackend(const std::string& name, const Flags& f) {
   s.redis = f.redis;
   s.redis_user = f.redis_user;
   s.redis_password_file = f.redis_password_file;
+  s.redis_tls_ca = f.redis_tls_ca;
+  s.redis_tls_cert = f.redis_tls_cert;
+  s.redis_tls_key = f.redis_tls_key;
   s.redis_prefix = f.redis_prefix;
   s.redis_cluster = f.redis_cluster;
   if (f.redis_timeout_ms >= 0)
@@ -607,7 +618,8 @@ int LoadMain(int argc, char** argv) {
                  "usage: store_bench --clients LIST [--messages N] [--queries "
                  "Q] [--dir DIR] [--redis ADDRESS | --redis-cluster SEEDS] "
                  "[--redis-user U] "
-                 "[--redis-password-file F] [--redis-prefix P] "
+                 "[--redis-password-file F] [--redis-tls-ca F] "
+                 "[--redis-tls-cert F --redis-tls-key F] [--redis-prefix P] "
                  "[--redis-timeout MS] [--backends sqlite,redis] "
                  "[--fill-clients N] [--fill record|full|distinct] [--no-fill] "
                  "[--shared-handle] [--max-per-key N] [--max-candidates N] "

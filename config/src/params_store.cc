@@ -23,14 +23,16 @@ Table StoreTable() {
        .field = Member<&Settings::store, &S::path>},
       {.key = "redis",
        .kind = Kind::kString,
-       .meaning = "the Redis server: \"unix:/path\" or \"tcp://host:port\"",
+       .meaning = "the Redis server: \"unix:/path\", \"tcp://host:port\" or "
+                  "\"tls://host:port\" (TLS: the redis_tls_* keys)",
        .field = Member<&Settings::store, &S::redis>},
       {.key = "redis_cluster",
        .kind = Kind::kList,
        .meaning = "a Redis Cluster's seed nodes, [\"tcp://host:port\", "
-                  "...]: when set, the store runs on the Cluster (the slot "
-                  "map is read from the first that answers; redis is not "
-                  "used); empty: the single server of redis",
+                  "...] (\"tls://host:port\": every node over TLS): when "
+                  "set, the store runs on the Cluster (the slot map is read "
+                  "from the first that answers; redis is not used); empty: "
+                  "the single server of redis",
        .field = Member<&Settings::store, &S::redis_cluster>},
       {.key = "redis_db",
        .kind = Kind::kCount,
@@ -47,6 +49,31 @@ Table StoreTable() {
        .meaning = "a file holding the Redis user's password (read once at "
                   "start, never logged); empty: no AUTH",
        .field = Member<&Settings::store, &S::redis_password_file>},
+      {.key = "redis_tls_ca",
+       .kind = Kind::kString,
+       .meaning = "TLS: a PEM file of the CA certificates that sign the "
+                  "Redis server's certificate (which must also name the "
+                  "address's host, or redis_tls_server_name); empty: the "
+                  "system's CAs",
+       .field = Member<&Settings::store, &S::redis_tls_ca>},
+      {.key = "redis_tls_cert",
+       .kind = Kind::kString,
+       .meaning = "TLS: this host's client certificate (PEM, with its chain) "
+                  "for a server that asks for one (Redis's tls-auth-clients, "
+                  "on by default); empty: none",
+       .field = Member<&Settings::store, &S::redis_tls_cert>},
+      {.key = "redis_tls_key",
+       .kind = Kind::kString,
+       .meaning = "TLS: the private key of redis_tls_cert (PEM, read once at "
+                  "start); empty: none",
+       .field = Member<&Settings::store, &S::redis_tls_key>},
+      {.key = "redis_tls_server_name",
+       .kind = Kind::kString,
+       .meaning = "TLS: the name the server's certificate must carry, when "
+                  "it is not the address's host (a Cluster reached by IP "
+                  "addresses, one certificate for all nodes); empty: the "
+                  "host",
+       .field = Member<&Settings::store, &S::redis_tls_server_name>},
       {.key = "redis_prefix",
        .kind = Kind::kString,
        .meaning = "the site's key prefix: keys are \"{mw:PREFIX}:...\", one "

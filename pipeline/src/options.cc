@@ -80,6 +80,10 @@ store::RedisOptions RedisOptions(const config::Settings& s) {
   o.database = static_cast<int>(s.store.redis_db);
   o.user = s.store.redis_user;
   o.password_file = s.store.redis_password_file;
+  o.tls_ca_file = s.store.redis_tls_ca;
+  o.tls_cert_file = s.store.redis_tls_cert;
+  o.tls_key_file = s.store.redis_tls_key;
+  o.tls_server_name = s.store.redis_tls_server_name;
   o.prefix = s.store.redis_prefix;
   o.connect_timeout = s.store.redis_timeout;
   o.command_timeout = s.store.redis_timeout;

@@ -10,6 +10,8 @@
 #include <iterator>
 #include <string>
 
+#include "redis_tls.h"
+
 namespace mw::store {
 namespace {
 
@@ -48,6 +50,7 @@ Result<RedisAddress> ParseRedisAddress(std::string_view text) {
   RedisAddress a;
   constexpr std::string_view kUnix = "unix:";
   constexpr std::string_view kTcp = "tcp://";
+  constexpr std::string_view kTls = "tls://";
   if (text.substr(0, kUnix.size()) == kUnix) {
     a.unix_path = std::string(text.substr(kUnix.size()));
     if (a.unix_path.empty() || a.unix_path[0] != '/') {
@@ -56,12 +59,15 @@ Result<RedisAddress> ParseRedisAddress(std::string_view text) {
     }
     return a;
   }
-  if (text.substr(0, kTcp.size()) == kTcp) {
+  const bool tls = text.substr(0, kTls.size()) == kTls;
+  if (tls || text.substr(0, kTcp.size()) == kTcp) {
+    a.tls = tls;
     const std::string_view rest = text.substr(kTcp.size());
     const std::size_t colon = rest.rfind(':');
     if (colon == std::string_view::npos || colon == 0) {
-      return Fail(Error::InvalidArgument(
-          "redis address: \"tcp://host:port\" expected"));
+      return Fail(Error::InvalidArgument(std::string("redis address: \"") +
+                                         (tls ? "tls" : "tcp") +
+                                         "://host:port\" expected"));
     }
     std::string_view host = rest.substr(0, colon);
     if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
@@ -81,17 +87,48 @@ Result<RedisAddress> ParseRedisAddress(std::string_view text) {
     return a;
   }
   return Fail(Error::InvalidArgument(
-      "redis address must be \"unix:/path\" or \"tcp://host:port\", not \"" +
+      "redis address must be \"unix:/path\", \"tcp://host:port\" or "
+      "\"tls://host:port\", not \"" +
       std::string(text) + "\""));
 }
 
 Result<ConnectOptions> ConnectOptionsFor(const RedisOptions& options) {
   ConnectOptions connect;
+  bool tls = false;
   // On a Cluster the nodes come from the seeds and the slot map.
   if (options.cluster.empty()) {
     auto address = ParseRedisAddress(options.address);
     if (!address) return Fail(address.error());
     connect.address = *address;
+    tls = address->tls;
+  } else {
+    for (std::size_t i = 0; i < options.cluster.size(); ++i) {
+      auto seed = ParseRedisAddress(options.cluster[i]);
+      if (!seed) continue;  // said by the seeds' own parse, with its name
+      if (i > 0 && seed->tls != tls) {
+        return Fail(Error::InvalidArgument(
+            "redis cluster seeds: all \"tls://\" or none (" +
+            options.cluster[i] + ")"));
+      }
+      tls = seed->tls;
+    }
+  }
+  const bool tls_files =
+      !options.tls_ca_file.empty() || !options.tls_cert_file.empty() ||
+      !options.tls_key_file.empty() || !options.tls_server_name.empty();
+  if (tls) {
+    auto context = TlsContext::Load({.ca_file = options.tls_ca_file,
+                                     .cert_file = options.tls_cert_file,
+                                     .key_file = options.tls_key_file,
+                                     .server_name = options.tls_server_name});
+    if (!context) return Fail(context.error());
+    connect.tls = std::move(*context);
+  } else if (tls_files) {
+    // Certificates given for a plain address: the site meant TLS and would
+    // otherwise send its password in clear.
+    return Fail(Error::InvalidArgument(
+        "redis: TLS certificates or a server name are set, but the address "
+        "is not \"tls://host:port\""));
   }
   connect.database = options.database;
   connect.user = options.user;
@@ -168,27 +205,51 @@ std::size_t Reply::size() const {
 
 Reply Reply::at(std::size_t i) const { return Reply(r_->element[i], false); }
 
+Connection::Connection(redisContext* c) : c_(c) {}
+
+Connection::Connection(std::unique_ptr<TlsStream> tls, redisReader* reader)
+    : tls_(std::move(tls)), reader_(reader) {}
+
 Connection::~Connection() {
   if (c_ != nullptr) redisFree(c_);
+  if (reader_ != nullptr) redisReaderFree(reader_);
 }
 
 Result<std::unique_ptr<Connection>> Connection::Open(const ConnectOptions& o) {
-  const timeval connect_tv = ToTimeval(o.connect_timeout);
-  redisContext* c = o.address.unix_path.empty()
-                        ? redisConnectWithTimeout(o.address.host.c_str(),
-                                                  o.address.port, connect_tv)
-                        : redisConnectUnixWithTimeout(
-                              o.address.unix_path.c_str(), connect_tv);
-  if (c == nullptr) {
-    return Fail(Error::Unavailable("redis: cannot allocate a connection"));
-  }
-  std::unique_ptr<Connection> conn(new Connection(c));
-  if (c->err != 0) {
-    return Fail(Error::Unavailable("redis: connect " + Where(o.address) + ": " +
-                                   c->errstr));
-  }
-  if (redisSetTimeout(c, ToTimeval(o.command_timeout)) != REDIS_OK) {
-    return Fail(Error::Unavailable("redis: cannot set the command timeout"));
+  std::unique_ptr<Connection> conn;
+  if (o.tls != nullptr) {
+    if (!o.address.unix_path.empty()) {
+      return Fail(Error::InvalidArgument(
+          "redis: TLS is for \"tls://host:port\", not a unix socket"));
+    }
+    auto stream = TlsStream::Connect(*o.tls, o.address.host, o.address.port,
+                                     o.connect_timeout, o.command_timeout);
+    if (!stream) return Fail(stream.error());
+    redisReader* reader = redisReaderCreate();
+    if (reader == nullptr) {
+      return Fail(Error::Unavailable("redis: cannot allocate a reader"));
+    }
+    conn.reset(new Connection(std::move(*stream), reader));
+  } else if (o.address.tls) {
+    return Fail(Error::Internal("redis: a tls:// address without a context"));
+  } else {
+    const timeval connect_tv = ToTimeval(o.connect_timeout);
+    redisContext* c = o.address.unix_path.empty()
+                          ? redisConnectWithTimeout(o.address.host.c_str(),
+                                                    o.address.port, connect_tv)
+                          : redisConnectUnixWithTimeout(
+                                o.address.unix_path.c_str(), connect_tv);
+    if (c == nullptr) {
+      return Fail(Error::Unavailable("redis: cannot allocate a connection"));
+    }
+    conn.reset(new Connection(c));
+    if (c->err != 0) {
+      return Fail(Error::Unavailable("redis: connect " + Where(o.address) +
+                                     ": " + c->errstr));
+    }
+    if (redisSetTimeout(c, ToTimeval(o.command_timeout)) != REDIS_OK) {
+      return Fail(Error::Unavailable("redis: cannot set the command timeout"));
+    }
   }
   if (!o.password.empty()) {
     std::vector<std::string_view> auth = {"AUTH"};
@@ -236,6 +297,17 @@ Result<void> Connection::Append(const std::vector<std::string_view>& args) {
     argv.push_back(a.data());
     argvlen.push_back(a.size());
   }
+  if (tls_ != nullptr) {
+    char* cmd = nullptr;
+    const int len = redisFormatCommandArgv(&cmd, static_cast<int>(argv.size()),
+                                           argv.data(), argvlen.data());
+    if (len < 0 || cmd == nullptr) {
+      return Fail(Error::Unavailable("redis: cannot format a command"));
+    }
+    out_.append(cmd, static_cast<std::size_t>(len));
+    redisFreeCommand(cmd);
+    return {};
+  }
   if (redisAppendCommandArgv(c_, static_cast<int>(argv.size()), argv.data(),
                              argvlen.data()) != REDIS_OK) {
     return Fail(Broken(c_));
@@ -244,6 +316,11 @@ Result<void> Connection::Append(const std::vector<std::string_view>& args) {
 }
 
 Result<void> Connection::Flush() {
+  if (tls_ != nullptr) {
+    auto written = tls_->Write(out_);
+    out_.clear();
+    return written;
+  }
   int done = 0;
   while (done == 0) {
     if (redisBufferWrite(c_, &done) != REDIS_OK) return Fail(Broken(c_));
@@ -252,6 +329,27 @@ Result<void> Connection::Flush() {
 }
 
 Result<Reply> Connection::Read() {
+  if (tls_ != nullptr) {
+    // As redisGetReply: what is queued goes first.
+    if (!out_.empty()) {
+      if (auto sent = Flush(); !sent) return Fail(sent.error());
+    }
+    for (;;) {
+      void* r = nullptr;
+      if (redisReaderGetReply(reader_, &r) != REDIS_OK) {
+        return Fail(
+            Error::Unavailable(std::string("redis: ") + reader_->errstr));
+      }
+      if (r != nullptr) return Reply(static_cast<redisReply*>(r));
+      char buf[16 * 1024];
+      auto n = tls_->ReadSome(buf, sizeof buf);
+      if (!n) return Fail(n.error());
+      if (redisReaderFeed(reader_, buf, *n) != REDIS_OK) {
+        return Fail(
+            Error::Unavailable(std::string("redis: ") + reader_->errstr));
+      }
+    }
+  }
   void* r = nullptr;
   if (redisGetReply(c_, &r) != REDIS_OK || r == nullptr)
     return Fail(Broken(c_));
@@ -266,6 +364,7 @@ Result<Reply> Connection::Command(const std::vector<std::string_view>& args) {
 }
 
 Result<void> Connection::SetTimeout(std::chrono::microseconds timeout) {
+  if (tls_ != nullptr) return tls_->SetTimeout(timeout);
   if (redisSetTimeout(c_, ToTimeval(timeout)) != REDIS_OK) {
     return Fail(Error::Unavailable("redis: cannot set the command timeout"));
   }

@@ -18,16 +18,22 @@
 
 struct redisContext;
 struct redisReply;
+struct redisReader;
 
 namespace mw::store {
 
-// Where to connect: a unix socket path or a TCP host and port.
+class TlsContext;
+class TlsStream;
+
+// Where to connect: a unix socket path or a TCP host and port, plain or TLS.
 struct RedisAddress {
   std::string unix_path;  // set for "unix:/path"
-  std::string host;       // set for "tcp://host:port"
+  std::string host;       // set for "tcp://host:port" and "tls://host:port"
   int port = 0;
+  bool tls = false;  // "tls://"
 };
-// Parses "unix:/path" or "tcp://host:port"; kInvalidArgument otherwise.
+// Parses "unix:/path", "tcp://host:port" or "tls://host:port";
+// kInvalidArgument otherwise.
 Result<RedisAddress> ParseRedisAddress(std::string_view text);
 
 // A reply, freed with freeReplyObject when it goes. Nested elements are
@@ -66,11 +72,17 @@ struct ConnectOptions {
   std::string password;  // empty: no AUTH
   std::chrono::milliseconds connect_timeout{200};
   std::chrono::milliseconds command_timeout{200};
+  // Set for TLS: every connection made with these options speaks TLS with
+  // this context, whatever its address says (a Cluster's nodes come from
+  // the slot map as host and port alone).
+  std::shared_ptr<const TlsContext> tls;
 };
 
 // What OpenRedis connects with: the address parsed, the password read from
-// options.password_file (a trailing newline is not part of it).
-// kInvalidArgument for a bad address or an empty file, kIo for a file that
+// options.password_file (a trailing newline is not part of it), and for a
+// "tls://" address (or Cluster seeds) the TLS certificates loaded.
+// kInvalidArgument for a bad address, an empty file, TLS files OpenSSL
+// refuses or TLS files without a "tls://" address; kIo for a file that
 // cannot be read.
 Result<ConnectOptions> ConnectOptionsFor(const RedisOptions& options);
 
@@ -102,8 +114,14 @@ class Connection {
   Result<Reply> Read();
 
  private:
-  explicit Connection(redisContext* c) : c_(c) {}
-  redisContext* c_;
+  explicit Connection(redisContext* c);
+  Connection(std::unique_ptr<TlsStream> tls, redisReader* reader);
+  // One of the two: hiredis's own connection (unix and plain TCP), or a TLS
+  // stream with hiredis's reader and our own output buffer.
+  redisContext* c_ = nullptr;
+  std::unique_ptr<TlsStream> tls_;
+  redisReader* reader_ = nullptr;
+  std::string out_;
 };
 
 }  // namespace mw::store

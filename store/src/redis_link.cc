@@ -14,7 +14,8 @@ Result<std::vector<RedisAddress>> ParseClusterSeeds(
     if (!a->unix_path.empty()) {
       return Fail(Error::InvalidArgument(
           "redis cluster seed \"" + s +
-          "\": Cluster nodes are named \"tcp://host:port\""));
+          "\": Cluster nodes are named \"tcp://host:port\" or "
+          "\"tls://host:port\""));
     }
     out.push_back(std::move(*a));
   }

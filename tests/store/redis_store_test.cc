@@ -28,6 +28,7 @@
 #include "store/sqlite.h"
 #include "tests/store/redis_cluster_util.h"
 #include "tests/store/test_util.h"
+#include "tests/store/tls_certs.h"
 
 extern char** environ;
 
@@ -43,10 +44,15 @@ using testing::TempDir;
 constexpr char kUser[] = "mwtest";
 constexpr char kPassword[] = "s3cret-pw-not-in-logs";
 
-enum class Server { kSingle, kCluster };
+// kTls: the single server reached over TLS ("tls://127.0.0.1:PORT", a CA
+// and a client certificate of the test's own, tls_certs.h); the tests'
+// administrator still uses its unix socket.
+enum class Server { kSingle, kCluster, kTls };
 // What gtest and ctest print for a test's parameter.
 void PrintTo(Server s, std::ostream* out) {
-  *out << (s == Server::kCluster ? "cluster" : "single server");
+  *out << (s == Server::kCluster ? "cluster"
+           : s == Server::kTls   ? "single server over TLS"
+                                 : "single server");
 }
 
 class RedisStoreTest : public ::testing::TestWithParam<Server> {
@@ -69,6 +75,15 @@ class RedisStoreTest : public ::testing::TestWithParam<Server> {
       return;
     }
     socket_ = dir_.File("redis.sock");
+    if (GetParam() == Server::kTls) {
+      if (!testing::TlsCerts::Available())
+        GTEST_SKIP() << "openssl is not installed";
+      ASSERT_TRUE(certs_.Make(dir_.path()))
+          << "openssl failed; see " << dir_.File("openssl.log");
+      const std::vector<int> ports = testing::FreePorts(1);
+      ASSERT_EQ(ports.size(), 1u);
+      tls_port_ = ports[0];
+    }
     ASSERT_TRUE(StartServer());
   }
   void TearDown() override { StopServer(SIGKILL); }
@@ -76,23 +91,29 @@ class RedisStoreTest : public ::testing::TestWithParam<Server> {
   // Starts redis-server, waits until it answers PING, and makes the ACL
   // user the store logs in as.
   bool StartServer() {
-    const std::vector<std::string> args = {server_,
-                                           "--port",
-                                           "0",
-                                           "--unixsocket",
-                                           socket_,
-                                           "--unixsocketperm",
-                                           "700",
-                                           "--dir",
-                                           dir_.path(),
-                                           "--save",
-                                           "",
-                                           "--appendonly",
-                                           "no",
-                                           "--daemonize",
-                                           "no",
-                                           "--logfile",
-                                           dir_.File("redis.log")};
+    std::vector<std::string> args = {server_,
+                                     "--port",
+                                     "0",
+                                     "--unixsocket",
+                                     socket_,
+                                     "--unixsocketperm",
+                                     "700",
+                                     "--dir",
+                                     dir_.path(),
+                                     "--save",
+                                     "",
+                                     "--appendonly",
+                                     "no",
+                                     "--daemonize",
+                                     "no",
+                                     "--logfile",
+                                     dir_.File("redis.log")};
+    if (GetParam() == Server::kTls) {
+      args.insert(args.end(),
+                  {"--tls-port", std::to_string(tls_port_), "--tls-cert-file",
+                   certs_.server_cert, "--tls-key-file", certs_.server_key,
+                   "--tls-ca-cert-file", certs_.ca});
+    }
     std::filesystem::remove(socket_);
     if (!testing::SpawnProgram(args, &pid_)) return false;
     ConnectOptions admin;
@@ -185,6 +206,11 @@ class RedisStoreTest : public ::testing::TestWithParam<Server> {
     if (GetParam() == Server::kCluster) {
       for (const auto& n : cluster_.nodes())
         o.cluster.push_back("tcp://127.0.0.1:" + std::to_string(n.port));
+    } else if (GetParam() == Server::kTls) {
+      o.address = "tls://127.0.0.1:" + std::to_string(tls_port_);
+      o.tls_ca_file = certs_.ca;
+      o.tls_cert_file = certs_.client_cert;
+      o.tls_key_file = certs_.client_key;
     } else {
       o.address = "unix:" + socket_;
     }
@@ -237,6 +263,8 @@ class RedisStoreTest : public ::testing::TestWithParam<Server> {
   TempDir dir_;
   std::string server_;
   std::string socket_;
+  testing::TlsCerts certs_;
+  int tls_port_ = 0;
   pid_t pid_ = 0;
   testing::RedisCluster cluster_;
   std::mutex log_mu_;
@@ -1274,10 +1302,121 @@ TEST(RedisAddressTest, Parses) {
   auto v6 = ParseRedisAddress("tcp://[::1]:6379");
   ASSERT_TRUE(v6.has_value());
   EXPECT_EQ(v6->host, "::1");
+  EXPECT_FALSE(t->tls);
+  auto tls = ParseRedisAddress("tls://redis.example.org:6380");
+  ASSERT_TRUE(tls.has_value());
+  EXPECT_TRUE(tls->tls);
+  EXPECT_EQ(tls->host, "redis.example.org");
+  EXPECT_EQ(tls->port, 6380);
+  EXPECT_FALSE(ParseRedisAddress("tls://host").has_value());
+  EXPECT_FALSE(ParseRedisAddress("tls:/host:1").has_value());
   EXPECT_FALSE(ParseRedisAddress("tcp://host").has_value());
   EXPECT_FALSE(ParseRedisAddress("tcp://host:0").has_value());
   EXPECT_FALSE(ParseRedisAddress("unix:relative").has_value());
   EXPECT_FALSE(ParseRedisAddress("localhost:6379").has_value());
+}
+
+// TLS itself: what is refused, and that it is TLS that is spoken.
+class RedisTlsTest : public RedisStoreTest {
+ protected:
+  // OpenRedis(o) fails with `code` and a message holding `says`, and
+  // neither it nor the log holds the password.
+  void ExpectRefused(const RedisOptions& o, Error::Code code,
+                     std::string_view says) {
+    auto store = OpenRedis(o);
+    ASSERT_FALSE(store.has_value());
+    EXPECT_EQ(store.error().code(), code) << store.error().ToString();
+    EXPECT_NE(store.error().message().find(says), std::string::npos)
+        << store.error().message();
+    EXPECT_EQ(store.error().message().find(kPassword), std::string::npos);
+    for (const std::string& line : Log()) {
+      EXPECT_EQ(line.find(kPassword), std::string::npos) << line;
+    }
+  }
+};
+
+TEST_P(RedisTlsTest, ServerIsReachedByAddressOrName) {
+  const Message m = MessageOf(Body(1, 10), 1000);
+  for (const std::string host : {"127.0.0.1", "localhost"}) {
+    RedisOptions o = Options();
+    o.address = "tls://" + host + ":" + std::to_string(tls_port_);
+    auto store = Open(o);
+    ASSERT_NE(store, nullptr) << host;
+    auto l = store->Find(m);
+    ASSERT_TRUE(l.has_value()) << host << ": " << l.error().ToString();
+  }
+  // The port speaks TLS only: plain RESP to it gets no answer, so the store
+  // starts down and says so once.
+  RedisOptions plain = Options();
+  plain.address = "tcp://127.0.0.1:" + std::to_string(tls_port_);
+  plain.tls_ca_file.clear();
+  plain.tls_cert_file.clear();
+  plain.tls_key_file.clear();
+  auto store = OpenRedis(plain);
+  ASSERT_TRUE(store.has_value()) << store.error().ToString();
+  auto l = (*store)->Find(m);
+  ASSERT_FALSE(l.has_value());
+  EXPECT_EQ(l.error().code(), Error::Code::kUnavailable);
+  EXPECT_EQ(LogCount("redis: down: "), 1);
+}
+
+TEST_P(RedisTlsTest, CertificateOfAnotherCaOrNameIsRefusedAtOpen) {
+  RedisOptions o = Options();
+  o.tls_ca_file = certs_.other_ca;
+  ExpectRefused(o, Error::Code::kInvalidArgument, "is refused");
+  o = Options();
+  o.tls_server_name = "redis.example.org";
+  ExpectRefused(o, Error::Code::kInvalidArgument, "redis.example.org");
+  // No CA file: the system's CAs, which never signed the test's.
+  o = Options();
+  o.tls_ca_file.clear();
+  ExpectRefused(o, Error::Code::kInvalidArgument, "is refused");
+}
+
+TEST_P(RedisTlsTest, BadTlsFilesAreSaidAtOpen) {
+  RedisOptions o = Options();
+  o.tls_ca_file = dir_.File("absent.crt");
+  ExpectRefused(o, Error::Code::kIo, "absent.crt");
+  o = Options();
+  o.tls_key_file.clear();
+  ExpectRefused(o, Error::Code::kInvalidArgument, "needs its key");
+  o = Options();
+  o.tls_key_file = certs_.server_key;  // not the client certificate's
+  ExpectRefused(o, Error::Code::kInvalidArgument, "server.key (of ");
+  o = Options();
+  std::ofstream(dir_.File("junk.crt")) << "not a certificate\n";
+  o.tls_ca_file = dir_.File("junk.crt");
+  ExpectRefused(o, Error::Code::kInvalidArgument, "junk.crt");
+  // Certificates for a plain address: TLS was meant, and the password would
+  // cross in clear.
+  o = Options();
+  o.address = "unix:" + socket_;
+  ExpectRefused(o, Error::Code::kInvalidArgument, "not \"tls://host:port\"");
+}
+
+TEST_P(RedisTlsTest, ServerThatWantsAClientCertificateSaysSoWithoutOne) {
+  RedisOptions o = Options();
+  o.tls_cert_file.clear();
+  o.tls_key_file.clear();
+  // TLS 1.3 settles the client's certificate after the client's side of the
+  // handshake: the refusal comes with the first reply, so the store starts
+  // down (the log says why) instead of failing its start.
+  auto store = OpenRedis(o);
+  if (!store) {
+    EXPECT_NE(store.error().message().find("certificate"), std::string::npos)
+        << store.error().message();
+    return;
+  }
+  auto l = (*store)->Find(MessageOf(Body(1, 10), 1000));
+  ASSERT_FALSE(l.has_value());
+  EXPECT_EQ(l.error().code(), Error::Code::kUnavailable);
+  ASSERT_EQ(LogCount("redis: down: "), 1) << ::testing::PrintToString(Log());
+  bool said = false;
+  for (const std::string& line : Log()) {
+    said = said || line.find("certificate") != std::string::npos;
+  }
+  EXPECT_TRUE(said) << "no log line names the certificate: "
+                    << ::testing::PrintToString(Log());
 }
 
 // What a Cluster master that fails does to the sites it serves, and to the
@@ -1489,14 +1628,20 @@ TEST_P(RedisReshardTest, ALiveReshardLosesNoRecordedCopy) {
 }
 
 std::string ServerName(const ::testing::TestParamInfo<Server>& info) {
-  return info.param == Server::kCluster ? "Cluster" : "Single";
+  return info.param == Server::kCluster ? "Cluster"
+         : info.param == Server::kTls   ? "Tls"
+                                        : "Single";
 }
 
 INSTANTIATE_TEST_SUITE_P(, RedisStoreTest,
-                         ::testing::Values(Server::kSingle, Server::kCluster),
+                         ::testing::Values(Server::kSingle, Server::kCluster,
+                                           Server::kTls),
                          ServerName);
 INSTANTIATE_TEST_SUITE_P(, RedisServerFaultTest,
-                         ::testing::Values(Server::kSingle), ServerName);
+                         ::testing::Values(Server::kSingle, Server::kTls),
+                         ServerName);
+INSTANTIATE_TEST_SUITE_P(, RedisTlsTest, ::testing::Values(Server::kTls),
+                         ServerName);
 INSTANTIATE_TEST_SUITE_P(, RedisClusterFaultTest,
                          ::testing::Values(Server::kCluster), ServerName);
 INSTANTIATE_TEST_SUITE_P(, RedisFailoverTest,

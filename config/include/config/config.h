@@ -164,13 +164,21 @@ struct StoreSettings {
   std::string backend = "sqlite";
   // The SQLite file; its directory holds the site secret for both backends.
   std::string path = "/var/lib/mailwave/mailwave.db";
-  // Redis: "unix:/path" or "tcp://host:port", the database number, the ACL
-  // user and the file holding its password (empty: no AUTH), the key prefix
-  // (several sites share a server), and the connect and command timeout.
+  // Redis: "unix:/path", "tcp://host:port" or "tls://host:port", the database
+  // number, the ACL user and the file holding its password (empty: no AUTH),
+  // the key prefix (several sites share a server), and the connect and command
+  // timeout.
   std::string redis = "unix:/run/redis/redis.sock";
   std::uint32_t redis_db = 0;
   std::string redis_user;
   std::string redis_password_file;
+  // TLS ("tls://" addresses): the CA file (empty: the system's), the client
+  // certificate and key (empty: none) and the name the server's certificate
+  // must carry (empty: the host).
+  std::string redis_tls_ca;
+  std::string redis_tls_cert;
+  std::string redis_tls_key;
+  std::string redis_tls_server_name;
   std::vector<std::string> redis_cluster;
   std::string redis_prefix = "mailwave";
   std::chrono::milliseconds redis_timeout{200};

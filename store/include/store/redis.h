@@ -37,9 +37,10 @@
 namespace mw::store {
 
 struct RedisOptions {
-  // "unix:/run/redis/redis.sock" or "tcp://host:port".
+  // "unix:/run/redis/redis.sock", "tcp://host:port" or "tls://host:port".
   std::string address = "unix:/run/redis/redis.sock";
-  // A Redis Cluster's seed nodes ("tcp://host:port"); when set, `address` is
+  // A Redis Cluster's seed nodes ("tcp://host:port", or "tls://host:port"
+  // for every node over TLS); when set, `address` is
   // not used: the slot map is read from the first seed that answers, and
   // each command goes to the master that serves its slot (MOVED and ASK
   // followed, so a failover or a reshard is followed too).
@@ -50,6 +51,16 @@ struct RedisOptions {
   // content is never logged nor put in an error message.
   std::string user;
   std::string password_file;
+  // TLS ("tls://" addresses; docs/store.md, "TLS"): the PEM file of the CA
+  // certificates that sign the servers' (empty: the system's), the client
+  // certificate and its key for a server that asks for one (Redis's
+  // tls-auth-clients; empty: none), and the name the servers' certificates
+  // must carry (empty: the host connected to). Setting any of them for a
+  // plain address is refused at open.
+  std::string tls_ca_file;
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_server_name;
   // Keys are "{mw:<prefix>}:...": several sites or test runs share a server.
   std::string prefix = "mailwave";
   std::chrono::milliseconds connect_timeout{200};
