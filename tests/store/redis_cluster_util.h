@@ -103,6 +103,11 @@ class RedisCluster {
     int port = 0;
     int bus_port = 0;
     pid_t pid = 0;
+    int tls_port = 0;  // with StartTls only
+  };
+  // The certificate files of a TLS Cluster (tls_certs.h makes them).
+  struct TlsFiles {
+    std::string ca, cert, key;
   };
 
   RedisCluster() = default;
@@ -123,11 +128,12 @@ class RedisCluster {
   // to its master is up. A failure is reported with the nodes' logs.
   ::testing::AssertionResult Start(int masters, int replicas = 0) {
     const int count = masters * (1 + replicas);
-    const std::vector<int> ports = FreePorts(2 * count);
-    if (static_cast<int>(ports.size()) != 2 * count)
+    const std::vector<int> ports = FreePorts(3 * count);
+    if (static_cast<int>(ports.size()) != 3 * count)
       return ::testing::AssertionFailure() << "no free ports";
     for (int i = 0; i < count; ++i) {
-      nodes_.push_back({ports[2 * i], ports[2 * i + 1], 0});
+      nodes_.push_back({ports[3 * i], ports[3 * i + 1], 0,
+                        tls_.ca.empty() ? 0 : ports[3 * i + 2]});
       if (!Spawn(nodes_.back()))
         return ::testing::AssertionFailure() << "cannot start redis-server";
     }
@@ -163,6 +169,16 @@ class RedisCluster {
       }
     }
     return ::testing::AssertionSuccess();
+  }
+
+  // Start with a TLS port beside each node's plain one (the plain ports stay
+  // for the tests' administration and for redis-cli), the cluster bus and
+  // replication over TLS too, and the nodes announcing their TLS ports
+  // (tls-cluster yes): a client on the TLS seeds finds TLS ports in the map.
+  ::testing::AssertionResult StartTls(const TlsFiles& files, int masters,
+                                      int replicas = 0) {
+    tls_ = files;
+    return Start(masters, replicas);
   }
 
   const std::vector<Node>& nodes() const { return nodes_; }
@@ -229,7 +245,14 @@ class RedisCluster {
         "--cluster-require-full-coverage", "no", "--dir", dir_.path(), "--save",
         "", "--appendonly", "no", "--daemonize", "no", "--logfile",
         dir_.File("redis-" + port + ".log")};
-    return SpawnProgram(args, &n.pid);
+    std::vector<std::string> all = args;
+    if (!tls_.ca.empty()) {
+      all.insert(all.end(),
+                 {"--tls-port", std::to_string(n.tls_port), "--tls-cert-file",
+                  tls_.cert, "--tls-key-file", tls_.key, "--tls-ca-cert-file",
+                  tls_.ca, "--tls-cluster", "yes", "--tls-replication", "yes"});
+    }
+    return SpawnProgram(all, &n.pid);
   }
   static bool WaitForPing(int port) {
     const auto deadline =
@@ -265,6 +288,7 @@ class RedisCluster {
 
   TempDir dir_;
   std::vector<Node> nodes_;
+  TlsFiles tls_;
 };
 
 }  // namespace mw::store::testing

@@ -46,13 +46,19 @@ constexpr char kPassword[] = "s3cret-pw-not-in-logs";
 
 // kTls: the single server reached over TLS ("tls://127.0.0.1:PORT", a CA
 // and a client certificate of the test's own, tls_certs.h); the tests'
-// administrator still uses its unix socket.
-enum class Server { kSingle, kCluster, kTls };
+// administrator still uses its unix socket. kTlsCluster: the Cluster with a
+// TLS port beside each node's plain one, the store on the TLS seeds, the
+// administrator on the plain ports.
+enum class Server { kSingle, kCluster, kTls, kTlsCluster };
 // What gtest and ctest print for a test's parameter.
 void PrintTo(Server s, std::ostream* out) {
-  *out << (s == Server::kCluster ? "cluster"
-           : s == Server::kTls   ? "single server over TLS"
-                                 : "single server");
+  *out << (s == Server::kCluster      ? "cluster"
+           : s == Server::kTls        ? "single server over TLS"
+           : s == Server::kTlsCluster ? "cluster over TLS"
+                                      : "single server");
+}
+bool IsCluster(Server s) {
+  return s == Server::kCluster || s == Server::kTlsCluster;
 }
 
 class RedisStoreTest : public ::testing::TestWithParam<Server> {
@@ -63,10 +69,19 @@ class RedisStoreTest : public ::testing::TestWithParam<Server> {
     server_ = testing::FindProgram("redis-server");
     if (server_.empty()) GTEST_SKIP() << "redis-server is not installed";
     std::ofstream(dir_.File("password")) << kPassword << "\n";
-    if (GetParam() == Server::kCluster) {
+    if (IsCluster(GetParam())) {
       if (!testing::RedisCluster::Available())
         GTEST_SKIP() << "redis-cli is not installed";
-      ASSERT_TRUE(cluster_.Start(3, Replicas()));
+      if (GetParam() == Server::kTlsCluster) {
+        if (!testing::TlsCerts::Available())
+          GTEST_SKIP() << "openssl is not installed";
+        ASSERT_TRUE(certs_.Make(dir_.path()))
+            << "openssl failed; see " << dir_.File("openssl.log");
+        ASSERT_TRUE(cluster_.StartTls(
+            {certs_.ca, certs_.server_cert, certs_.server_key}, 3, Replicas()));
+      } else {
+        ASSERT_TRUE(cluster_.Start(3, Replicas()));
+      }
       for (const auto& n : cluster_.nodes()) {
         auto admin = testing::RedisCluster::Admin(n.port);
         ASSERT_NE(admin, nullptr);
@@ -185,13 +200,18 @@ class RedisStoreTest : public ::testing::TestWithParam<Server> {
   // Cluster to the master that serves the slot of site t1.
   std::unique_ptr<Connection> Admin() {
     ConnectOptions o;
-    if (GetParam() == Server::kCluster) {
+    if (IsCluster(GetParam())) {
       auto client = ClusterClient::Open(cluster_.Seeds(), ConnectOptions{});
       EXPECT_TRUE(client.has_value()) << client.error().ToString();
       if (!client) return nullptr;
       const auto& map = (*client)->map();
       o.address =
           map.masters[static_cast<std::size_t>(map.Owner(KeySlot("{mw:t1}:")))];
+      // A TLS Cluster may name its TLS ports: the administrator's is the
+      // plain one beside it.
+      for (const auto& n : cluster_.nodes()) {
+        if (n.tls_port == o.address.port) o.address.port = n.port;
+      }
     } else {
       o.address.unix_path = socket_;
     }
@@ -206,6 +226,12 @@ class RedisStoreTest : public ::testing::TestWithParam<Server> {
     if (GetParam() == Server::kCluster) {
       for (const auto& n : cluster_.nodes())
         o.cluster.push_back("tcp://127.0.0.1:" + std::to_string(n.port));
+    } else if (GetParam() == Server::kTlsCluster) {
+      for (const auto& n : cluster_.nodes())
+        o.cluster.push_back("tls://127.0.0.1:" + std::to_string(n.tls_port));
+      o.tls_ca_file = certs_.ca;
+      o.tls_cert_file = certs_.client_cert;
+      o.tls_key_file = certs_.client_key;
     } else if (GetParam() == Server::kTls) {
       o.address = "tls://127.0.0.1:" + std::to_string(tls_port_);
       o.tls_ca_file = certs_.ca;
@@ -1628,14 +1654,15 @@ TEST_P(RedisReshardTest, ALiveReshardLosesNoRecordedCopy) {
 }
 
 std::string ServerName(const ::testing::TestParamInfo<Server>& info) {
-  return info.param == Server::kCluster ? "Cluster"
-         : info.param == Server::kTls   ? "Tls"
-                                        : "Single";
+  return info.param == Server::kCluster      ? "Cluster"
+         : info.param == Server::kTls        ? "Tls"
+         : info.param == Server::kTlsCluster ? "TlsCluster"
+                                             : "Single";
 }
 
 INSTANTIATE_TEST_SUITE_P(, RedisStoreTest,
                          ::testing::Values(Server::kSingle, Server::kCluster,
-                                           Server::kTls),
+                                           Server::kTls, Server::kTlsCluster),
                          ServerName);
 INSTANTIATE_TEST_SUITE_P(, RedisServerFaultTest,
                          ::testing::Values(Server::kSingle, Server::kTls),
