@@ -162,6 +162,7 @@ Result<std::unique_ptr<TlsStream>> TlsStream::Connect(
     std::chrono::milliseconds connect_timeout,
     std::chrono::microseconds io_timeout) {
   const std::string where = host + ":" + std::to_string(port);
+  const auto deadline = std::chrono::steady_clock::now() + connect_timeout;
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -175,7 +176,13 @@ Result<std::unique_ptr<TlsStream>> TlsStream::Connect(
   int fd = -1;
   int err = 0;
   for (const addrinfo* ai = found; ai != nullptr && fd < 0; ai = ai->ai_next) {
-    fd = ConnectOne(*ai, connect_timeout);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      err = ETIMEDOUT;
+      break;
+    }
+    fd = ConnectOne(*ai, left);
     if (fd < 0) err = errno;
   }
   freeaddrinfo(found);
@@ -184,9 +191,6 @@ Result<std::unique_ptr<TlsStream>> TlsStream::Connect(
                                    std::strerror(err)));
   }
   std::unique_ptr<TlsStream> s(new TlsStream(fd, nullptr, where));
-  if (!SetSocketTimeouts(fd, connect_timeout)) {
-    return Fail(Error::Unavailable("redis: cannot set the socket timeouts"));
-  }
   s->ssl_ = SSL_new(context.ctx());
   if (s->ssl_ == nullptr) {
     return Fail(Error::Internal("redis: TLS: " + OpensslReason()));
@@ -202,8 +206,33 @@ Result<std::unique_ptr<TlsStream>> TlsStream::Connect(
   }
   SSL_set_app_data(s->ssl_, &s->asked_for_certificate_);
   SSL_set_fd(s->ssl_, fd);
-  ERR_clear_error();
-  if (const int rc = SSL_connect(s->ssl_); rc != 1) {
+  // The handshake runs non-blocking under what is left of connect_timeout:
+  // a peer that accepts but never answers (or trickles) must not hold the
+  // call longer than a refused connect would.
+  const int flags = fcntl(fd, F_GETFL);
+  fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+  int rc = 0;
+  for (;;) {
+    ERR_clear_error();
+    errno = 0;
+    rc = SSL_connect(s->ssl_);
+    if (rc == 1) break;
+    const int want = SSL_get_error(s->ssl_, rc);
+    if (want != SSL_ERROR_WANT_READ && want != SSL_ERROR_WANT_WRITE) break;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd p{fd,
+             static_cast<short>(want == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT),
+             0};
+    if (left.count() <= 0 ||
+        ::poll(&p, 1, static_cast<int>(left.count())) <= 0) {
+      return Fail(Error::Unavailable("redis: " + where +
+                                     ": TLS handshake: timeout (no answer "
+                                     "within the connect timeout)"));
+    }
+  }
+  fcntl(fd, F_SETFL, flags);
+  if (rc != 1) {
     const long verify = SSL_get_verify_result(s->ssl_);
     if (verify != X509_V_OK) {
       return Fail(Error::InvalidArgument("redis: TLS: the certificate of " +

@@ -4,7 +4,10 @@
 // (redis_cluster_util.h), the store reaching it through its seed nodes.
 // Skipped when redis-server is not installed.
 #include <gtest/gtest.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1418,6 +1421,32 @@ TEST_P(RedisTlsTest, BadTlsFilesAreSaidAtOpen) {
   o = Options();
   o.address = "unix:" + socket_;
   ExpectRefused(o, Error::Code::kInvalidArgument, "not \"tls://host:port\"");
+}
+
+TEST_P(RedisTlsTest, SilentPeerTimesOutWithinTheConnectTimeout) {
+  // A port that accepts connections (the kernel completes them from the
+  // backlog) and never answers the handshake.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(fd, 16), 0);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  RedisOptions o = TimedOptions();
+  o.address = "tls://127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+  const auto start = std::chrono::steady_clock::now();
+  auto store = OpenRedis(o);
+  const auto took = std::chrono::steady_clock::now() - start;
+  ::close(fd);
+  // Unreachable is not a configuration error: the store starts down.
+  ASSERT_TRUE(store.has_value()) << store.error().ToString();
+  EXPECT_LT(took, o.connect_timeout + std::chrono::milliseconds(150));
+  ASSERT_EQ(LogCount("redis: down: "), 1);
+  EXPECT_NE(Log().front().find("TLS handshake: timeout"), std::string::npos)
+      << Log().front();
 }
 
 TEST_P(RedisTlsTest, ServerThatWantsAClientCertificateSaysSoWithoutOne) {
