@@ -120,10 +120,12 @@ Result<std::shared_ptr<const TlsContext>> TlsContext::Load(
   SSL_CTX_set_min_proto_version(raw, TLS1_2_VERSION);
   SSL_CTX_set_verify(raw, SSL_VERIFY_PEER, nullptr);
   if (!o.ca_file.empty()) {
-    if (auto ok = Readable(o.ca_file, "CA file"); !ok) return Fail(ok.error());
+    if (auto ok = Readable(o.ca_file, "CA file (redis_tls_ca)"); !ok)
+      return Fail(ok.error());
     if (SSL_CTX_load_verify_locations(raw, o.ca_file.c_str(), nullptr) != 1) {
-      return Fail(Error::InvalidArgument("redis: the TLS CA file " + o.ca_file +
-                                         ": " + OpensslReason()));
+      return Fail(
+          Error::InvalidArgument("redis: the TLS CA file (redis_tls_ca) " +
+                                 o.ca_file + ": " + OpensslReason()));
     }
   } else if (SSL_CTX_set_default_verify_paths(raw) != 1) {
     return Fail(Error::InvalidArgument(
@@ -132,24 +134,26 @@ Result<std::shared_ptr<const TlsContext>> TlsContext::Load(
   if (o.cert_file.empty()) {
     SSL_CTX_set_client_cert_cb(raw, NoteCertificateRequest);
   } else {
-    if (auto ok = Readable(o.cert_file, "certificate"); !ok)
+    if (auto ok = Readable(o.cert_file, "certificate (redis_tls_cert)"); !ok)
       return Fail(ok.error());
-    if (auto ok = Readable(o.key_file, "key"); !ok) return Fail(ok.error());
+    if (auto ok = Readable(o.key_file, "key (redis_tls_key)"); !ok)
+      return Fail(ok.error());
     if (SSL_CTX_use_certificate_chain_file(raw, o.cert_file.c_str()) != 1) {
-      return Fail(Error::InvalidArgument("redis: the TLS certificate " +
-                                         o.cert_file + ": " + OpensslReason()));
+      return Fail(Error::InvalidArgument(
+          "redis: the TLS certificate (redis_tls_cert) " + o.cert_file + ": " +
+          OpensslReason()));
     }
     if (SSL_CTX_use_PrivateKey_file(raw, o.key_file.c_str(),
                                     SSL_FILETYPE_PEM) != 1) {
       // OpenSSL checks here that the key is the certificate's, too.
-      return Fail(Error::InvalidArgument("redis: the TLS key " + o.key_file +
-                                         " (of " + o.cert_file +
+      return Fail(Error::InvalidArgument("redis: the TLS key (redis_tls_key) " +
+                                         o.key_file + " (of " + o.cert_file +
                                          "): " + OpensslReason()));
     }
     if (SSL_CTX_check_private_key(raw) != 1) {
-      return Fail(Error::InvalidArgument("redis: the TLS key " + o.key_file +
-                                         " is not the key of " + o.cert_file +
-                                         ": " + OpensslReason()));
+      return Fail(Error::InvalidArgument("redis: the TLS key (redis_tls_key) " +
+                                         o.key_file + " is not the key of " +
+                                         o.cert_file + ": " + OpensslReason()));
     }
   }
   return context;
