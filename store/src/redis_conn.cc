@@ -101,17 +101,9 @@ Result<ConnectOptions> ConnectOptionsFor(const RedisOptions& options) {
     if (!address) return Fail(address.error());
     connect.address = *address;
     tls = address->tls;
-  } else {
-    for (std::size_t i = 0; i < options.cluster.size(); ++i) {
-      auto seed = ParseRedisAddress(options.cluster[i]);
-      if (!seed) continue;  // said by the seeds' own parse, with its name
-      if (i > 0 && seed->tls != tls) {
-        return Fail(Error::InvalidArgument(
-            "redis cluster seeds: all \"tls://\" or none (" +
-            options.cluster[i] + ")"));
-      }
-      tls = seed->tls;
-    }
+  } else if (auto seed = ParseRedisAddress(options.cluster.front())) {
+    // ParseClusterSeeds checks every seed, and that they agree on TLS.
+    tls = seed->tls;
   }
   const bool tls_files =
       !options.tls_ca_file.empty() || !options.tls_cert_file.empty() ||

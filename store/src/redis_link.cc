@@ -17,6 +17,11 @@ Result<std::vector<RedisAddress>> ParseClusterSeeds(
           "\": Cluster nodes are named \"tcp://host:port\" or "
           "\"tls://host:port\""));
     }
+    if (!out.empty() && a->tls != out.front().tls) {
+      return Fail(
+          Error::InvalidArgument("redis cluster seed \"" + s +
+                                 "\": the seeds are all \"tls://\" or none"));
+    }
     out.push_back(std::move(*a));
   }
   return out;

@@ -24,8 +24,9 @@ struct LinkOptions {
   int slot = 0;                       // the site's slot on a Cluster
 };
 
-// Parses RedisOptions::cluster's "tcp://host:port" seeds. kInvalidArgument for
-// a malformed one or a unix socket (Cluster nodes are named by host and port).
+// Parses RedisOptions::cluster's "tcp://host:port" or "tls://host:port"
+// seeds. kInvalidArgument for a malformed one, a unix socket (Cluster nodes
+// are named by host and port), or a mix of tls:// and tcp://.
 Result<std::vector<RedisAddress>> ParseClusterSeeds(
     const std::vector<std::string>& seeds);
 

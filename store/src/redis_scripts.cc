@@ -504,8 +504,7 @@ if is_new then
              's', 0, 'g', ARGV[8], 'w', 0, 't', 0, 'a', 0, 'e', 0, 'r', 0)
   c = {cid, id, arrival, arrival, 0, 0, ARGV[8], 0, 0, 0, 0, 0, 0, 0}
 elseif c.norecip then
-  -- rinit, with the size read at the start.
-  redis.call('HSET', ck, 'r', c[5])
+  rinit(ck)
 end
 -- c follows every field written below (the HINCRBYs answer the new value),
 -- so the reply is c itself rather than a second read of the hash.

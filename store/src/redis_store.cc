@@ -1049,6 +1049,9 @@ Result<std::unique_ptr<Store>> OpenRedis(const RedisOptions& options) {
       current.sa_handler == SIG_DFL) {
     ::signal(SIGPIPE, SIG_IGN);
   }
+  // The seeds first: a mix of tls:// and tcp:// is said as such.
+  auto seeds = ParseClusterSeeds(options.cluster);
+  if (!seeds) return Fail(seeds.error());
   auto connect = ConnectOptionsFor(options);
   if (!connect) return Fail(connect.error());
   if (options.secret_path.empty()) {
@@ -1060,8 +1063,6 @@ Result<std::unique_ptr<Store>> OpenRedis(const RedisOptions& options) {
   if (!secret) return Fail(secret.error());
   LinkOptions link;
   link.connect = std::move(*connect);
-  auto seeds = ParseClusterSeeds(options.cluster);
-  if (!seeds) return Fail(seeds.error());
   link.cluster = std::move(*seeds);
   // Every key of the site carries its hash tag: one slot (for now; issue 28
   // spreads them).

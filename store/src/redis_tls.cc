@@ -143,17 +143,12 @@ Result<std::shared_ptr<const TlsContext>> TlsContext::Load(
           "redis: the TLS certificate (redis_tls_cert) " + o.cert_file + ": " +
           OpensslReason()));
     }
+    // OpenSSL checks here that the key is the certificate's, too.
     if (SSL_CTX_use_PrivateKey_file(raw, o.key_file.c_str(),
                                     SSL_FILETYPE_PEM) != 1) {
-      // OpenSSL checks here that the key is the certificate's, too.
       return Fail(Error::InvalidArgument("redis: the TLS key (redis_tls_key) " +
                                          o.key_file + " (of " + o.cert_file +
                                          "): " + OpensslReason()));
-    }
-    if (SSL_CTX_check_private_key(raw) != 1) {
-      return Fail(Error::InvalidArgument("redis: the TLS key (redis_tls_key) " +
-                                         o.key_file + " is not the key of " +
-                                         o.cert_file + ": " + OpensslReason()));
     }
   }
   return context;

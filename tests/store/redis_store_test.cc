@@ -3,12 +3,12 @@
 // same tests again on a private 3-master Redis Cluster on loopback
 // (redis_cluster_util.h), the store reaching it through its seed nodes.
 // Skipped when redis-server is not installed.
-#include <gtest/gtest.h>
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
