@@ -215,18 +215,81 @@ local function getmsg(id)
   end
   return m
 end
--- A cluster's keys: its hash, members, identities, authenticated identities
--- and networks.
+-- A cluster's keys: its hash, members (the first chunk), identities,
+-- authenticated identities and networks.
 local function ckeys(cid)
   return P..'c:'..cid, P..'cm:'..cid, P..'cs:'..cid, P..'ca:'..cid,
          P..'cn:'..cid
+end
+-- A cluster's members are zsets of at most CMN ids each (scored by arrival),
+-- filled in the order they are recorded: chunk 0 is P..'cm:'..cid, chunk j
+-- P..'cm:'..cid..':'..j; the hash's mo and mh name the lowest chunk that may
+-- hold a member and the one being filled (absent: 0, as a cluster written
+-- before the chunks, whose one zset is chunk 0). Redis keeps a zset of up to
+-- 128 members as a listpack (~16 bytes a member) and a larger one as a
+-- skiplist with a dict (~126 bytes a member): the waves this store is for
+-- run to thousands of copies. Ids grow with record order and so does the
+-- chunk, so pruning (lowest ids first) empties the chunks from mo up.
+local CMN = 128
+local function cmname(cid, j)
+  if j == 0 then return P..'cm:'..cid end
+  return P..'cm:'..cid..':'..j
+end
+local function crange(ck)
+  local v = redis.call('HMGET', ck, 'mo', 'mh')
+  return tonumber(v[1] or 0), tonumber(v[2] or 0)
+end
+-- Members that arrived at or after `since`, counted from the newest chunk
+-- down until `cap` or a chunk that holds an older member: arrivals grow with
+-- the chunks up to the clock skew between hosts, which may leave a member
+-- of an older chunk uncounted.
+local function wcount(cid, lo, hi, since, cap)
+  local n = 0
+  for j = hi, lo, -1 do
+    local k = cmname(cid, j)
+    local w = redis.call('ZCOUNT', k, since, '+inf')
+    n = n + w
+    if n >= cap or w < redis.call('ZCARD', k) then break end
+  end
+  return n
+end
+-- The first `limit` ids of the chunks from the lowest up (each chunk's by
+-- arrival): the oldest members, up to the same skew.
+local function oldest(cid, lo, hi, limit)
+  local ids = {}
+  for j = lo, hi do
+    if #ids >= limit then break end
+    for _, m in ipairs(redis.call('ZRANGE', cmname(cid, j), 0,
+                                  limit - #ids - 1)) do
+      ids[#ids + 1] = m
+    end
+  end
+  return ids
+end
+-- Takes `id` off its chunk: the lowest first, where pruning finds it.
+-- Returns the chunk range before.
+local function cmrem(ck, cid, id)
+  local lo, hi = crange(ck)
+  for j = lo, hi do
+    if redis.call('ZREM', cmname(cid, j), id) == 1 then
+      if j == lo and lo < hi then
+        local to = lo
+        while to < hi and redis.call('EXISTS', cmname(cid, to)) == 0 do
+          to = to + 1
+        end
+        if to ~= lo then redis.call('HSET', ck, 'mo', to) end
+      end
+      break
+    end
+  end
+  return lo, hi
 end
 -- Sets a cluster hash's recipients to its size when it has none: a hash
 -- written before the field existed, whose members each counted one.
 local function rinit(ck)
   redis.call('HSETNX', ck, 'r', redis.call('HGET', ck, 'n'))
 end
-local CF = {'k','f','l','n','s','g','w','t','a','e','r','mk','ma'}
+local CF = {'k','f','l','n','s','g','w','t','a','e','r','mk','ma','mo','mh'}
 local function cluster(cid)
   cid = tonumber(cid)
   local v = redis.call('HMGET', P..'c:'..cid, unpack(CF))
@@ -236,14 +299,15 @@ local function cluster(cid)
             tonumber(v[4]), tonumber(v[5]), v[6] or '', tonumber(v[7]),
             tonumber(v[8]), tonumber(v[9] or 0), tonumber(v[10] or 0),
             tonumber(v[11] or v[4]), tonumber(v[12] or 0),
-            tonumber(v[13] or 0), norecip = not v[11]}
+            tonumber(v[13] or 0), norecip = not v[11],
+            mo = tonumber(v[14] or 0), mh = tonumber(v[15] or 0)}
   end
   local id = resolve(unperm(cid), maxid())
   if not id then return nil end
   local m = getmsg(id)
   if not m or m.c ~= cid then return nil end
   return {cid, id, m.a, m.a, 1, 1, m.l, 0, 0, m.u, #m.nw > 0 and 1 or 0, m.r,
-          0, 0, single = true}
+          0, 0, single = true, mo = 0, mh = 0}
 end
 -- Gives the single-message cluster `c` (as cluster() returns it) its keys,
 -- for the second message to join.
@@ -274,7 +338,7 @@ local function remove(id, m)
   local cid = m.cs
   local ck = P..'c:'..cid
   if redis.call('EXISTS', ck) == 0 then return end
-  redis.call('ZREM', P..'cm:'..cid, id)
+  local lo, hi = cmrem(ck, cid, id)
   -- size and recipients count the members still stored; the identity,
   -- authenticated and network sets what the cluster saw while it lived.
   rinit(ck)
@@ -285,6 +349,7 @@ local function remove(id, m)
       redis.call('DECR', P..'w')
     end
     redis.call('DEL', ckeys(cid))
+    for j = math.max(lo, 1), hi do redis.call('DEL', cmname(cid, j)) end
     redis.call('ZREM', P..'cl', cid)
   elseif n < 2 then
     redis.call('ZREM', P..'cl', cid)
@@ -521,9 +586,19 @@ end
 c[12] = redis.call('HINCRBY', ck, 'r', recipients)
 if arrival < c[3] then redis.call('HSET', ck, 'f', arrival); c[3] = arrival end
 if arrival > c[4] then redis.call('HSET', ck, 'l', arrival); c[4] = arrival end
+local mh = c.mh or 0
+cm = cmname(cid, mh)
+if mh > 0 or c[5] > CMN then
+  if redis.call('ZCARD', cm) >= CMN then
+    mh = mh + 1
+    cm = cmname(cid, mh)
+    redis.call('HSET', ck, 'mh', mh)
+  end
+end
 redis.call('ZADD', cm, arrival, id)
 if c[5] >= 2 then redis.call('ZADD', P..'cl', c[4], cid) end
-local window = redis.call('ZCOUNT', cm, arrival - tonumber(ARGV[10]), '+inf')
+local window = wcount(cid, c.mo or 0, mh, arrival - tonumber(ARGV[10]),
+                      min_size)
 local became = 0
 local earlier = {}
 if c[8] ~= 1 and window >= min_size then
@@ -532,7 +607,7 @@ if c[8] ~= 1 and window >= min_size then
   c[8], c[9] = 1, arrival
   redis.call('INCR', P..'w')
   local rows = {}
-  for _, m in ipairs(redis.call('ZRANGE', cm, 0, tonumber(ARGV[13]))) do
+  for _, m in ipairs(oldest(cid, c.mo or 0, mh, tonumber(ARGV[13]) + 1)) do
     local mid = tonumber(m)
     if mid < id then
       local v = getmsg(mid)
@@ -612,8 +687,7 @@ while found < limit do
     if c and c[5] >= 2 then
       local keep = true
       if waves_only then
-        keep = redis.call('ZCOUNT', P..'cm:'..page[j], since, '+inf') >=
-               min_size
+        keep = wcount(page[j], c.mo, c.mh, since, min_size) >= min_size
       end
       if keep then
         for _, x in ipairs(c) do out[#out + 1] = x end
@@ -651,7 +725,8 @@ return cluster(cid)
 )lua";
 
 const char kRedisMembersScript[] = R"lua(
-local ids = redis.call('ZRANGE', P..'cm:'..ARGV[1], 0, tonumber(ARGV[2]) - 1)
+local lo, hi = crange(P..'c:'..ARGV[1])
+local ids = oldest(ARGV[1], lo, hi, tonumber(ARGV[2]))
 if #ids == 0 and tonumber(ARGV[2]) > 0 then
   local c = cluster(ARGV[1])
   if c then ids = {c[2]} end

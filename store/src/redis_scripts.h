@@ -44,8 +44,13 @@
 //                           s senders (identities), g language, w wave, t
 //                           since, a authenticated, e networks, r
 //                           recipients (absent: as n), mk mark and ma
-//                           marked_at (absent: none, 0)
-//   P.."cm:"<cid>   zset    its members, scored by arrival
+//                           marked_at (absent: none, 0), mo and mh the
+//                           lowest member chunk that may hold a member and
+//                           the one being filled (absent: 0)
+//   P.."cm:"<cid>   zset    its members, scored by arrival, in chunks of at
+//   P.."cm:"<cid>":"<j>     most 128 in record order (chunk 0 has no
+//                           suffix): a zset of up to 128 stays a listpack,
+//                           ~16 bytes a member against ~126 as a skiplist
 //   P.."cs:"<cid>   set     its distinct identity hashes (a set, not a
 //                           HyperLogLog: the count must equal SQLite's exactly)
 //   P.."ca:"<cid>   set     those of them seen authenticated (none: no key)

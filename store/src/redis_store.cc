@@ -907,7 +907,8 @@ Result<Recorded> RedisStore::Record(const Message& message, const Join& join,
     Recorded out;
     out.id = r->at(0).integer();
     out.cluster = ReadCluster(*r, 1);
-    // ZCOUNT is exact at O(log n); capped as SQLite's count is (store.h).
+    // The script stops counting at min_size too, at a chunk's ZCOUNT's
+    // granularity; capped as SQLite's count is (store.h).
     out.window_size = std::min<std::uint64_t>(
         static_cast<std::uint64_t>(r->at(1 + kClusterFields).integer()),
         rule.min_size);

@@ -985,6 +985,175 @@ TEST_P(RedisStoreTest, KeysKeepTheirCompactEncodings) {
   }
 }
 
+// A wave's members are kept in zsets of at most 128 (store/src/
+// redis_scripts.h), each a listpack; a wave of 300 copies fills three. Its
+// window counts, wave event, member list and wave listing cross the chunks
+// and answer as SQLite's do, before and after pruning empties the first
+// two; the last member pruned takes every chunk with it.
+TEST_P(RedisStoreTest, AWaveOfMoreThanAChunkAnswersAsSqlite) {
+  RedisOptions o = Options();
+  o.prune_on_record = false;
+  auto redis = Open(o);
+  ASSERT_NE(redis, nullptr);
+  SqliteOptions so;
+  so.path = dir_.File("mailwave.db");
+  so.secret_path = dir_.File("secret");
+  auto sqlite = OpenSqlite(so);
+  ASSERT_TRUE(sqlite.has_value()) << sqlite.error().ToString();
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+
+  // Copies a second apart; a window of 200 s holds 201 of them, so the wave
+  // (150 in the window) is decided across chunks 0 and 1.
+  const WaveRule rule{150, std::chrono::seconds(200)};
+  const std::string body = Body(7600, 14);
+  const UnixMillis t0 = 5'000'000;
+  auto copy = [&](int i) {
+    return MessageOf(body, t0 + i * 1000,
+                     "s" + std::to_string(i % 3) + "@example.com");
+  };
+  std::optional<ClusterId> cr, cs;
+  auto record = [&](int i) {
+    SCOPED_TRACE(i);
+    auto rr = redis->Record(copy(i), Join{.cluster = cr, .seen = {}}, rule);
+    auto rs = (*sqlite)->Record(copy(i), Join{.cluster = cs, .seen = {}}, rule);
+    ASSERT_TRUE(rr.has_value()) << rr.error().ToString();
+    ASSERT_TRUE(rs.has_value()) << rs.error().ToString();
+    cr = rr->cluster.id;
+    cs = rs->cluster.id;
+    EXPECT_EQ(rr->id, rs->id);
+    EXPECT_EQ(rr->cluster.size, rs->cluster.size);
+    EXPECT_EQ(rr->window_size, rs->window_size);
+    EXPECT_EQ(rr->became_wave, rs->became_wave);
+    ASSERT_EQ(rr->earlier.size(), rs->earlier.size());
+    for (std::size_t j = 0; j < rr->earlier.size(); ++j)
+      EXPECT_EQ(rr->earlier[j].id, rs->earlier[j].id);
+  };
+  auto same = [&](UnixMillis now) {
+    auto mr = redis->Members(*cr, 1000);
+    auto ms = (*sqlite)->Members(*cs, 1000);
+    ASSERT_TRUE(mr.has_value()) << mr.error().ToString();
+    ASSERT_TRUE(ms.has_value());
+    ASSERT_EQ(mr->size(), ms->size());
+    for (std::size_t j = 0; j < mr->size(); ++j)
+      EXPECT_EQ(mr->at(j).id, ms->at(j).id);
+    for (const std::size_t limit : {1u, 127u, 128u, 129u, 200u}) {
+      auto lr = redis->Members(*cr, limit);
+      ASSERT_TRUE(lr.has_value());
+      EXPECT_EQ(lr->size(), std::min(limit, ms->size()));
+      for (std::size_t j = 0; j < lr->size(); ++j)
+        EXPECT_EQ(lr->at(j).id, ms->at(j).id);
+    }
+    auto wr = redis->Clusters(true, rule, now, 10);
+    auto ws = (*sqlite)->Clusters(true, rule, now, 10);
+    ASSERT_TRUE(wr.has_value());
+    ASSERT_TRUE(ws.has_value());
+    EXPECT_EQ(wr->size(), ws->size());
+  };
+  for (int i = 0; i < 300; ++i) record(i);
+  auto c = redis->FindCluster(*cr);
+  ASSERT_TRUE(c.has_value());
+  ASSERT_TRUE(c->has_value());
+  EXPECT_TRUE((*c)->wave);
+  EXPECT_EQ((*c)->size, 300u);
+  same(t0 + 299 * 1000);
+  // 150 in the last 200 s: a wave now; 150 in the last 149 s: not.
+  same(t0 + 299 * 1000 + 50 * 1000);
+
+  const std::string cid = std::to_string(*cr);
+  const auto chunks = [&] {
+    std::vector<std::string> out;
+    auto keys = admin->Command({"KEYS", "{mw:t1}:cm:" + cid + "*"});
+    EXPECT_TRUE(keys.has_value());
+    if (!keys) return out;
+    for (std::size_t i = 0; i < keys->size(); ++i)
+      out.emplace_back(keys->at(i).str());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const std::vector<std::string> three = chunks();
+  ASSERT_EQ(three.size(), 3u);
+  for (const std::string& key : three) {
+    auto e = admin->Command({"OBJECT", "ENCODING", key});
+    ASSERT_TRUE(e.has_value());
+    EXPECT_TRUE(e->str() == "listpack" || e->str() == "ziplist")
+        << key << ": " << e->str();
+  }
+
+  // The first 260 copies go: chunks 0 and 1 empty, 2 keeps 40.
+  auto pr = redis->Prune(t0 + 260 * 1000, 100, 100);
+  auto ps = (*sqlite)->Prune(t0 + 260 * 1000, 100, 100);
+  ASSERT_TRUE(pr.has_value()) << pr.error().ToString();
+  ASSERT_TRUE(ps.has_value());
+  EXPECT_EQ(*pr, 260u);
+  EXPECT_EQ(*ps, 260u);
+  EXPECT_EQ(chunks(), std::vector<std::string>{"{mw:t1}:cm:" + cid + ":2"});
+  same(t0 + 299 * 1000);
+  for (int i = 300; i < 420; ++i) record(i);  // fills chunk 3 too
+  same(t0 + 419 * 1000);
+  c = redis->FindCluster(*cr);
+  ASSERT_TRUE(c.has_value() && c->has_value());
+  EXPECT_EQ((*c)->size, 160u);
+
+  ASSERT_TRUE(redis->Prune(t0 + 1000 * 1000, 100, 100).has_value());
+  EXPECT_TRUE(chunks().empty());
+  c = redis->FindCluster(*cr);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_FALSE(c->has_value());
+  EXPECT_EQ(*redis->Check(), "ok");
+}
+
+// A cluster recorded before the chunks kept all its members in one zset,
+// the name of chunk 0, and no mo/mh: it grows into chunk 1 and is listed,
+// counted and pruned whole.
+TEST_P(RedisStoreTest, AMemberZsetWrittenBeforeTheChunksIsChunkZero) {
+  RedisOptions o = Options();
+  o.prune_on_record = false;
+  auto store = Open(o);
+  ASSERT_NE(store, nullptr);
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  const WaveRule rule{200, std::chrono::hours(1)};
+  const std::string body = Body(7700, 14);
+  const Recorded first = Record(*store, MessageOf(body, 1000), {}, rule);
+  for (int i = 1; i < 140; ++i)
+    Record(*store, MessageOf(body, 1000 + i), first.cluster.id, rule);
+  // As the old Record left it: chunk 1 folded into the one zset.
+  const std::string cm = "{mw:t1}:cm:" + std::to_string(first.cluster.id);
+  ASSERT_TRUE(
+      admin->Command({"ZUNIONSTORE", cm, "2", cm, cm + ":1"}).has_value());
+  ASSERT_TRUE(admin->Command({"DEL", cm + ":1"}).has_value());
+  ASSERT_TRUE(
+      admin
+          ->Command({"HDEL", "{mw:t1}:c:" + std::to_string(first.cluster.id),
+                     "mo", "mh"})
+          .has_value());
+  auto card = admin->Command({"ZCARD", cm});
+  ASSERT_TRUE(card.has_value());
+  ASSERT_EQ(card->integer(), 140);
+
+  const Recorded next =
+      Record(*store, MessageOf(body, 2000), first.cluster.id, rule);
+  EXPECT_EQ(next.cluster.size, 141u);
+  EXPECT_EQ(next.window_size, 141u);
+  auto one = admin->Command({"ZCARD", cm + ":1"});
+  ASSERT_TRUE(one.has_value());
+  EXPECT_EQ(one->integer(), 1);
+  auto members = store->Members(first.cluster.id, 1000);
+  ASSERT_TRUE(members.has_value());
+  ASSERT_EQ(members->size(), 141u);
+  EXPECT_EQ(members->front().id, first.id);
+  EXPECT_EQ(members->back().id, next.id);
+
+  ASSERT_EQ(*store->Prune(3000, 100, 100), 141u);
+  auto gone = store->FindCluster(first.cluster.id);
+  ASSERT_TRUE(gone.has_value());
+  EXPECT_FALSE(gone->has_value());
+  auto left = admin->Command({"KEYS", cm + "*"});
+  ASSERT_TRUE(left.has_value());
+  EXPECT_EQ(left->size(), 0u);
+}
+
 // SetMark: set, replaced, cleared; kNotFound for no cluster; a cluster of
 // one gets its keys for the mark (with the retention's TTL) and loses them
 // with its message.
