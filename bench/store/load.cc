@@ -109,7 +109,7 @@ Result<FillResult> Fill(const Backend& backend,
           f,
           options.first_arrival +
               static_cast<store::UnixMillis>(i) * options.spacing.count(),
-          serial0 + i);
+          serial0 + i, options.own_senders);
       store::Join join;
       if (options.full_path) {
         auto lookup = db.Find(m);

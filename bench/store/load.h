@@ -57,6 +57,9 @@ struct FillOptions {
   // messages, each a cluster of one, as most mail is (issue 24's measure of
   // bytes a message). REQUIRES then: messages <= corpus.size().
   bool distinct = false;
+  // true: every message has a sender, identity and network of its own (a
+  // botnet's wave), where the default mix has 997 and 251.
+  bool own_senders = false;
   // Message i arrives at first_arrival + i * spacing.
   store::UnixMillis first_arrival = 0;
   std::chrono::milliseconds spacing{500};

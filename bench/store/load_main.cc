@@ -8,7 +8,8 @@
 //                [--redis-tls-ca F] [--redis-tls-cert F --redis-tls-key F]
 //                [--redis-prefix P] [--redis-timeout MS]]
 //               [--backends sqlite,redis] [--fill-clients N]
-//               [--fill record|full|distinct] [--no-fill] [--shared-handle]
+//               [--fill record|full|distinct|botnet] [--no-fill]
+//               [--shared-handle]
 //               [--max-per-key N] [--max-candidates N] [--index-split N]
 //               [--restart-at S --restart-cmd CMD [--seconds D] [--after A]
 //                [--rate R]]
@@ -20,8 +21,10 @@
 //    whole path, "distinct" records each corpus fingerprint as it is, each
 //    a cluster of one as most mail is (N is cut to the corpus' size), twice:
 //    the bytes reported are the second pass's, once the window's keys exist
-//    (issue 24's measure). Reports the fill time and bytes per message (Redis:
-//    INFO memory's used_memory before and after; SQLite: the file).
+//    (issue 24's measure); "botnet" is "record" with a sender, identity and
+//    network of its own for every message, as a botnet's wave comes. Reports
+//    the fill time and bytes per message (Redis: INFO memory's used_memory
+//    before and after; SQLite: the file).
 //    --redis-cluster: the store on a Redis Cluster (its seeds, as [store]
 //    redis_cluster); server CPU is summed over the masters.
 //    --index-split N: the Redis store splits a bucket past N entries
@@ -112,6 +115,7 @@ struct Flags {
   int fill_clients = 2;
   bool fill_full = false;
   bool fill_distinct = false;
+  bool fill_botnet = false;
   bool fill = true;
   bool shared_handle = false;
   std::uint32_t max_per_key = 0;     // 0: the configuration's default
@@ -160,8 +164,10 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       f->fill_clients = std::atoi(argv[++i]);
     } else if (a == "--fill" && has_value) {
       const std::string mode = argv[++i];
-      if (mode != "record" && mode != "full" && mode != "distinct")
+      if (mode != "record" && mode != "full" && mode != "distinct" &&
+          mode != "botnet")
         return false;
+      f->fill_botnet = mode == "botnet";
       f->fill_full = mode == "full";
       f->fill_distinct = mode == "distinct";
     } else if (a == "--no-fill") {
@@ -614,18 +620,19 @@ int Restart(const Flags& f, const Backend& redis,
 int LoadMain(int argc, char** argv) {
   Flags f;
   if (!ParseFlags(argc, argv, &f)) {
-    std::fprintf(stderr,
-                 "usage: store_bench --clients LIST [--messages N] [--queries "
-                 "Q] [--dir DIR] [--redis ADDRESS | --redis-cluster SEEDS] "
-                 "[--redis-user U] "
-                 "[--redis-password-file F] [--redis-tls-ca F] "
-                 "[--redis-tls-cert F --redis-tls-key F] [--redis-prefix P] "
-                 "[--redis-timeout MS] [--backends sqlite,redis] "
-                 "[--fill-clients N] [--fill record|full|distinct] [--no-fill] "
-                 "[--shared-handle] [--max-per-key N] [--max-candidates N] "
-                 "[--index-split N] "
-                 "[--restart-at S --restart-cmd CMD [--seconds D] [--after A] "
-                 "[--rate R]]\n");
+    std::fprintf(
+        stderr,
+        "usage: store_bench --clients LIST [--messages N] [--queries "
+        "Q] [--dir DIR] [--redis ADDRESS | --redis-cluster SEEDS] "
+        "[--redis-user U] "
+        "[--redis-password-file F] [--redis-tls-ca F] "
+        "[--redis-tls-cert F --redis-tls-key F] [--redis-prefix P] "
+        "[--redis-timeout MS] [--backends sqlite,redis] "
+        "[--fill-clients N] [--fill record|full|distinct|botnet] [--no-fill] "
+        "[--shared-handle] [--max-per-key N] [--max-candidates N] "
+        "[--index-split N] "
+        "[--restart-at S --restart-cmd CMD [--seconds D] [--after A] "
+        "[--rate R]]\n");
     return 2;
   }
   const fingerprint::Options options =
@@ -656,6 +663,7 @@ int LoadMain(int argc, char** argv) {
   fo.clients = f.fill_clients;
   fo.full_path = f.fill_full;
   fo.distinct = f.fill_distinct;
+  fo.own_senders = f.fill_botnet;
   if (fo.distinct) {
     fo.messages = std::min<std::uint64_t>(fo.messages, corpus.size());
   }
@@ -703,6 +711,7 @@ int LoadMain(int argc, char** argv) {
     std::printf("fill (%s, %d clients): ",
                 f.fill_distinct ? "distinct"
                 : f.fill_full   ? "full path"
+                : f.fill_botnet ? "botnet"
                                 : "record",
                 f.fill_clients);
     PrintFill(backend, *took, fo.messages, *before, *after);

@@ -71,7 +71,17 @@ fp::Fingerprint Unrelated(const fp::Fingerprint& shape, std::mt19937_64& rng) {
 }
 
 store::Message BenchMessage(const fp::Fingerprint& f, store::UnixMillis arrival,
-                            std::uint64_t serial) {
+                            std::uint64_t serial, bool own_sender) {
+  if (own_sender) {
+    store::Message m = BenchMessage(f, arrival, serial);
+    m.sender = "bot" + std::to_string(serial) + "@bench";
+    m.identity = "u:bot" + std::to_string(serial) + ".example";
+    m.authenticated = false;
+    m.network = std::to_string(10 + (serial >> 16) % 200) + "." +
+                std::to_string((serial >> 8) % 256) + "." +
+                std::to_string(serial % 256) + ".0/24";
+    return m;
+  }
   return {.fingerprint = f,
           .arrival = arrival,
           .queue_id = "Q" + std::to_string(serial),

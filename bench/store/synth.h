@@ -33,9 +33,12 @@ fingerprint::Fingerprint Unrelated(const fingerprint::Fingerprint& shape,
                                    std::mt19937_64& rng);
 
 // The message the benchmarks store for `f`: serial number `serial` names its
-// queue id and Message-ID, and one of 997 senders.
+// queue id and Message-ID, and one of 997 senders (identities) and 251
+// networks; with `own_sender`, a sender and a network of its own, as each
+// copy of a wave a botnet sends.
 store::Message BenchMessage(const fingerprint::Fingerprint& f,
-                            store::UnixMillis arrival, std::uint64_t serial);
+                            store::UnixMillis arrival, std::uint64_t serial,
+                            bool own_sender = false);
 
 }  // namespace mw::bench
 
