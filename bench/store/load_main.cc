@@ -8,7 +8,7 @@
 //                [--redis-tls-ca F] [--redis-tls-cert F --redis-tls-key F]
 //                [--redis-prefix P] [--redis-timeout MS]]
 //               [--backends sqlite,redis] [--fill-clients N]
-//               [--fill record|full|distinct|botnet] [--no-fill]
+//               [--fill record|full|distinct|botnet] [--bases N] [--no-fill]
 //               [--shared-handle]
 //               [--max-per-key N] [--max-candidates N] [--index-split N]
 //               [--restart-at S --restart-cmd CMD [--seconds D] [--after A]
@@ -22,7 +22,9 @@
 //    a cluster of one as most mail is (N is cut to the corpus' size), twice:
 //    the bytes reported are the second pass's, once the window's keys exist
 //    (issue 24's measure); "botnet" is "record" with a sender, identity and
-//    network of its own for every message, as a botnet's wave comes. Reports
+//    network of its own for every message, as a botnet's wave comes.
+//    --bases N: the first N corpus fingerprints alone, so that each wave has
+//    messages / N copies (the whole corpus: 3,777, ~265 at a million). Reports
 //    the fill time and bytes per message (Redis: INFO memory's used_memory
 //    before and after; SQLite: the file).
 //    --redis-cluster: the store on a Redis Cluster (its seeds, as [store]
@@ -116,6 +118,7 @@ struct Flags {
   bool fill_full = false;
   bool fill_distinct = false;
   bool fill_botnet = false;
+  std::size_t bases = 0;  // 0: every corpus fingerprint
   bool fill = true;
   bool shared_handle = false;
   std::uint32_t max_per_key = 0;     // 0: the configuration's default
@@ -170,6 +173,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       f->fill_botnet = mode == "botnet";
       f->fill_full = mode == "full";
       f->fill_distinct = mode == "distinct";
+    } else if (a == "--bases" && has_value) {
+      f->bases = std::strtoull(argv[++i], nullptr, 10);
     } else if (a == "--no-fill") {
       f->fill = false;
     } else if (a == "--shared-handle") {
@@ -620,24 +625,25 @@ int Restart(const Flags& f, const Backend& redis,
 int LoadMain(int argc, char** argv) {
   Flags f;
   if (!ParseFlags(argc, argv, &f)) {
-    std::fprintf(
-        stderr,
-        "usage: store_bench --clients LIST [--messages N] [--queries "
-        "Q] [--dir DIR] [--redis ADDRESS | --redis-cluster SEEDS] "
-        "[--redis-user U] "
-        "[--redis-password-file F] [--redis-tls-ca F] "
-        "[--redis-tls-cert F --redis-tls-key F] [--redis-prefix P] "
-        "[--redis-timeout MS] [--backends sqlite,redis] "
-        "[--fill-clients N] [--fill record|full|distinct|botnet] [--no-fill] "
-        "[--shared-handle] [--max-per-key N] [--max-candidates N] "
-        "[--index-split N] "
-        "[--restart-at S --restart-cmd CMD [--seconds D] [--after A] "
-        "[--rate R]]\n");
+    std::fprintf(stderr,
+                 "usage: store_bench --clients LIST [--messages N] [--queries "
+                 "Q] [--dir DIR] [--redis ADDRESS | --redis-cluster SEEDS] "
+                 "[--redis-user U] "
+                 "[--redis-password-file F] [--redis-tls-ca F] "
+                 "[--redis-tls-cert F --redis-tls-key F] [--redis-prefix P] "
+                 "[--redis-timeout MS] [--backends sqlite,redis] "
+                 "[--fill-clients N] [--fill record|full|distinct|botnet] "
+                 "[--bases N] [--no-fill] "
+                 "[--shared-handle] [--max-per-key N] [--max-candidates N] "
+                 "[--index-split N] "
+                 "[--restart-at S --restart-cmd CMD [--seconds D] [--after A] "
+                 "[--rate R]]\n");
     return 2;
   }
   const fingerprint::Options options =
       pipeline::FingerprintOptions(config::Settings{}.fingerprint);
-  const auto corpus = CorpusFingerprints(options);
+  auto corpus = CorpusFingerprints(options);
+  if (f.bases > 0 && f.bases < corpus.size()) corpus.resize(f.bases);
   if (corpus.empty()) {
     std::fprintf(stderr,
                  "store_bench: dev corpus not found: set MW_MAIL_DIR or "
