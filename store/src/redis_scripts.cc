@@ -266,6 +266,69 @@ local function oldest(cid, lo, hi, limit)
   end
   return ids
 end
+-- A cluster's identity, authenticated-identity and network sets ('cs',
+-- 'ca', 'cn') are split the same way for the same reason: Redis keeps a set
+-- of up to 512 integers as an intset (~8-20 bytes a member) and a larger one
+-- as a hashtable (~75), and a wave from a botnet brings a new sender and a
+-- new network with nearly every copy. A kind's members are spread over 2^b
+-- shards by their value (shard 0 keeps the unsplit set's name; b is the
+-- hash's field 'sb', 'ab' or 'eb', absent while 0), so a member is always
+-- looked for in one shard and the counts stay exact. When a kind's count
+-- passes SETN a shard on average, every shard is split in two by the next
+-- bit (its members that belong to the new half move); at 384 on average no
+-- shard comes near 512. A shard gets the retention's TTL when written, and
+-- every shard of the cluster again when the hash's 'tr' (the arrival of
+-- the last such refresh) is older than a quarter of it: a shard no copy
+-- has written to lately must outlive the cluster's copies still to come.
+local SETN = 384
+local SK = {cs = 'sb', ca = 'ab', cn = 'eb'}
+local function sname(kind, cid, j)
+  if j == 0 then return P..kind..':'..cid end
+  return P..kind..':'..cid..':'..j
+end
+-- The shard of a decimal hash among n (a power of two): its last 9 digits
+-- (a keyed hash's are uniform; Lua's doubles would lose its low bits).
+local function shardof(h, n)
+  if n == 1 then return 0 end
+  return tonumber((string.gsub(string.sub(h, -9), '-', ''))) % n
+end
+-- Adds `h` to the set `kind` of cluster `cid` (hash `ck`) that has 2^b
+-- shards and `count` members; returns 1 when it is new, and the bits.
+local function sadd(ck, kind, cid, b, count, h, ttl_arg)
+  local n = 2 ^ b
+  if count >= SETN * n then
+    for j = 0, n - 1 do
+      local src = sname(kind, cid, j)
+      local move = {}
+      for _, m in ipairs(redis.call('SMEMBERS', src)) do
+        if shardof(m, 2 * n) ~= j then move[#move + 1] = m end
+      end
+      if #move > 0 then
+        redis.call('SREM', src, unpack(move))
+        local dst = sname(kind, cid, j + n)
+        redis.call('SADD', dst, unpack(move))
+        if ttl_arg ~= '0' then redis.call('PEXPIRE', dst, ttl_arg) end
+      end
+    end
+    b, n = b + 1, 2 * n
+    redis.call('HSET', ck, SK[kind], b)
+  end
+  local j = shardof(h, n)
+  local added = redis.call('SADD', sname(kind, cid, j), h)
+  -- Shard 0 is renewed with the cluster's other keys.
+  if j > 0 and ttl_arg ~= '0' then
+    redis.call('PEXPIRE', sname(kind, cid, j), ttl_arg)
+  end
+  return added, b
+end
+-- Every key of a cluster's sets, for DEL and the TTL refresh.
+local function snames(cid, bits)
+  local out = {}
+  for kind, f in pairs(SK) do
+    for j = 1, 2 ^ (bits[f] or 0) - 1 do out[#out + 1] = sname(kind, cid, j) end
+  end
+  return out
+end
 -- Takes `id` off its chunk: the lowest first, where pruning finds it.
 -- Returns the chunk range before.
 local function cmrem(ck, cid, id)
@@ -289,7 +352,8 @@ end
 local function rinit(ck)
   redis.call('HSETNX', ck, 'r', redis.call('HGET', ck, 'n'))
 end
-local CF = {'k','f','l','n','s','g','w','t','a','e','r','mk','ma','mo','mh'}
+local CF = {'k','f','l','n','s','g','w','t','a','e','r','mk','ma','mo','mh',
+            'sb','ab','eb','tr'}
 local function cluster(cid)
   cid = tonumber(cid)
   local v = redis.call('HMGET', P..'c:'..cid, unpack(CF))
@@ -300,14 +364,17 @@ local function cluster(cid)
             tonumber(v[8]), tonumber(v[9] or 0), tonumber(v[10] or 0),
             tonumber(v[11] or v[4]), tonumber(v[12] or 0),
             tonumber(v[13] or 0), norecip = not v[11],
-            mo = tonumber(v[14] or 0), mh = tonumber(v[15] or 0)}
+            mo = tonumber(v[14] or 0), mh = tonumber(v[15] or 0),
+            sb = tonumber(v[16] or 0), ab = tonumber(v[17] or 0),
+            eb = tonumber(v[18] or 0), tr = tonumber(v[19] or 0)}
   end
   local id = resolve(unperm(cid), maxid())
   if not id then return nil end
   local m = getmsg(id)
   if not m or m.c ~= cid then return nil end
   return {cid, id, m.a, m.a, 1, 1, m.l, 0, 0, m.u, #m.nw > 0 and 1 or 0, m.r,
-          0, 0, single = true, mo = 0, mh = 0}
+          0, 0, single = true, mo = 0, mh = 0, sb = 0, ab = 0, eb = 0,
+          tr = 0}
 end
 -- Gives the single-message cluster `c` (as cluster() returns it) its keys,
 -- for the second message to join.
@@ -339,6 +406,12 @@ local function remove(id, m)
   local ck = P..'c:'..cid
   if redis.call('EXISTS', ck) == 0 then return end
   local lo, hi = cmrem(ck, cid, id)
+  local bits = {}
+  do
+    local v = redis.call('HMGET', ck, 'sb', 'ab', 'eb')
+    bits.sb, bits.ab, bits.eb = tonumber(v[1] or 0), tonumber(v[2] or 0),
+                                tonumber(v[3] or 0)
+  end
   -- size and recipients count the members still stored; the identity,
   -- authenticated and network sets what the cluster saw while it lived.
   rinit(ck)
@@ -350,6 +423,7 @@ local function remove(id, m)
     end
     redis.call('DEL', ckeys(cid))
     for j = math.max(lo, 1), hi do redis.call('DEL', cmname(cid, j)) end
+    for _, k in ipairs(snames(cid, bits)) do redis.call('DEL', k) end
     redis.call('ZREM', P..'cl', cid)
   elseif n < 2 then
     redis.call('ZREM', P..'cl', cid)
@@ -574,14 +648,18 @@ end
 -- c follows every field written below (the HINCRBYs answer the new value),
 -- so the reply is c itself rather than a second read of the hash.
 -- ARGV[5] is the identity's hash (the sender's when there is none).
-local added = redis.call('SADD', cs, ARGV[5])
+local sttl = ttl > 0 and ttl_arg or '0'
+local added
+added, c.sb = sadd(ck, 'cs', cid, c.sb or 0, c[6], ARGV[5], sttl)
 c[5] = redis.call('HINCRBY', ck, 'n', 1)
 c[6] = redis.call('HINCRBY', ck, 's', added)
 if auth ~= 0 then
-  c[10] = redis.call('HINCRBY', ck, 'a', redis.call('SADD', ca, ARGV[5]))
+  added, c.ab = sadd(ck, 'ca', cid, c.ab or 0, c[10], ARGV[5], sttl)
+  c[10] = redis.call('HINCRBY', ck, 'a', added)
 end
 if network ~= '' then
-  c[11] = redis.call('HINCRBY', ck, 'e', redis.call('SADD', cn, network))
+  added, c.eb = sadd(ck, 'cn', cid, c.eb or 0, c[11], network, sttl)
+  c[11] = redis.call('HINCRBY', ck, 'e', added)
 end
 c[12] = redis.call('HINCRBY', ck, 'r', recipients)
 if arrival < c[3] then redis.call('HSET', ck, 'f', arrival); c[3] = arrival end
@@ -632,6 +710,12 @@ if ttl > 0 then
   redis.call('PEXPIRE', cs, ttl_arg)
   if c[10] > 0 then redis.call('PEXPIRE', ca, ttl_arg) end
   if c[11] > 0 then redis.call('PEXPIRE', cn, ttl_arg) end
+  -- sadd() renewed the other shards it wrote; all of them now and then.
+  if (c.sb or 0) + (c.ab or 0) + (c.eb or 0) > 0 and
+     math.abs(arrival - (c.tr or 0)) > ttl / 4 then
+    for _, k in ipairs(snames(cid, c)) do redis.call('PEXPIRE', k, ttl_arg) end
+    redis.call('HSET', ck, 'tr', arrival)
+  end
 end
 local out = {id}
 for k = 1, 14 do out[k + 1] = c[k] end

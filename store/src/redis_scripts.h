@@ -56,6 +56,12 @@
 //   P.."ca:"<cid>   set     those of them seen authenticated (none: no key)
 //   P.."cn:"<cid>   set     its distinct network hashes (decimal, as the
 //                           identities, so the set stays an intset)
+//   P.."cs:"<cid>":"<j>     each of the three split into 2^b shards by a
+//                           member's last 9 digits modulo 2^b once its count
+//                           passes 384 a shard (shard 0 has no suffix; b in
+//                           the hash's sb, ab, eb, absent: 0), so a shard
+//                           stays under the 512 members of an intset; tr
+//                           the arrival of the last TTL refresh of them all
 //   P.."cl"         zset    clusters of size >= 2, scored by last_seen
 //   P.."w"          string  clusters that became waves and are still stored
 //   P.."x"          string  index entries stored (Stats::index_rows)

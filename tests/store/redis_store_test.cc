@@ -1154,6 +1154,92 @@ TEST_P(RedisStoreTest, AMemberZsetWrittenBeforeTheChunksIsChunkZero) {
   EXPECT_EQ(left->size(), 0u);
 }
 
+// A wave from a botnet: nearly every copy a new sender and network. The
+// identity, authenticated and network sets are split into shards as they
+// pass 384 members a shard (store/src/redis_scripts.h), each an intset with
+// the retention's TTL, and count exactly what SQLite counts; the last
+// member pruned takes every shard with it.
+TEST_P(RedisStoreTest, ABotnetWavesSetsStayCompactAndCountAsSqlite) {
+  RedisOptions o = Options();
+  o.prune_on_record = false;
+  o.retention = std::chrono::hours(24);
+  auto redis = Open(o);
+  ASSERT_NE(redis, nullptr);
+  SqliteOptions so;
+  so.path = dir_.File("mailwave.db");
+  so.secret_path = dir_.File("secret");
+  auto sqlite = OpenSqlite(so);
+  ASSERT_TRUE(sqlite.has_value()) << sqlite.error().ToString();
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+
+  const WaveRule rule{5, std::chrono::hours(1)};
+  const std::string body = Body(7800, 14);
+  const UnixMillis t0 = NowMillis() - 3'600'000;
+  // 1,900 copies: 1,700 identities (some again), a third of them
+  // authenticated, ~1,000 networks, some copies without one.
+  auto copy = [&](int i) {
+    Message m = MessageOf(body, t0 + i, "s" + std::to_string(i) + "@bot.test");
+    const int who = i % 1700;
+    m.authenticated = who % 3 == 0;
+    m.identity = (m.authenticated ? "a:" : "u:") + std::to_string(who);
+    if (i % 11 != 0) m.network = "10." + std::to_string(i % 1000) + ".0.0/16";
+    return m;
+  };
+  std::optional<ClusterId> cr, cs;
+  Cluster last_r;
+  std::set<std::string> networks;
+  for (int i = 0; i < 1900; ++i) {
+    if (!copy(i).network.empty()) networks.insert(copy(i).network);
+    SCOPED_TRACE(i);
+    auto rr = redis->Record(copy(i), Join{.cluster = cr, .seen = {}}, rule);
+    auto rs = (*sqlite)->Record(copy(i), Join{.cluster = cs, .seen = {}}, rule);
+    ASSERT_TRUE(rr.has_value()) << rr.error().ToString();
+    ASSERT_TRUE(rs.has_value()) << rs.error().ToString();
+    cr = rr->cluster.id;
+    cs = rs->cluster.id;
+    ASSERT_EQ(rr->cluster.senders, rs->cluster.senders);
+    ASSERT_EQ(rr->cluster.authenticated, rs->cluster.authenticated);
+    ASSERT_EQ(rr->cluster.networks, rs->cluster.networks);
+    last_r = rr->cluster;
+  }
+  EXPECT_EQ(last_r.senders, 1700u);
+  EXPECT_EQ(last_r.authenticated, 567u);
+  EXPECT_EQ(last_r.networks, networks.size());
+  EXPECT_GT(networks.size(), 900u);
+
+  const std::string cid = std::to_string(*cr);
+  for (const char* kind : {"cs", "ca", "cn"}) {
+    SCOPED_TRACE(kind);
+    const std::string base = std::string("{mw:t1}:") + kind + ":" + cid;
+    auto keys = admin->Command({"KEYS", base + "*"});
+    ASSERT_TRUE(keys.has_value());
+    EXPECT_GE(keys->size(), kind == std::string("ca") ? 1u : 4u);
+    long long total = 0;
+    for (std::size_t i = 0; i < keys->size(); ++i) {
+      const std::string key(keys->at(i).str());
+      auto e = admin->Command({"OBJECT", "ENCODING", key});
+      ASSERT_TRUE(e.has_value());
+      EXPECT_EQ(std::string(e->str()), "intset") << key;
+      auto ttl = admin->Command({"PTTL", key});
+      ASSERT_TRUE(ttl.has_value());
+      EXPECT_GT(ttl->integer(), 0) << key;
+      auto card = admin->Command({"SCARD", key});
+      ASSERT_TRUE(card.has_value());
+      total += card->integer();
+    }
+    EXPECT_EQ(total, kind == std::string("cs") ? 1700
+                     : kind == std::string("ca")
+                         ? 567
+                         : static_cast<long long>(networks.size()));
+  }
+
+  ASSERT_EQ(*redis->Prune(t0 + 10'000, 500, 100), 1900u);
+  auto left = admin->Command({"KEYS", "{mw:t1}:c*"});
+  ASSERT_TRUE(left.has_value());
+  EXPECT_EQ(left->size(), 0u);
+}
+
 // SetMark: set, replaced, cleared; kNotFound for no cluster; a cluster of
 // one gets its keys for the mark (with the retention's TTL) and loses them
 // with its message.
