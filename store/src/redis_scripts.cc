@@ -303,11 +303,16 @@ local function sadd(ck, kind, cid, b, count, h, ttl_arg)
       for _, m in ipairs(redis.call('SMEMBERS', src)) do
         if shardof(m, 2 * n) ~= j then move[#move + 1] = m end
       end
-      if #move > 0 then
-        redis.call('SREM', src, unpack(move))
-        local dst = sname(kind, cid, j + n)
-        redis.call('SADD', dst, unpack(move))
-        if ttl_arg ~= '0' then redis.call('PEXPIRE', dst, ttl_arg) end
+      -- In batches: a set written before the shards may be large, and
+      -- unpack() has a limit of a few thousand values.
+      local dst = sname(kind, cid, j + n)
+      for a = 1, #move, 1000 do
+        local part = {unpack(move, a, math.min(a + 999, #move))}
+        redis.call('SREM', src, unpack(part))
+        redis.call('SADD', dst, unpack(part))
+      end
+      if #move > 0 and ttl_arg ~= '0' then
+        redis.call('PEXPIRE', dst, ttl_arg)
       end
     end
     b, n = b + 1, 2 * n

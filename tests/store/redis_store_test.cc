@@ -1240,6 +1240,61 @@ TEST_P(RedisStoreTest, ABotnetWavesSetsStayCompactAndCountAsSqlite) {
   EXPECT_EQ(left->size(), 0u);
 }
 
+// A sender set written before the shards may hold thousands: it is split
+// as it is next written (more than unpack() takes at once), the count stays
+// exact and every member is in the shard that is asked for it.
+TEST_P(RedisStoreTest, ASetWrittenBeforeTheShardsIsSplitAsItGrows) {
+  RedisOptions o = Options();
+  o.prune_on_record = false;
+  auto store = Open(o);
+  ASSERT_NE(store, nullptr);
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  const std::string body = Body(7900, 14);
+  auto from = [&](int who, UnixMillis t) {
+    Message m = MessageOf(body, t);
+    m.identity = "u:legacy" + std::to_string(who);
+    return m;
+  };
+  const Recorded first = Record(*store, from(0, 1000));
+  Record(*store, from(1, 1001), first.cluster.id);
+  // As the old Record left a wave of 20,000 senders: one set, and s.
+  const std::string cid = std::to_string(first.cluster.id);
+  const std::string cs = "{mw:t1}:cs:" + cid;
+  std::vector<std::string> add = {"SADD", cs};
+  for (int i = 0; i < 20000; ++i)
+    add.push_back(std::to_string(1'000'000'007LL * (i + 2) + 12345));
+  ASSERT_TRUE(admin->Command({add.begin(), add.end()}).has_value());
+  ASSERT_TRUE(
+      admin->Command({"HSET", "{mw:t1}:c:" + cid, "s", "20002"}).has_value());
+
+  std::uint64_t senders = 0;
+  for (int i = 0; i < 8; ++i) {
+    // Senders 0 and 1 again, then new ones.
+    const Recorded r =
+        Record(*store, from(i < 2 ? i : 100 + i, 2000 + i), first.cluster.id);
+    senders = r.cluster.senders;
+    EXPECT_EQ(senders, 20002u + (i < 2 ? 0u : i - 1u)) << i;
+  }
+  auto keys = admin->Command({"KEYS", cs + "*"});
+  ASSERT_TRUE(keys.has_value());
+  EXPECT_EQ(keys->size(), 64u);  // 20,008 > 384 × 32: 2^6 after 6 splits
+  long long total = 0;
+  for (std::size_t i = 0; i < keys->size(); ++i) {
+    auto card = admin->Command({"SCARD", std::string(keys->at(i).str())});
+    ASSERT_TRUE(card.has_value());
+    total += card->integer();
+  }
+  EXPECT_EQ(total, static_cast<long long>(senders));
+  // Every sender is found where it is looked for: none counts again.
+  for (int i = 0; i < 8; ++i) {
+    const Recorded r =
+        Record(*store, from(i < 2 ? i : 100 + i, 3000 + i), first.cluster.id);
+    EXPECT_EQ(r.cluster.senders, senders);
+  }
+  EXPECT_EQ(*store->Check(), "ok");
+}
+
 // SetMark: set, replaced, cleared; kNotFound for no cluster; a cluster of
 // one gets its keys for the mark (with the retention's TTL) and loses them
 // with its message.
