@@ -269,6 +269,16 @@ class RedisStoreTest : public ::testing::TestWithParam<Server> {
     return store ? std::move(*store) : nullptr;
   }
   std::unique_ptr<Store> Open() { return Open(Options()); }
+  // An SQLite store in the test's directory with the same secret (so the
+  // same keyed hashes), to hold the Redis store's answers against.
+  std::unique_ptr<Store> OpenSqliteBeside() {
+    SqliteOptions so;
+    so.path = dir_.File("mailwave.db");
+    so.secret_path = dir_.File("secret");
+    auto store = OpenSqlite(so);
+    EXPECT_TRUE(store.has_value()) << store.error().ToString();
+    return store ? std::move(*store) : nullptr;
+  }
 
   Recorded Record(Store& store, const Message& m,
                   std::optional<ClusterId> cluster = std::nullopt,
@@ -995,11 +1005,8 @@ TEST_P(RedisStoreTest, AWaveOfMoreThanAChunkAnswersAsSqlite) {
   o.prune_on_record = false;
   auto redis = Open(o);
   ASSERT_NE(redis, nullptr);
-  SqliteOptions so;
-  so.path = dir_.File("mailwave.db");
-  so.secret_path = dir_.File("secret");
-  auto sqlite = OpenSqlite(so);
-  ASSERT_TRUE(sqlite.has_value()) << sqlite.error().ToString();
+  auto sqlite = OpenSqliteBeside();
+  ASSERT_NE(sqlite, nullptr);
   auto admin = Admin();
   ASSERT_NE(admin, nullptr);
 
@@ -1016,7 +1023,7 @@ TEST_P(RedisStoreTest, AWaveOfMoreThanAChunkAnswersAsSqlite) {
   auto record = [&](int i) {
     SCOPED_TRACE(i);
     auto rr = redis->Record(copy(i), Join{.cluster = cr, .seen = {}}, rule);
-    auto rs = (*sqlite)->Record(copy(i), Join{.cluster = cs, .seen = {}}, rule);
+    auto rs = sqlite->Record(copy(i), Join{.cluster = cs, .seen = {}}, rule);
     ASSERT_TRUE(rr.has_value()) << rr.error().ToString();
     ASSERT_TRUE(rs.has_value()) << rs.error().ToString();
     cr = rr->cluster.id;
@@ -1031,7 +1038,7 @@ TEST_P(RedisStoreTest, AWaveOfMoreThanAChunkAnswersAsSqlite) {
   };
   auto same = [&](UnixMillis now) {
     auto mr = redis->Members(*cr, 1000);
-    auto ms = (*sqlite)->Members(*cs, 1000);
+    auto ms = sqlite->Members(*cs, 1000);
     ASSERT_TRUE(mr.has_value()) << mr.error().ToString();
     ASSERT_TRUE(ms.has_value());
     ASSERT_EQ(mr->size(), ms->size());
@@ -1045,7 +1052,7 @@ TEST_P(RedisStoreTest, AWaveOfMoreThanAChunkAnswersAsSqlite) {
         EXPECT_EQ(lr->at(j).id, ms->at(j).id);
     }
     auto wr = redis->Clusters(true, rule, now, 10);
-    auto ws = (*sqlite)->Clusters(true, rule, now, 10);
+    auto ws = sqlite->Clusters(true, rule, now, 10);
     ASSERT_TRUE(wr.has_value());
     ASSERT_TRUE(ws.has_value());
     EXPECT_EQ(wr->size(), ws->size());
@@ -1082,7 +1089,7 @@ TEST_P(RedisStoreTest, AWaveOfMoreThanAChunkAnswersAsSqlite) {
 
   // The first 260 copies go: chunks 0 and 1 empty, 2 keeps 40.
   auto pr = redis->Prune(t0 + 260 * 1000, 100, 100);
-  auto ps = (*sqlite)->Prune(t0 + 260 * 1000, 100, 100);
+  auto ps = sqlite->Prune(t0 + 260 * 1000, 100, 100);
   ASSERT_TRUE(pr.has_value()) << pr.error().ToString();
   ASSERT_TRUE(ps.has_value());
   EXPECT_EQ(*pr, 260u);
@@ -1165,11 +1172,8 @@ TEST_P(RedisStoreTest, ABotnetWavesSetsStayCompactAndCountAsSqlite) {
   o.retention = std::chrono::hours(24);
   auto redis = Open(o);
   ASSERT_NE(redis, nullptr);
-  SqliteOptions so;
-  so.path = dir_.File("mailwave.db");
-  so.secret_path = dir_.File("secret");
-  auto sqlite = OpenSqlite(so);
-  ASSERT_TRUE(sqlite.has_value()) << sqlite.error().ToString();
+  auto sqlite = OpenSqliteBeside();
+  ASSERT_NE(sqlite, nullptr);
   auto admin = Admin();
   ASSERT_NE(admin, nullptr);
 
@@ -1193,7 +1197,7 @@ TEST_P(RedisStoreTest, ABotnetWavesSetsStayCompactAndCountAsSqlite) {
     if (!copy(i).network.empty()) networks.insert(copy(i).network);
     SCOPED_TRACE(i);
     auto rr = redis->Record(copy(i), Join{.cluster = cr, .seen = {}}, rule);
-    auto rs = (*sqlite)->Record(copy(i), Join{.cluster = cs, .seen = {}}, rule);
+    auto rs = sqlite->Record(copy(i), Join{.cluster = cs, .seen = {}}, rule);
     ASSERT_TRUE(rr.has_value()) << rr.error().ToString();
     ASSERT_TRUE(rs.has_value()) << rs.error().ToString();
     cr = rr->cluster.id;
