@@ -319,11 +319,10 @@ local function sadd(ck, kind, cid, b, count, h, ttl_arg)
     redis.call('HSET', ck, SK[kind], b)
   end
   local j = shardof(h, n)
-  local added = redis.call('SADD', sname(kind, cid, j), h)
+  local name = sname(kind, cid, j)
+  local added = redis.call('SADD', name, h)
   -- Shard 0 is renewed with the cluster's other keys.
-  if j > 0 and ttl_arg ~= '0' then
-    redis.call('PEXPIRE', sname(kind, cid, j), ttl_arg)
-  end
+  if j > 0 and ttl_arg ~= '0' then redis.call('PEXPIRE', name, ttl_arg) end
   return added, b
 end
 -- Every key of a cluster's sets, for DEL and the TTL refresh.
@@ -411,12 +410,6 @@ local function remove(id, m)
   local ck = P..'c:'..cid
   if redis.call('EXISTS', ck) == 0 then return end
   local lo, hi = cmrem(ck, cid, id)
-  local bits = {}
-  do
-    local v = redis.call('HMGET', ck, 'sb', 'ab', 'eb')
-    bits.sb, bits.ab, bits.eb = tonumber(v[1] or 0), tonumber(v[2] or 0),
-                                tonumber(v[3] or 0)
-  end
   -- size and recipients count the members still stored; the identity,
   -- authenticated and network sets what the cluster saw while it lived.
   rinit(ck)
@@ -426,6 +419,9 @@ local function remove(id, m)
     if redis.call('HGET', ck, 'w') == '1' then
       redis.call('DECR', P..'w')
     end
+    local v = redis.call('HMGET', ck, 'sb', 'ab', 'eb')
+    local bits = {sb = tonumber(v[1]), ab = tonumber(v[2]),
+                  eb = tonumber(v[3])}
     redis.call('DEL', ckeys(cid))
     for j = math.max(lo, 1), hi do redis.call('DEL', cmname(cid, j)) end
     for _, k in ipairs(snames(cid, bits)) do redis.call('DEL', k) end

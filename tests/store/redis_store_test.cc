@@ -64,6 +64,29 @@ bool IsCluster(Server s) {
   return s == Server::kCluster || s == Server::kTlsCluster;
 }
 
+// One wave recorded into the Redis store and into SQLite side by side, each
+// copy joining the cluster its backend's first copy started.
+struct SideBySide {
+  Store& redis;
+  Store& sqlite;
+  std::optional<ClusterId> redis_cluster;
+  std::optional<ClusterId> sqlite_cluster;
+  // Both answers (Redis's, SQLite's); nullopt, with a test failure, when
+  // either Record failed.
+  std::optional<std::pair<Recorded, Recorded>> Record(const Message& m,
+                                                      const WaveRule& rule) {
+    auto rr = redis.Record(m, Join{.cluster = redis_cluster, .seen = {}}, rule);
+    auto rs =
+        sqlite.Record(m, Join{.cluster = sqlite_cluster, .seen = {}}, rule);
+    EXPECT_TRUE(rr.has_value()) << rr.error().ToString();
+    EXPECT_TRUE(rs.has_value()) << rs.error().ToString();
+    if (!rr || !rs) return std::nullopt;
+    redis_cluster = rr->cluster.id;
+    sqlite_cluster = rs->cluster.id;
+    return std::make_pair(*rr, *rs);
+  }
+};
+
 class RedisStoreTest : public ::testing::TestWithParam<Server> {
  protected:
   // Replicas of each master of the Cluster.
@@ -1019,22 +1042,21 @@ TEST_P(RedisStoreTest, AWaveOfMoreThanAChunkAnswersAsSqlite) {
     return MessageOf(body, t0 + i * 1000,
                      "s" + std::to_string(i % 3) + "@example.com");
   };
-  std::optional<ClusterId> cr, cs;
+  SideBySide side{*redis, *sqlite, {}, {}};
+  const std::optional<ClusterId>& cr = side.redis_cluster;
+  const std::optional<ClusterId>& cs = side.sqlite_cluster;
   auto record = [&](int i) {
     SCOPED_TRACE(i);
-    auto rr = redis->Record(copy(i), Join{.cluster = cr, .seen = {}}, rule);
-    auto rs = sqlite->Record(copy(i), Join{.cluster = cs, .seen = {}}, rule);
-    ASSERT_TRUE(rr.has_value()) << rr.error().ToString();
-    ASSERT_TRUE(rs.has_value()) << rs.error().ToString();
-    cr = rr->cluster.id;
-    cs = rs->cluster.id;
-    EXPECT_EQ(rr->id, rs->id);
-    EXPECT_EQ(rr->cluster.size, rs->cluster.size);
-    EXPECT_EQ(rr->window_size, rs->window_size);
-    EXPECT_EQ(rr->became_wave, rs->became_wave);
-    ASSERT_EQ(rr->earlier.size(), rs->earlier.size());
-    for (std::size_t j = 0; j < rr->earlier.size(); ++j)
-      EXPECT_EQ(rr->earlier[j].id, rs->earlier[j].id);
+    const auto both = side.Record(copy(i), rule);
+    ASSERT_TRUE(both.has_value());
+    const auto& [rr, rs] = *both;
+    EXPECT_EQ(rr.id, rs.id);
+    EXPECT_EQ(rr.cluster.size, rs.cluster.size);
+    EXPECT_EQ(rr.window_size, rs.window_size);
+    EXPECT_EQ(rr.became_wave, rs.became_wave);
+    ASSERT_EQ(rr.earlier.size(), rs.earlier.size());
+    for (std::size_t j = 0; j < rr.earlier.size(); ++j)
+      EXPECT_EQ(rr.earlier[j].id, rs.earlier[j].id);
   };
   auto same = [&](UnixMillis now) {
     auto mr = redis->Members(*cr, 1000);
@@ -1190,29 +1212,27 @@ TEST_P(RedisStoreTest, ABotnetWavesSetsStayCompactAndCountAsSqlite) {
     if (i % 11 != 0) m.network = "10." + std::to_string(i % 1000) + ".0.0/16";
     return m;
   };
-  std::optional<ClusterId> cr, cs;
+  SideBySide side{*redis, *sqlite, {}, {}};
   Cluster last_r;
   std::set<std::string> networks;
   for (int i = 0; i < 1900; ++i) {
-    if (!copy(i).network.empty()) networks.insert(copy(i).network);
     SCOPED_TRACE(i);
-    auto rr = redis->Record(copy(i), Join{.cluster = cr, .seen = {}}, rule);
-    auto rs = sqlite->Record(copy(i), Join{.cluster = cs, .seen = {}}, rule);
-    ASSERT_TRUE(rr.has_value()) << rr.error().ToString();
-    ASSERT_TRUE(rs.has_value()) << rs.error().ToString();
-    cr = rr->cluster.id;
-    cs = rs->cluster.id;
-    ASSERT_EQ(rr->cluster.senders, rs->cluster.senders);
-    ASSERT_EQ(rr->cluster.authenticated, rs->cluster.authenticated);
-    ASSERT_EQ(rr->cluster.networks, rs->cluster.networks);
-    last_r = rr->cluster;
+    const Message m = copy(i);
+    if (!m.network.empty()) networks.insert(m.network);
+    const auto both = side.Record(m, rule);
+    ASSERT_TRUE(both.has_value());
+    const auto& [rr, rs] = *both;
+    ASSERT_EQ(rr.cluster.senders, rs.cluster.senders);
+    ASSERT_EQ(rr.cluster.authenticated, rs.cluster.authenticated);
+    ASSERT_EQ(rr.cluster.networks, rs.cluster.networks);
+    last_r = rr.cluster;
   }
   EXPECT_EQ(last_r.senders, 1700u);
   EXPECT_EQ(last_r.authenticated, 567u);
   EXPECT_EQ(last_r.networks, networks.size());
   EXPECT_GT(networks.size(), 900u);
 
-  const std::string cid = std::to_string(*cr);
+  const std::string cid = std::to_string(*side.redis_cluster);
   for (const char* kind : {"cs", "ca", "cn"}) {
     SCOPED_TRACE(kind);
     const std::string base = std::string("{mw:t1}:") + kind + ":" + cid;
