@@ -95,7 +95,10 @@ struct Summary {
 // --dump: one line per pair that any plausible rule could call a duplicate, for
 // threshold studies: label (1 positive, 0 negative within a class, 2 distinct
 // ham), class, similarity, CTPH edit rate, Hamming distance, the two block
-// counts and body sizes, containment.
+// counts and body sizes, containment, sketch Jaccard, the two word counts, the
+// text edit rate of a distinct pair, the verdict, the word sequences' edit
+// rate, distance and runs, and with the longer one's end left out
+// (SequenceDiff) the end, the longer length, distance, runs and length.
 std::FILE* g_dump = nullptr;
 
 void Dump(int label, const std::string& cls, const Item& a, const Item& b,
@@ -118,17 +121,19 @@ void Dump(int label, const std::string& cls, const Item& a, const Item& b,
           : -1;
   const auto diff =
       fp::DiffWordSequences(a.print.word_sequence, b.print.word_sequence);
-  std::fprintf(g_dump,
-               "%d\t%s\t%.4f\t%.4f\t%u\t%zu\t%zu\t%zu\t%zu\t%.4f\t%.4f\t%u\t%"
-               "u\t%.4f\t%d\t%.4f\t%u\t%u\n",
-               label, cls.c_str(), sim, edit, c.hamming,
-               a.print.blocks.hashes.size(), b.print.blocks.hashes.size(),
-               a.print.body_bytes, b.print.body_bytes,
-               c.containment.value_or(-1), jac, a.print.sketch.words,
-               b.print.sketch.words, text_edit, c.duplicate ? 1 : 0,
-               fp::CtphEditRate(a.print.word_sequence, b.print.word_sequence)
-                   .value_or(-1),
-               diff ? diff->distance : 0, diff ? diff->runs : 0);
+  std::fprintf(
+      g_dump,
+      "%d\t%s\t%.4f\t%.4f\t%u\t%zu\t%zu\t%zu\t%zu\t%.4f\t%.4f\t%u\t%"
+      "u\t%.4f\t%d\t%.4f\t%u\t%u\t%u\t%u\t%u\t%u\t%u\n",
+      label, cls.c_str(), sim, edit, c.hamming, a.print.blocks.hashes.size(),
+      b.print.blocks.hashes.size(), a.print.body_bytes, b.print.body_bytes,
+      c.containment.value_or(-1), jac, a.print.sketch.words,
+      b.print.sketch.words, text_edit, c.duplicate ? 1 : 0,
+      fp::CtphEditRate(a.print.word_sequence, b.print.word_sequence)
+          .value_or(-1),
+      diff ? diff->distance : 0, diff ? diff->runs : 0, diff ? diff->tail : 0,
+      diff ? diff->tail_longer : 0, diff ? diff->trimmed_distance : 0,
+      diff ? diff->trimmed_runs : 0, diff ? diff->trimmed_length : 0);
 }
 
 struct Setup {
@@ -382,6 +387,10 @@ int main(int argc, char** argv) {
       options.min_paragraph_blocks = std::stoul(next());
     else if (a == "--ctph-rate")
       options.ctph_edit_rate = std::stod(next());
+    else if (a == "--tail-ratio")
+      options.words_tail_length_ratio = std::stod(next());
+    else if (a == "--tail-rate")
+      options.words_tail_edit_rate = std::stod(next());
     else if (a == "--k")
       options.simhash_max_distance =
           static_cast<std::uint32_t>(std::stoul(next()));
@@ -395,7 +404,8 @@ int main(int argc, char** argv) {
           stderr,
           "usage: fingerprint_eval [--corpus DIR] [--bases N] [--seed S] "
           "[--folds LIST|all|none] [--fold-study] [--show-fp N] [--threshold "
-          "T] [--ctph-rate P] [--k K]\n");
+          "T] [--ctph-rate P] [--k K] [--half 1|2] [--dump FILE] "
+          "[--tail-ratio R] [--tail-rate E]\n");
       return 2;
     }
   }

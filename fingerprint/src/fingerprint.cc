@@ -80,23 +80,11 @@ std::size_t DistinctSymbols(std::string_view sig) {
   return seen.count();
 }
 
-// The words path (Options::words_jaccard). The word sequences are aligned
-// (c.words, a 65 x 65 DP) only for a pair that passes the cheap tests first
-// and that no other path decided.
-bool WordsAgree(const Fingerprint& a, const Fingerprint& b, Comparison& c,
-                const Options& options) {
-  if (options.words_jaccard > 1 || c.sketch < options.words_jaccard) {
-    return false;
-  }
-  const double wa = a.sketch.words;
-  const double wb = b.sketch.words;
-  if (std::min(wa, wb) < options.words_min_words ||
-      std::max(wa, wb) > options.words_length_ratio * std::min(wa, wb)) {
-    return false;
-  }
-  c.words = DiffWordSequences(a.word_sequence, b.word_sequence);
-  if (!c.words || c.words->length == 0) return false;
-  const SequenceDiff& d = *c.words;
+// The words path's rule for two texts of about as many words: the sampled
+// sequences within words_edit_rate, and their edits spread.
+bool SequencesAgree(const Fingerprint& a, const Fingerprint& b,
+                    const Comparison& c, const SequenceDiff& d,
+                    const Options& options) {
   if (static_cast<double>(d.distance) >
       options.words_edit_rate * static_cast<double>(d.length)) {
     return false;
@@ -110,6 +98,8 @@ bool WordsAgree(const Fingerprint& a, const Fingerprint& b, Comparison& c,
     // content changes the count.
     // The agreement means something only if the sample holds many different
     // words: a text of a small vocabulary samples one or two, in any order.
+    const double wa = a.sketch.words;
+    const double wb = b.sketch.words;
     if (c.sketch >= options.words_near_jaccard &&
         std::max(wa, wb) <=
             options.words_near_length_ratio * std::min(wa, wb) &&
@@ -122,6 +112,56 @@ bool WordsAgree(const Fingerprint& a, const Fingerprint& b, Comparison& c,
   return d.runs >= options.words_min_runs &&
          static_cast<double>(d.runs) >=
              options.words_spread * static_cast<double>(d.distance);
+}
+
+// The words path for a copy with an added end (a personalised newsletter
+// with a footer; Options::words_tail_length_ratio): the alignment without the
+// longer sequence's unmatched end, the longer text's words counted in
+// proportion to the sampled words kept. Only the spread rule applies: the
+// shortcuts for close sequences would take a quoted original with a reply
+// below it, which differs in nothing but its end and a few rewrapped words.
+bool EndAddedAgree(const SequenceDiff& d, double lo, double hi,
+                   const Options& options) {
+  if (options.words_tail_length_ratio <= 0 || d.tail == 0 ||
+      d.trimmed_length == 0) {
+    return false;
+  }
+  const double kept = hi * static_cast<double>(d.tail_longer - d.tail) /
+                      static_cast<double>(d.tail_longer);
+  if (std::max(kept, lo) > options.words_length_ratio * std::min(kept, lo)) {
+    return false;
+  }
+  const double distance = d.trimmed_distance;
+  return distance <= options.words_tail_edit_rate *
+                         static_cast<double>(d.trimmed_length) &&
+         d.trimmed_runs >= options.words_min_runs &&
+         static_cast<double>(d.trimmed_runs) >= options.words_spread * distance;
+}
+
+// The words path (Options::words_jaccard). The word sequences are aligned
+// (c.words, a 65 x 65 DP) only for a pair that passes the cheap tests first
+// and that no other path decided.
+bool WordsAgree(const Fingerprint& a, const Fingerprint& b, Comparison& c,
+                const Options& options) {
+  if (options.words_jaccard > 1 || c.sketch < options.words_jaccard) {
+    return false;
+  }
+  const double wa = a.sketch.words;
+  const double wb = b.sketch.words;
+  const double lo = std::min(wa, wb);
+  const double hi = std::max(wa, wb);
+  if (lo < options.words_min_words ||
+      hi > std::max(options.words_length_ratio,
+                    options.words_tail_length_ratio) *
+               lo) {
+    return false;
+  }
+  c.words = DiffWordSequences(a.word_sequence, b.word_sequence);
+  if (!c.words || c.words->length == 0) return false;
+  const SequenceDiff& d = *c.words;
+  return (hi <= options.words_length_ratio * lo &&
+          SequencesAgree(a, b, c, d, options)) ||
+         EndAddedAgree(d, lo, hi, options);
 }
 
 }  // namespace

@@ -118,7 +118,27 @@ SequenceDiff Diff(std::string_view x, std::string_view y) {
       g[i][j] = best.edit;
     }
   }
-  return {d[m][n], r[m][n], static_cast<std::uint32_t>(m + n)};
+  SequenceDiff out{d[m][n], r[m][n], static_cast<std::uint32_t>(m + n)};
+  out.trimmed_distance = out.distance;
+  out.trimmed_runs = out.runs;
+  out.trimmed_length = out.length;
+  out.tail_longer = static_cast<std::uint32_t>(std::max(m, n));
+  // The longer sequence's end left out: the last row (or column) of the
+  // table holds the shorter one aligned with every prefix of the longer.
+  // Ties keep the longer prefix.
+  const bool y_longer = n >= m;
+  const std::size_t longer = y_longer ? n : m;
+  for (std::size_t k = longer; k-- > 0;) {
+    const std::size_t i = y_longer ? m : k;
+    const std::size_t j = y_longer ? k : n;
+    if (d[i][j] < out.trimmed_distance) {
+      out.trimmed_distance = d[i][j];
+      out.trimmed_runs = r[i][j];
+      out.trimmed_length = static_cast<std::uint32_t>(i + j);
+      out.tail = static_cast<std::uint32_t>(longer - k);
+    }
+  }
+  return out;
 }
 
 }  // namespace

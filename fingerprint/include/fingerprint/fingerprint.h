@@ -103,9 +103,15 @@ struct Options {
   // sketches are at least words_near_jaccard alike and the word counts within
   // words_near_length_ratio (hash busters anywhere in the lines add words the
   // sample rarely sees, about as many to each copy) and each sequence holds
-  // words_near_min_symbols different words or more. words_jaccard > 1
-  // disables. Tuned on the evaluation's first half (docs/fingerprint.md,
-  // "Words path").
+  // words_near_min_symbols different words or more. A copy with an added
+  // end (a footer or disclaimer on a personalised newsletter) is judged again
+  // without it (SequenceDiff::tail): word counts up to
+  // words_tail_length_ratio apart, the longer one's words without the end
+  // within words_length_ratio, the rest of the alignment within
+  // words_tail_edit_rate and spread as above, with at least one edit besides
+  // the end (a text and its quoted reply differ only there; 0 disables).
+  // words_jaccard > 1 disables the path. Tuned on the evaluation's first half
+  // (docs/fingerprint.md, "Words path" and "An added end").
   double words_jaccard = 0.4;
   double words_edit_rate = 0.35;
   std::uint32_t words_min_words = 32;
@@ -116,6 +122,8 @@ struct Options {
   double words_near_jaccard = 0.7;
   double words_near_length_ratio = 1.1;
   std::uint32_t words_near_min_symbols = 8;
+  double words_tail_length_ratio = 1.7;
+  double words_tail_edit_rate = 0.13;
   FoldOptions folds;
 };
 

@@ -90,6 +90,16 @@ struct SequenceDiff {
   std::uint32_t distance = 0;
   std::uint32_t runs = 0;
   std::uint32_t length = 0;  // the two sequences' lengths summed
+  // The best alignment of the shorter sequence with a prefix of the longer:
+  // `tail` symbols at the longer one's end left out (a footer, a disclaimer
+  // or a signature added to one copy), then its distance, runs and length
+  // (both sequences' symbols, the tail not counted). tail == 0 when leaving
+  // no tail out is as good: then the three equal the fields above.
+  std::uint32_t tail = 0;
+  std::uint32_t tail_longer = 0;  // the longer sequence's length
+  std::uint32_t trimmed_distance = 0;
+  std::uint32_t trimmed_runs = 0;
+  std::uint32_t trimmed_length = 0;
 };
 std::optional<SequenceDiff> DiffWordSequences(const Ctph& a, const Ctph& b);
 
