@@ -70,12 +70,17 @@ TEST(JsonCli, CompareWritesFractionsAndNulls) {
   EXPECT_TRUE(Has(same.out, "\"similarity\":1.0,")) << same.out;
   EXPECT_TRUE(Has(same.out, "\"edit_rate\":0.0}")) << same.out;
   EXPECT_TRUE(Has(same.out, "\"method\":\"exact\"")) << same.out;
+  EXPECT_TRUE(Has(same.out,
+                  "\"end_left_out\":0,\"edit_rate_without_end\":0.0,"
+                  "\"runs_without_end\":0}"))
+      << same.out;
   // An empty body compares by no method: null, not 0.
   const Outcome empty =
       MailwaveOut("compare --json --text - " + m + " < /dev/null");
   EXPECT_EQ(empty.status, 0) << empty.out;
   EXPECT_TRUE(Has(empty.out, "\"similarity\":null")) << empty.out;
   EXPECT_TRUE(Has(empty.out, "\"edit_rate\":null")) << empty.out;
+  EXPECT_TRUE(Has(empty.out, "\"end_left_out\":null")) << empty.out;
 }
 
 // A spun copy (every fourth word of the body replaced, as a spinner's
