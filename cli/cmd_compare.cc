@@ -66,12 +66,14 @@ Methods, in the order they decide (the first that holds is reported):
            sentence), a letters-only token on every line, sentences
            shuffled and edited; two mails of one template, which differ in
            one or two places, are not duplicates by this path. When one
-           copy has an added end (a footer on a personalised newsletter),
-           the rule is read again without it: word counts up to 1.7
-           apart, the longer one's words without the end within 1.3 of the
-           other's, the rest within an edit rate of 0.13 and spread as
-           above (a text and its quoted reply below, which differ only at
-           the end, are not duplicates by this path)
+           copy has an added end (a footer on a personalised newsletter)
+           of at most a third of its sampled words, the rule is read again
+           without it: word counts up to 1.7 apart, the longer one's words
+           without the end within 1.3 of the other's, the rest within an
+           edit rate of 0.13 and spread as above, or within 0.1 with an
+           edit besides the end and block similarity at least 0.2 (a text
+           and its quoted reply below, every line of it prefixed, are not
+           duplicates by this path)
   none     none of these: not duplicates
 Bodies without text are never duplicates.
 

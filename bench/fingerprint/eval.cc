@@ -391,6 +391,10 @@ int main(int argc, char** argv) {
       options.words_tail_length_ratio = std::stod(next());
     else if (a == "--tail-rate")
       options.words_tail_edit_rate = std::stod(next());
+    else if (a == "--tail-similarity")
+      options.words_tail_similarity = std::stod(next());
+    else if (a == "--tail-share")
+      options.words_tail_max_share = std::stod(next());
     else if (a == "--k")
       options.simhash_max_distance =
           static_cast<std::uint32_t>(std::stoul(next()));
@@ -405,7 +409,8 @@ int main(int argc, char** argv) {
           "usage: fingerprint_eval [--corpus DIR] [--bases N] [--seed S] "
           "[--folds LIST|all|none] [--fold-study] [--show-fp N] [--threshold "
           "T] [--ctph-rate P] [--k K] [--half 1|2] [--dump FILE] "
-          "[--tail-ratio R] [--tail-rate E]\n");
+          "[--tail-ratio R] [--tail-rate E] [--tail-similarity S] "
+          "[--tail-share F]\n");
       return 2;
     }
   }

@@ -117,13 +117,18 @@ bool SequencesAgree(const Fingerprint& a, const Fingerprint& b,
 // The words path for a copy with an added end (a personalised newsletter
 // with a footer; Options::words_tail_length_ratio): the alignment without the
 // longer sequence's unmatched end, the longer text's words counted in
-// proportion to the sampled words kept. Only the spread rule applies: the
-// shortcuts for close sequences would take a quoted original with a reply
-// below it, which differs in nothing but its end and a few rewrapped words.
+// proportion to the sampled words kept. An end of more than
+// words_tail_max_share of the longer sample is not a footer but as much new
+// text as old. The rest must be spread as spinning and personalisation
+// spread edits, or, when few edits leave few runs, close with some edit
+// besides the end and the block lists at least words_tail_similarity alike:
+// the lines are kept, which a quoted original with a reply below, every line
+// of it prefixed, does not do.
 bool EndAddedAgree(const SequenceDiff& d, double lo, double hi,
-                   const Options& options) {
+                   const Comparison& c, const Options& options) {
   if (options.words_tail_length_ratio <= 0 || d.tail == 0 ||
-      d.trimmed_length == 0) {
+      d.trimmed_length == 0 ||
+      d.tail > options.words_tail_max_share * d.tail_longer) {
     return false;
   }
   const double kept = hi * static_cast<double>(d.tail_longer - d.tail) /
@@ -132,10 +137,14 @@ bool EndAddedAgree(const SequenceDiff& d, double lo, double hi,
     return false;
   }
   const double distance = d.trimmed_distance;
-  return distance <= options.words_tail_edit_rate *
-                         static_cast<double>(d.trimmed_length) &&
-         d.trimmed_runs >= options.words_min_runs &&
-         static_cast<double>(d.trimmed_runs) >= options.words_spread * distance;
+  const double length = d.trimmed_length;
+  if (distance > options.words_tail_edit_rate * length) return false;
+  if (d.trimmed_runs >= options.words_min_runs &&
+      static_cast<double>(d.trimmed_runs) >= options.words_spread * distance) {
+    return true;
+  }
+  return d.trimmed_runs >= 1 && distance <= options.words_close_rate * length &&
+         c.similarity && *c.similarity >= options.words_tail_similarity;
 }
 
 // The words path (Options::words_jaccard). The word sequences are aligned
@@ -161,7 +170,7 @@ bool WordsAgree(const Fingerprint& a, const Fingerprint& b, Comparison& c,
   const SequenceDiff& d = *c.words;
   return (hi <= options.words_length_ratio * lo &&
           SequencesAgree(a, b, c, d, options)) ||
-         EndAddedAgree(d, lo, hi, options);
+         EndAddedAgree(d, lo, hi, c, options);
 }
 
 }  // namespace

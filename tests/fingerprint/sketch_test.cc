@@ -332,6 +332,41 @@ TEST(WordsPath, AnAddedEndIsLeftOutWhenTheRestHasEdits) {
   EXPECT_LE(reply, 2);
 }
 
+// Few edits besides an added end leave few runs: a name in every third line
+// and a footer. Such a copy passes when the block lists say the lines were
+// kept; the same copy with every line quoted ("> "), as a reply quotes its
+// original, keeps no line and does not pass.
+TEST(WordsPath, FewEditsBesidesAnAddedEndNeedTheLinesKept) {
+  std::mt19937_64 rng(29);
+  const Options o;
+  Options without = o;
+  without.words_tail_similarity = 2;  // never: the spread rule alone
+  int kept = 0, kept_without = 0, quoted = 0;
+  for (int t = 0; t < 20; ++t) {
+    const std::vector<std::string> base = RandomWords(300, rng);
+    std::vector<std::string> copy = base;
+    for (std::size_t i = 0; i < copy.size(); i += 36) copy[i] = RandomWord(rng);
+    const std::vector<std::string> footer = RandomWords(100, rng);
+    copy.insert(copy.end(), footer.begin(), footer.end());
+    std::string quoted_text;
+    for (std::size_t i = 0; i < copy.size(); ++i) {
+      quoted_text += (i % 12 == 0 ? "> " : " ") + copy[i];
+      if (i % 12 == 11) quoted_text += '\n';
+    }
+    const Fingerprint fb = Compute(Join(base), o);
+    const Fingerprint fc = Compute(Join(copy), o);
+    kept += Compare(fb, fc, o).method == Method::kWords;
+    kept_without += Compare(fb, fc, without).method == Method::kWords;
+    quoted += Compare(fb, Compute(quoted_text, o), o).method == Method::kWords;
+  }
+  // A name shows in the one-in-eight sample with probability ~1/4, so a few
+  // copies show none (nothing but the end: not a duplicate by this path) and
+  // a few show three spread runs (the spread rule's, with or without blocks).
+  EXPECT_GE(kept, 12);
+  EXPECT_LE(kept_without, 3);
+  EXPECT_LE(quoted, 3);
+}
+
 TEST(WordsPath, DisabledAboveOne) {
   std::mt19937_64 rng(13);
   Options o;

@@ -105,11 +105,13 @@ struct Options {
   // sample rarely sees, about as many to each copy) and each sequence holds
   // words_near_min_symbols different words or more. A copy with an added
   // end (a footer or disclaimer on a personalised newsletter) is judged again
-  // without it (SequenceDiff::tail): word counts up to
-  // words_tail_length_ratio apart, the longer one's words without the end
-  // within words_length_ratio, the rest of the alignment within
-  // words_tail_edit_rate and spread as above, with at least one edit besides
-  // the end (a text and its quoted reply differ only there; 0 disables).
+  // without it (SequenceDiff::tail, at most words_tail_max_share of the longer
+  // sample): word counts up to words_tail_length_ratio apart, the longer
+  // one's words without the end within words_length_ratio, the rest within
+  // words_tail_edit_rate and spread as above, or within words_close_rate with
+  // an edit besides the end and block similarity at least
+  // words_tail_similarity (a text and its quoted reply differ only at the end
+  // and in every line's prefix); words_tail_length_ratio 0 disables.
   // words_jaccard > 1 disables the path. Tuned on the evaluation's first half
   // (docs/fingerprint.md, "Words path" and "An added end").
   double words_jaccard = 0.4;
@@ -124,6 +126,8 @@ struct Options {
   std::uint32_t words_near_min_symbols = 8;
   double words_tail_length_ratio = 1.7;
   double words_tail_edit_rate = 0.13;
+  double words_tail_max_share = 1.0 / 3;
+  double words_tail_similarity = 0.2;
   FoldOptions folds;
 };
 
