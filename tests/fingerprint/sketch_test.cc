@@ -42,6 +42,16 @@ std::string Join(const std::vector<std::string>& words) {
   return out;
 }
 
+// Join's lines, each quoted as a reply quotes its original ("> ").
+std::string Quoted(const std::vector<std::string>& words) {
+  std::string out;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    out += (i % 12 == 0 ? "> " : " ") + words[i];
+    if (i % 12 == 11) out += '\n';
+  }
+  return out;
+}
+
 // A word sequence of 1 to 64 symbols over a 4-letter alphabet, so that two
 // of them align with many matches.
 Ctph RandomSequence(std::mt19937_64& rng) {
@@ -308,12 +318,8 @@ TEST(WordsPath, AnAddedEndIsLeftOutWhenTheRestHasEdits) {
     const std::vector<std::string> footer = RandomWords(120, rng);
     copy.insert(copy.end(), footer.begin(), footer.end());
     // The original quoted line by line, so that no block path matches it.
-    std::string reply_text;
-    for (std::size_t i = 0; i < base.size(); ++i) {
-      reply_text += (i % 12 == 0 ? "> " : " ") + base[i];
-      if (i % 12 == 11) reply_text += '\n';
-    }
-    reply_text += "\n\n" + Join({footer.begin(), footer.begin() + 60});
+    const std::string reply_text =
+        Quoted(base) + "\n\n" + Join({footer.begin(), footer.begin() + 60});
     const Fingerprint fb = Compute(Join(base), o);
     const Fingerprint fc = Compute(Join(copy), o);
     ASSERT_GT(fc.sketch.words, o.words_length_ratio * fb.sketch.words);
@@ -348,11 +354,7 @@ TEST(WordsPath, FewEditsBesidesAnAddedEndNeedTheLinesKept) {
     for (std::size_t i = 0; i < copy.size(); i += 36) copy[i] = RandomWord(rng);
     const std::vector<std::string> footer = RandomWords(100, rng);
     copy.insert(copy.end(), footer.begin(), footer.end());
-    std::string quoted_text;
-    for (std::size_t i = 0; i < copy.size(); ++i) {
-      quoted_text += (i % 12 == 0 ? "> " : " ") + copy[i];
-      if (i % 12 == 11) quoted_text += '\n';
-    }
+    const std::string quoted_text = Quoted(copy);
     const Fingerprint fb = Compute(Join(base), o);
     const Fingerprint fc = Compute(Join(copy), o);
     kept += Compare(fb, fc, o).method == Method::kWords;
