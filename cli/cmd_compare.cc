@@ -70,10 +70,10 @@ Methods, in the order they decide (the first that holds is reported):
            of at most a third of its sampled words, the rule is read again
            without it: word counts up to 1.7 apart, the longer one's words
            without the end within 1.3 of the other's, the rest within an
-           edit rate of 0.13 and spread as above, or within 0.1 with an
-           edit besides the end and block similarity at least 0.2 (a text
-           and its quoted reply below, every line of it prefixed, are not
-           duplicates by this path)
+           edit rate of 0.13 and spread as above, or within 0.1 with
+           block similarity at least 0.2 (a text and its quoted reply
+           below, every line of it prefixed, are not duplicates by this
+           path)
   none     none of these: not duplicates
 Bodies without text are never duplicates.
 

@@ -120,10 +120,9 @@ bool SequencesAgree(const Fingerprint& a, const Fingerprint& b,
 // proportion to the sampled words kept. An end of more than
 // words_tail_max_share of the longer sample is not a footer but as much new
 // text as old. The rest must be spread as spinning and personalisation
-// spread edits, or, when few edits leave few runs, close with some edit
-// besides the end and the block lists at least words_tail_similarity alike:
-// the lines are kept, which a quoted original with a reply below, every line
-// of it prefixed, does not do.
+// spread edits, or close (few edits, or none the sample saw) with the block
+// lists at least words_tail_similarity alike: the lines are kept, which a
+// quoted original with a reply below, every line of it prefixed, does not do.
 bool EndAddedAgree(const SequenceDiff& d, double lo, double hi,
                    const Comparison& c, const Options& options) {
   if (options.words_tail_length_ratio <= 0 || d.tail == 0 ||
@@ -143,8 +142,8 @@ bool EndAddedAgree(const SequenceDiff& d, double lo, double hi,
       static_cast<double>(d.trimmed_runs) >= options.words_spread * distance) {
     return true;
   }
-  return d.trimmed_runs >= 1 && distance <= options.words_close_rate * length &&
-         c.similarity && *c.similarity >= options.words_tail_similarity;
+  return distance <= options.words_close_rate * length && c.similarity &&
+         *c.similarity >= options.words_tail_similarity;
 }
 
 // The words path (Options::words_jaccard). The word sequences are aligned

@@ -315,7 +315,7 @@ TEST(WordsPath, AnAddedEndIsLeftOutWhenTheRestHasEdits) {
     const std::vector<std::string> base = RandomWords(300, rng);
     std::vector<std::string> copy = base;
     for (std::size_t i = 0; i < copy.size(); i += 12) copy[i] = RandomWord(rng);
-    const std::vector<std::string> footer = RandomWords(120, rng);
+    const std::vector<std::string> footer = RandomWords(100, rng);
     copy.insert(copy.end(), footer.begin(), footer.end());
     // The original quoted line by line, so that no block path matches it.
     const std::string reply_text =
@@ -328,8 +328,9 @@ TEST(WordsPath, AnAddedEndIsLeftOutWhenTheRestHasEdits) {
     reply += Compare(fb, Compute(reply_text, o), o).method == Method::kWords;
   }
   // The sample holds one word in eight, so a copy's names show as 0 to 10
-  // edits: under three runs, or past words_tail_edit_rate, in a third of them.
-  EXPECT_GE(personal, 12);
+  // edits: under three runs, or past words_tail_edit_rate, in a third of them
+  // (every line changed, so no block path and no block similarity helps).
+  EXPECT_GE(personal, 10);
   EXPECT_EQ(personal_without, 0);
   // A reply's sampled words can split into two runs by a chance match with
   // the original's last ones, which the rule before the end was left out
@@ -338,10 +339,10 @@ TEST(WordsPath, AnAddedEndIsLeftOutWhenTheRestHasEdits) {
   EXPECT_LE(reply, 2);
 }
 
-// Few edits besides an added end leave few runs: a name in every third line
-// and a footer. Such a copy passes when the block lists say the lines were
-// kept; the same copy with every line quoted ("> "), as a reply quotes its
-// original, keeps no line and does not pass.
+// Few edits besides an added end leave few runs, or none in the sample: a
+// name in every third line and a footer. Such a copy passes when the block
+// lists say the lines were kept; the same copy with every line quoted ("> "),
+// as a reply quotes its original, keeps no line and does not pass.
 TEST(WordsPath, FewEditsBesidesAnAddedEndNeedTheLinesKept) {
   std::mt19937_64 rng(29);
   const Options o;
@@ -362,9 +363,8 @@ TEST(WordsPath, FewEditsBesidesAnAddedEndNeedTheLinesKept) {
     quoted += Compare(fb, Compute(quoted_text, o), o).method == Method::kWords;
   }
   // A name shows in the one-in-eight sample with probability ~1/4, so a few
-  // copies show none (nothing but the end: not a duplicate by this path) and
-  // a few show three spread runs (the spread rule's, with or without blocks).
-  EXPECT_GE(kept, 12);
+  // copies show three spread runs: the spread rule's, with or without blocks.
+  EXPECT_GE(kept, 16);
   EXPECT_LE(kept_without, 3);
   EXPECT_LE(quoted, 3);
 }

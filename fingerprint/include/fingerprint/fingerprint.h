@@ -109,9 +109,9 @@ struct Options {
   // sample): word counts up to words_tail_length_ratio apart, the longer
   // one's words without the end within words_length_ratio, the rest within
   // words_tail_edit_rate and spread as above, or within words_close_rate with
-  // an edit besides the end and block similarity at least
-  // words_tail_similarity (a text and its quoted reply differ only at the end
-  // and in every line's prefix); words_tail_length_ratio 0 disables.
+  // block similarity at least words_tail_similarity (a text and its quoted
+  // reply differ only at the end and in every line's prefix);
+  // words_tail_length_ratio 0 disables.
   // words_jaccard > 1 disables the path. Tuned on the evaluation's first half
   // (docs/fingerprint.md, "Words path" and "An added end").
   double words_jaccard = 0.4;
