@@ -116,23 +116,26 @@ bool SequencesAgree(const Fingerprint& a, const Fingerprint& b,
 
 // The words path for a copy with an added end (a personalised newsletter
 // with a footer; Options::words_tail_length_ratio): the alignment without the
-// longer sequence's unmatched end, the longer text's words counted in
-// proportion to the sampled words kept. An end of more than
+// longer sequence's unmatched end, the words of the text it belongs to
+// counted in proportion to the sampled words kept. An end of more than
 // words_tail_max_share of the longer sample is not a footer but as much new
 // text as old. The rest must be spread as spinning and personalisation
 // spread edits, or close (few edits, or none the sample saw) with the block
 // lists at least words_tail_similarity alike: the lines are kept, which a
 // quoted original with a reply below, every line of it prefixed, does not do.
-bool EndAddedAgree(const SequenceDiff& d, double lo, double hi,
+bool EndAddedAgree(const SequenceDiff& d, double wa, double wb,
                    const Comparison& c, const Options& options) {
   if (options.words_tail_length_ratio <= 0 || d.tail == 0 ||
       d.trimmed_length == 0 ||
       d.tail > options.words_tail_max_share * d.tail_longer) {
     return false;
   }
-  const double kept = hi * static_cast<double>(d.tail_longer - d.tail) /
-                      static_cast<double>(d.tail_longer);
-  if (std::max(kept, lo) > options.words_length_ratio * std::min(kept, lo)) {
+  // The words of the text whose sample has the end, without it.
+  const double kept_share = static_cast<double>(d.tail_longer - d.tail) /
+                            static_cast<double>(d.tail_longer);
+  const double ka = d.tail_in_first ? wa * kept_share : wa;
+  const double kb = d.tail_in_first ? wb : wb * kept_share;
+  if (std::max(ka, kb) > options.words_length_ratio * std::min(ka, kb)) {
     return false;
   }
   const double distance = d.trimmed_distance;
@@ -169,7 +172,7 @@ bool WordsAgree(const Fingerprint& a, const Fingerprint& b, Comparison& c,
   const SequenceDiff& d = *c.words;
   return (hi <= options.words_length_ratio * lo &&
           SequencesAgree(a, b, c, d, options)) ||
-         EndAddedAgree(d, lo, hi, c, options);
+         EndAddedAgree(d, wa, wb, c, options);
 }
 
 }  // namespace

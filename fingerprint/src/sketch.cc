@@ -127,6 +127,7 @@ SequenceDiff Diff(std::string_view x, std::string_view y) {
   // table holds the shorter one aligned with every prefix of the longer.
   // Ties keep the longer prefix.
   const bool y_longer = n >= m;
+  out.tail_in_first = !y_longer;
   const std::size_t longer = y_longer ? n : m;
   for (std::size_t k = longer; k-- > 0;) {
     const std::size_t i = y_longer ? m : k;

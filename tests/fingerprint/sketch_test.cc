@@ -192,6 +192,7 @@ TEST(WordSequence, DiffLeavesTheLongerOnesEndOut) {
     EXPECT_EQ(d->distance, 8u);
     EXPECT_EQ(d->tail, 8u);
     EXPECT_EQ(d->tail_longer, 24u);
+    EXPECT_EQ(d->tail_in_first, swap);
     EXPECT_EQ(d->trimmed_distance, 0u);
     EXPECT_EQ(d->trimmed_runs, 0u);
     EXPECT_EQ(d->trimmed_length, 32u);
@@ -230,6 +231,7 @@ TEST(WordSequence, DiffLeavesTheLongerOnesEndOut) {
     EXPECT_EQ(r->tail, best_tail) << x.sig << " " << y.sig;
     EXPECT_EQ(r->trimmed_length, x.sig.size() + y.sig.size() - best_tail);
     EXPECT_EQ(r->tail_longer, longer.size());
+    EXPECT_EQ(r->tail_in_first, x.sig.size() > y.sig.size());
   }
 }
 

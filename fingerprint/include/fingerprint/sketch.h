@@ -97,6 +97,7 @@ struct SequenceDiff {
   // no tail out is as good: then the three equal the fields above.
   std::uint32_t tail = 0;
   std::uint32_t tail_longer = 0;  // the longer sequence's length
+  bool tail_in_first = false;     // the longer one is the first argument's
   std::uint32_t trimmed_distance = 0;
   std::uint32_t trimmed_runs = 0;
   std::uint32_t trimmed_length = 0;
