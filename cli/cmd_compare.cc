@@ -48,7 +48,10 @@ Methods, in the order they decide (the first that holds is reported):
   reordered
            the same words the same number of times in any order (at least
            reorder_min_words, 16), and the SimHashes at most reorder_hamming
-           (20) bits apart: shuffled sentences, paragraphs wrapped again
+           (20) bits apart: shuffled sentences, paragraphs wrapped again; or,
+           with edits besides the new order (a greeting, a footer, words
+           inserted), word sketches at least 0.85 alike, block containment
+           at least 0.3 and the SimHashes at most 13 bits apart
   ctph     CTPH signature edit rate < ctph_edit_rate (0.05): Levenshtein
            distance over the sum of the two signature lengths, at a common
            block size (B or 2B); only when both bodies have ctph_min_bytes

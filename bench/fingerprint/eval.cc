@@ -395,6 +395,13 @@ int main(int argc, char** argv) {
       options.words_tail_similarity = std::stod(next());
     else if (a == "--tail-share")
       options.words_tail_max_share = std::stod(next());
+    else if (a == "--reorder-sketch")
+      options.reorder_sketch = std::stod(next());
+    else if (a == "--reorder-containment")
+      options.reorder_containment = std::stod(next());
+    else if (a == "--reorder-near-hamming")
+      options.reorder_near_hamming =
+          static_cast<std::uint32_t>(std::stoul(next()));
     else if (a == "--k")
       options.simhash_max_distance =
           static_cast<std::uint32_t>(std::stoul(next()));
@@ -410,7 +417,8 @@ int main(int argc, char** argv) {
           "[--folds LIST|all|none] [--fold-study] [--show-fp N] [--threshold "
           "T] [--ctph-rate P] [--k K] [--half 1|2] [--dump FILE] "
           "[--tail-ratio R] [--tail-rate E] [--tail-similarity S] "
-          "[--tail-share F]\n");
+          "[--tail-share F] [--reorder-sketch J] [--reorder-containment C] "
+          "[--reorder-near-hamming H]\n");
       return 2;
     }
   }

@@ -288,6 +288,17 @@ Comparison Compare(const Fingerprint& a, const Fingerprint& b,
     // sentences break the lines, and the sentences that lose or gain an
     // unterminated fragment, but not the bag of words.
     c.method = Method::kReordered;
+  } else if (options.reorder_min_words > 0 &&
+             std::min(a.word_bag.words, b.word_bag.words) >=
+                 options.reorder_min_words &&
+             c.sketch >= options.reorder_sketch && c.containment &&
+             *c.containment >= options.reorder_containment &&
+             c.hamming <= options.reorder_near_hamming) {
+    // Most words kept (the sketch) and a share of the blocks verbatim in any
+    // order, with edits besides the new order (a greeting, a footer, a few
+    // words inserted). Mails of one template share their boilerplate lines
+    // and much of their vocabulary, but not most words and a close SimHash.
+    c.method = Method::kReordered;
   } else if (c.edit_rate && *c.edit_rate < options.ctph_edit_rate &&
              std::min(a.body_bytes, b.body_bytes) >= options.ctph_min_bytes) {
     c.method = Method::kCtph;

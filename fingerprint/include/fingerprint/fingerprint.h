@@ -76,9 +76,17 @@ struct Options {
   // Reordering path: two messages with the same words the same number of
   // times (equal WordBag, at least reorder_min_words words) whose SimHashes
   // are at most reorder_hamming bits apart are duplicates: sentences shuffled,
-  // paragraphs wrapped again. reorder_min_words = 0 disables.
+  // paragraphs wrapped again. Also, with edits besides the new order: word
+  // sketches at least reorder_sketch alike, block containment (any order) at
+  // least reorder_containment and SimHashes at most reorder_near_hamming bits
+  // apart (sentences shuffled, a greeting, a footer and a few words
+  // inserted). reorder_min_words = 0 disables both. Tuned on the evaluation's
+  // first half (docs/fingerprint.md, "Reordered with edits").
   std::uint32_t reorder_min_words = 16;
   std::uint32_t reorder_hamming = 20;
+  double reorder_sketch = 0.85;
+  double reorder_containment = 0.3;
+  std::uint32_t reorder_near_hamming = 13;
   // Trailer path: two messages whose block lists (of the kind their sizes
   // select) begin with the same trailer_min_blocks or more blocks, and go on
   // with at most trailer_max_bytes more in each, never more than the shared
@@ -202,7 +210,9 @@ struct Comparison {
 //   trailer - the same leading blocks (at least trailer_min_blocks), then at
 //             most trailer_max_bytes in each, no more than the shared part;
 //   reordered - equal word bags of at least reorder_min_words words and
-//             Hamming ≤ reorder_hamming;
+//             Hamming ≤ reorder_hamming; or sketch ≥ reorder_sketch,
+//             containment ≥ reorder_containment and Hamming ≤
+//             reorder_near_hamming;
 //   ctph    - signature edit rate < ctph_edit_rate (both bodies at least
 //             ctph_min_bytes), or < 3·ctph_edit_rate with similarity ≥
 //             confirm_similarity and Hamming ≤ confirm_hamming;
