@@ -152,12 +152,12 @@ Summary Run(const Setup& s, const fp::Options& o, bool print) {
   std::vector<Item> ham;
   std::vector<std::string> ham_names;
   std::vector<std::size_t> ham_docs;  // indexes into s.corpus.docs
-  std::size_t ham_seen = 0;
   for (const mv::Doc& d : s.corpus.docs) {
     if (!d.ham || d.body.empty()) continue;
-    // --half: every other ham body, so that the two halves' distinct pairs
-    // are disjoint.
-    if (s.half != 0 && static_cast<int>(ham_seen++ % 2) != s.half - 1) continue;
+    // --half: the ham of half of the threads (mv::HalfOf), so that the two
+    // halves' distinct pairs are disjoint and a thread's replies, which quote
+    // each other, are not split between them.
+    if (s.half != 0 && mv::HalfOf(s.corpus, d) != s.half) continue;
     ham.push_back(MakeItem(d.decoded, o));
     ham_names.push_back(d.name);
     ham_docs.push_back(static_cast<std::size_t>(&d - s.corpus.docs.data()));

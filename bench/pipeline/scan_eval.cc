@@ -17,8 +17,8 @@
 //     base selection (mw::variants, variants/truth.h: N bases, no two natural
 //     near-duplicates, a text edit rate under 0.1 of the normalised bodies),
 //     and its halves: --half 1 | 2 takes the first or second half of the
-//     bases and every other distinct ham body (tune on one, report on the
-//     other).
+//     bases and the distinct ham of half of the threads (mv::HalfOf; tune on
+//     one, report on the other).
 //   * One scan per class over one directory: every distinct ham message (the
 //     corpus file's bytes) and, for each base, the base and three copies,
 //     each copy the right side of a new draw of the class's generator
@@ -355,13 +355,13 @@ int main(int argc, char** argv) {
             ? std::vector<std::size_t>(s.bases.begin(), s.bases.begin() + mid)
             : std::vector<std::size_t>(s.bases.begin() + mid, s.bases.end());
   }
-  std::size_t ham_seen = 0;
   for (std::size_t d = 0; d < s.corpus.docs.size(); ++d) {
     const mv::Doc& doc = s.corpus.docs[d];
     if (!doc.ham || doc.body.empty()) continue;
-    // --half: every other ham body, as fingerprint_eval, so that the two
-    // halves' distinct pairs are disjoint.
-    if (half != 0 && static_cast<int>(ham_seen++ % 2) != half - 1) continue;
+    // --half: the ham of that half's threads, as fingerprint_eval
+    // (mv::HalfOf), so that the two halves' distinct pairs are disjoint and
+    // a thread's replies are not split between them.
+    if (half != 0 && mv::HalfOf(s.corpus, doc) != half) continue;
     s.ham.push_back(d);
   }
   const mv::NaturalPairs natural(s.corpus, s.ham);

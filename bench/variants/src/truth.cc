@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <unordered_set>
 
 #include "fingerprint/verify.h"
@@ -97,6 +98,86 @@ Selection SelectBases(const Corpus& corpus,
     s.bases.push_back(idx);
   }
   return s;
+}
+
+std::string ThreadKey(std::string_view message) {
+  const auto lower = [](char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  };
+  // The header block, and in it a line that starts with "subject:".
+  std::size_t end = message.find("\n\n");
+  if (const std::size_t crlf = message.find("\r\n\r\n"); crlf < end) end = crlf;
+  const std::string_view head = message.substr(0, end);
+  std::string subject;
+  bool found = false;
+  for (std::size_t at = 0; at < head.size();) {
+    std::size_t eol = head.find('\n', at);
+    if (eol == std::string_view::npos) eol = head.size();
+    const std::string_view line = head.substr(at, eol - at);
+    at = eol + 1;
+    if (found) {
+      if (line.empty() || (line[0] != ' ' && line[0] != '\t')) break;
+      subject += line;  // a continuation line
+      continue;
+    }
+    static constexpr std::string_view kName = "subject:";
+    if (line.size() < kName.size()) continue;
+    bool match = true;
+    for (std::size_t i = 0; i < kName.size() && match; ++i) {
+      match = lower(line[i]) == kName[i];
+    }
+    if (!match) continue;
+    found = true;
+    subject = line.substr(kName.size());
+  }
+  // Case-folded, whitespace collapsed.
+  std::string folded;
+  for (const char c : subject) {
+    const bool space = c == ' ' || c == '\t' || c == '\r' || c == '\n';
+    if (space) {
+      if (!folded.empty() && folded.back() != ' ') folded += ' ';
+    } else {
+      folded += lower(c);
+    }
+  }
+  // Leading markers and tags, repeated ("Re: [ILUG] Re: ...").
+  static constexpr std::string_view kMarkers[] = {
+      "re:", "fwd:", "fw:", "aw:", "wg:", "sv:"};
+  std::string_view rest = folded;
+  for (bool again = true; again;) {
+    again = false;
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    for (const std::string_view m : kMarkers) {
+      if (rest.substr(0, m.size()) == m) {
+        rest.remove_prefix(m.size());
+        again = true;
+      }
+    }
+    if (!rest.empty() && rest.front() == '[') {
+      if (const std::size_t close = rest.find(']');
+          close != std::string_view::npos) {
+        rest.remove_prefix(close + 1);
+        again = true;
+      }
+    }
+  }
+  while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
+  return std::string(rest);
+}
+
+int HalfOf(const Corpus& corpus, const Doc& doc) {
+  std::string key;
+  if (const auto it = corpus.raw.find(doc.name); it != corpus.raw.end()) {
+    key = ThreadKey(it->second);
+  }
+  if (key.empty()) key = "\n" + doc.name;
+  // FNV-1a 64: fixed across platforms and runs, unlike std::hash.
+  std::uint64_t h = 14695981039346656037ull;
+  for (const char c : key) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return static_cast<int>(h >> 63) + 1;
 }
 
 }  // namespace mw::variants
