@@ -80,6 +80,13 @@ std::size_t DistinctSymbols(std::string_view sig) {
   return seen.count();
 }
 
+// Edits spread as spinning, busters and personalisation spread them: at
+// least words_min_runs separate runs and words_spread runs per edit.
+bool EditsSpread(std::uint32_t runs, double distance, const Options& options) {
+  return runs >= options.words_min_runs &&
+         static_cast<double>(runs) >= options.words_spread * distance;
+}
+
 // The words path's rule for two texts of about as many words: the sampled
 // sequences within words_edit_rate, and their edits spread.
 bool SequencesAgree(const Fingerprint& a, const Fingerprint& b,
@@ -109,9 +116,7 @@ bool SequencesAgree(const Fingerprint& a, const Fingerprint& b,
       return true;
     }
   }
-  return d.runs >= options.words_min_runs &&
-         static_cast<double>(d.runs) >=
-             options.words_spread * static_cast<double>(d.distance);
+  return EditsSpread(d.runs, d.distance, options);
 }
 
 // The words path for a copy with an added end (a personalised newsletter
@@ -141,10 +146,7 @@ bool EndAddedAgree(const SequenceDiff& d, double wa, double wb,
   const double distance = d.trimmed_distance;
   const double length = d.trimmed_length;
   if (distance > options.words_tail_edit_rate * length) return false;
-  if (d.trimmed_runs >= options.words_min_runs &&
-      static_cast<double>(d.trimmed_runs) >= options.words_spread * distance) {
-    return true;
-  }
+  if (EditsSpread(d.trimmed_runs, distance, options)) return true;
   return distance <= options.words_close_rate * length && c.similarity &&
          *c.similarity >= options.words_tail_similarity;
 }
@@ -162,9 +164,7 @@ bool WordsAgree(const Fingerprint& a, const Fingerprint& b, Comparison& c,
   const double lo = std::min(wa, wb);
   const double hi = std::max(wa, wb);
   if (lo < options.words_min_words ||
-      hi > std::max(options.words_length_ratio,
-                    options.words_tail_length_ratio) *
-               lo) {
+      hi > WordsLengthRatioBound(options) * lo) {
     return false;
   }
   c.words = DiffWordSequences(a.word_sequence, b.word_sequence);
@@ -176,6 +176,10 @@ bool WordsAgree(const Fingerprint& a, const Fingerprint& b, Comparison& c,
 }
 
 }  // namespace
+
+double WordsLengthRatioBound(const Options& options) {
+  return std::max(options.words_length_ratio, options.words_tail_length_ratio);
+}
 
 Fingerprint Compute(std::string_view text, const Options& options) {
   Fingerprint fp;

@@ -10,13 +10,11 @@ namespace mw::pipeline {
 namespace {
 
 // The engine's sketch thresholds for Near: the words path's own, so that the
-// engine names every stored message that path could call a duplicate (one
-// with an added end too: words_tail_length_ratio).
+// engine names every stored message that path could call a duplicate.
 gpu::Thresholds SketchThresholds(const fingerprint::Options& options) {
   gpu::Thresholds t;
   t.sketch_jaccard = options.words_jaccard;
-  t.sketch_length_ratio =
-      std::max(options.words_length_ratio, options.words_tail_length_ratio);
+  t.sketch_length_ratio = fingerprint::WordsLengthRatioBound(options);
   t.sketch_min_words = options.words_min_words;
   return t;
 }

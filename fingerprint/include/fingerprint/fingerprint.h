@@ -202,6 +202,12 @@ struct Comparison {
                                   // said duplicate
 };
 
+// The largest ratio of two texts' word counts the words path can accept
+// (words_length_ratio, or words_tail_length_ratio for a copy with an added
+// end): a filter that must name every pair the path could take (the
+// comparison window's sketch filter) uses it.
+double WordsLengthRatioBound(const Options& options);
+
 // Compares two fingerprints. Decision, in order (the first that holds decides):
 //   exact   - equal body SHA-1 (and a non-empty body);
 //   blocks  - similarity ≥ duplicate_threshold;
