@@ -157,7 +157,7 @@ Summary Run(const Setup& s, const fp::Options& o, bool print) {
     // --half: the ham of half of the threads (mv::HalfOf), so that the two
     // halves' distinct pairs are disjoint and a thread's replies, which quote
     // each other, are not split between them.
-    if (s.half != 0 && mv::HalfOf(s.corpus, d) != s.half) continue;
+    if (s.half != 0 && mv::HalfOf(d) != s.half) continue;
     ham.push_back(MakeItem(d.decoded, o));
     ham_names.push_back(d.name);
     ham_docs.push_back(static_cast<std::size_t>(&d - s.corpus.docs.data()));

@@ -361,7 +361,7 @@ int main(int argc, char** argv) {
     // --half: the ham of that half's threads, as fingerprint_eval
     // (mv::HalfOf), so that the two halves' distinct pairs are disjoint and
     // a thread's replies are not split between them.
-    if (half != 0 && mv::HalfOf(s.corpus, doc) != half) continue;
+    if (half != 0 && mv::HalfOf(doc) != half) continue;
     s.ham.push_back(d);
   }
   const mv::NaturalPairs natural(s.corpus, s.ham);

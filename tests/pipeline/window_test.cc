@@ -51,7 +51,7 @@ std::vector<std::string> SpunCopies(std::size_t n) {
   std::vector<variants::Doc> vocabulary;
   for (const char* f : {"fp-faq-b.eml", "fp-template-a.eml",
                         "fp-template-b.eml", "forwarded-rfc822.eml"}) {
-    vocabulary.push_back({f, Decoded(f), "", true});
+    vocabulary.push_back({f, Decoded(f), "", true, ""});
   }
   std::mt19937_64 rng(20261124);
   std::vector<std::string> out;

@@ -145,36 +145,29 @@ TEST(SelectBasesTest, KeepsTheFirstOfEachNearDuplicateFamily) {
 // A thread's messages share the key whatever their reply markers and list
 // tags; other subjects do not.
 TEST(ThreadKey, LeavesOutReplyMarkersAndListTags) {
-  const std::string key = ThreadKey(
-      "From: a@example.org\nSubject: [ILUG] Backup solutions\n\nbody\n");
+  const std::string key = ThreadKey("[ILUG] Backup solutions");
   EXPECT_EQ(key, "backup solutions");
-  EXPECT_EQ(ThreadKey("Subject: RE: [ILUG]   Backup\n  solutions\n\nx\n"), key);
-  EXPECT_EQ(ThreadKey("subject: Re: Fwd: re:[ILUG] backup SOLUTIONS \r\n"
-                      "From: b@example.org\r\n\r\nRe: not a header\r\n"),
-            key);
-  EXPECT_NE(ThreadKey("Subject: Backup solutions wanted\n\nx\n"), key);
-  // Only the header block counts, and a missing Subject is empty.
-  EXPECT_EQ(ThreadKey("From: a@example.org\n\nSubject: in the body\n"), "");
-  EXPECT_EQ(ThreadKey("X-Subject: no\nSubject:\n\nx\n"), "");
+  EXPECT_EQ(ThreadKey("RE: [ILUG]   Backup\t solutions"), key);
+  EXPECT_EQ(ThreadKey("Re: Fwd: re:[ILUG] backup SOLUTIONS "), key);
+  EXPECT_NE(ThreadKey("Backup solutions wanted"), key);
+  EXPECT_EQ(ThreadKey(""), "");
 }
 
 TEST(HalfOf, KeepsAThreadInOneHalfAndSplitsTheCorpus) {
-  Corpus corpus;
   std::vector<Doc> docs;
   for (int i = 0; i < 400; ++i) {
     Doc d;
     d.name = "ham/" + std::to_string(i);
     d.ham = true;
     // Threads of two: a message and its reply.
-    const std::string subject = "topic number " + std::to_string(i / 2);
-    corpus.raw[d.name] =
-        "Subject: " + std::string(i % 2 ? "Re: " : "") + subject + "\n\nbody\n";
+    d.subject = std::string(i % 2 ? "Re: " : "") + "topic number " +
+                std::to_string(i / 2);
     docs.push_back(d);
   }
   int first = 0;
   for (int i = 0; i < 400; i += 2) {
-    EXPECT_EQ(HalfOf(corpus, docs[i]), HalfOf(corpus, docs[i + 1])) << i;
-    first += HalfOf(corpus, docs[i]) == 1;
+    EXPECT_EQ(HalfOf(docs[i]), HalfOf(docs[i + 1])) << i;
+    first += HalfOf(docs[i]) == 1;
   }
   // About half the threads in each half.
   EXPECT_GT(first, 70);
@@ -182,8 +175,7 @@ TEST(HalfOf, KeepsAThreadInOneHalfAndSplitsTheCorpus) {
   // Without a Subject, a message is its own thread.
   Doc alone;
   alone.name = "ham/none";
-  corpus.raw[alone.name] = "From: a@example.org\n\nbody\n";
-  const int h = HalfOf(corpus, alone);
+  const int h = HalfOf(alone);
   EXPECT_TRUE(h == 1 || h == 2);
 }
 

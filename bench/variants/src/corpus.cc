@@ -49,6 +49,7 @@ Corpus ReadCorpus(const fs::path& dir) {
     d.name = p.parent_path().filename().string() + "/" + p.filename().string();
     d.ham = d.name.find("ham") != std::string::npos;
     d.decoded = m->body;
+    d.subject = m->subject;
     d.body = mime::Normalise(*m).body;
     if (!seen.insert(d.body).second) continue;  // same body counts once
     corpus.raw[d.name] = std::move(raw);

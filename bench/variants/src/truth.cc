@@ -100,36 +100,10 @@ Selection SelectBases(const Corpus& corpus,
   return s;
 }
 
-std::string ThreadKey(std::string_view message) {
+std::string ThreadKey(std::string_view subject) {
   const auto lower = [](char c) {
     return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
   };
-  // The header block, and in it a line that starts with "subject:".
-  std::size_t end = message.find("\n\n");
-  if (const std::size_t crlf = message.find("\r\n\r\n"); crlf < end) end = crlf;
-  const std::string_view head = message.substr(0, end);
-  std::string subject;
-  bool found = false;
-  for (std::size_t at = 0; at < head.size();) {
-    std::size_t eol = head.find('\n', at);
-    if (eol == std::string_view::npos) eol = head.size();
-    const std::string_view line = head.substr(at, eol - at);
-    at = eol + 1;
-    if (found) {
-      if (line.empty() || (line[0] != ' ' && line[0] != '\t')) break;
-      subject += line;  // a continuation line
-      continue;
-    }
-    static constexpr std::string_view kName = "subject:";
-    if (line.size() < kName.size()) continue;
-    bool match = true;
-    for (std::size_t i = 0; i < kName.size() && match; ++i) {
-      match = lower(line[i]) == kName[i];
-    }
-    if (!match) continue;
-    found = true;
-    subject = line.substr(kName.size());
-  }
   // Case-folded, whitespace collapsed.
   std::string folded;
   for (const char c : subject) {
@@ -165,11 +139,8 @@ std::string ThreadKey(std::string_view message) {
   return std::string(rest);
 }
 
-int HalfOf(const Corpus& corpus, const Doc& doc) {
-  std::string key;
-  if (const auto it = corpus.raw.find(doc.name); it != corpus.raw.end()) {
-    key = ThreadKey(it->second);
-  }
+int HalfOf(const Doc& doc) {
+  std::string key = ThreadKey(doc.subject);
   if (key.empty()) key = "\n" + doc.name;
   // FNV-1a 64: fixed across platforms and runs, unlike std::hash.
   std::uint64_t h = 14695981039346656037ull;

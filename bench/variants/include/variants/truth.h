@@ -60,11 +60,11 @@ Selection SelectBases(const Corpus& corpus,
                       const std::vector<std::size_t>& candidates,
                       std::size_t n);
 
-// The thread a message belongs to: its Subject (RFC 5322 header, unfolded)
-// without leading reply and forward markers ("Re:", "Fwd:", "Fw:", "AW:",
-// "WG:", "SV:", any case, repeated) and list tags ("[ILUG]"), case-folded,
-// whitespace collapsed. Empty when the message has no Subject.
-std::string ThreadKey(std::string_view message);
+// The thread a message belongs to: its Subject (Doc::subject) without
+// leading reply and forward markers ("Re:", "Fwd:", "Fw:", "AW:", "WG:",
+// "SV:", any case, repeated) and list tags ("[ILUG]"), case-folded,
+// whitespace collapsed.
+std::string ThreadKey(std::string_view subject);
 
 // The half (1 or 2) of the evaluations' --half split a ham message falls in:
 // by its thread, so that the replies of one thread, which quote each other
@@ -72,7 +72,7 @@ std::string ThreadKey(std::string_view message);
 // message instead put a thread's neighbours in both halves, and tuning on
 // one half could not see the false positives its rules make across them.
 // A message without a Subject is its own thread (by its name).
-int HalfOf(const Corpus& corpus, const Doc& doc);
+int HalfOf(const Doc& doc);
 
 }  // namespace mw::variants
 

@@ -31,6 +31,7 @@ struct Doc {
   std::string decoded;  // mime::Message::body
   std::string body;     // normalised (mime::Normalise)
   bool ham = false;     // the folder's name says ham
+  std::string subject;  // mime::Message::subject (decoded, one line)
 };
 
 struct Corpus {
