@@ -55,4 +55,92 @@ std::string ValidUtf8(std::string s) {
   return out;
 }
 
+bool EqualNoCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (AsciiLower(a[i]) != AsciiLower(b[i])) return false;
+  }
+  return true;
+}
+
+bool HasTagNoCase(std::string_view s, std::string_view lower) {
+  for (std::size_t i = s.find('<'); i != std::string_view::npos;
+       i = s.find('<', i + 1)) {
+    if (StartsWithNoCase(s, i, lower)) return true;
+  }
+  return false;
+}
+
+GumboInput ReadAsGumbo(std::string_view s, std::string* out) {
+  const auto* begin = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* p = begin;
+  const auto* end = p + s.size();
+  const unsigned char* copied = begin;  // s[copied - begin, p) not yet in out
+  bool changed = false;
+  auto replace = [&](const unsigned char* from, const unsigned char* to) {
+    if (!changed) {
+      out->clear();
+      out->reserve(s.size() + 16);
+      changed = true;
+    }
+    out->append(reinterpret_cast<const char*>(copied),
+                static_cast<std::size_t>(from - copied));
+    out->append("\xEF\xBF\xBD");
+    copied = to;
+  };
+  while (p < end) {
+    const unsigned char c = *p;
+    if (c < 0x80) {
+      if (c == 0) return GumboInput::kNul;
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\f' && c != '\r') ||
+          c == 0x7F) {
+        replace(p, p + 1);
+      }
+      ++p;
+      continue;
+    }
+    // The second byte's range for each lead byte (Unicode table 3-7); a lead
+    // byte outside C2-F4 is rejected alone.
+    int len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    }
+    if (len == 0) {
+      replace(p, p + 1);
+      ++p;
+      continue;
+    }
+    std::uint32_t cp = c & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
+    int k = 1;
+    for (; k < len && p + k < end; ++k) {
+      const unsigned char b = p[k];
+      if (k == 1 ? (b < lo || b > hi) : (b & 0xC0) != 0x80) break;
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    if (k < len) {  // rejected at p[k], or cut by the end of the input
+      replace(p, p + k);
+      p += k;
+      continue;
+    }
+    if ((cp >= 0x80 && cp <= 0x9F) || (cp >= 0xFDD0 && cp <= 0xFDEF) ||
+        (cp & 0xFFFE) == 0xFFFE) {
+      replace(p, p + len);
+    }
+    p += len;
+  }
+  if (!changed) return GumboInput::kAsIs;
+  out->append(reinterpret_cast<const char*>(copied),
+              static_cast<std::size_t>(end - copied));
+  return GumboInput::kReplaced;
+}
+
 }  // namespace mw::mime::internal

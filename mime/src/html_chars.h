@@ -6,6 +6,7 @@
 #define MW_MIME_HTML_CHARS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -47,6 +48,24 @@ inline std::string_view Trim(std::string_view s) {
 // inside a UTF-8 sequence (at most three bytes shorter than `max`; `s.size()`
 // when `s` is no longer than `max`).
 std::size_t Utf8Boundary(std::string_view s, std::size_t max);
+
+// Whether `a` and `b` are equal, ignoring ASCII case.
+bool EqualNoCase(std::string_view a, std::string_view b);
+
+// Whether `s` holds `lower` (lower case, starting with '<') at one of its
+// '<', ignoring ASCII case: a cheap look for a tag ("<body") before a
+// tokenizer is run for it.
+bool HasTagNoCase(std::string_view s, std::string_view lower);
+
+// What gumbo's UTF-8 iterator (its src/utf8.c) makes of `s`: each invalid
+// sequence (a maximal subpart, where its DFA rejects it) and each code point
+// its utf8_is_invalid_code_point names (controls but tab, LF, FF and CR; C1
+// controls; noncharacters) becomes U+FFFD. Every ASCII byte stays, so an
+// HTML tokenizer finds the same tokens in both. kAsIs: nothing changes (the
+// usual case; `*out` untouched); kReplaced: `*out` holds the result; kNul:
+// `s` holds a NUL, which gumbo's tokenizer drops or keeps by state.
+enum class GumboInput { kAsIs, kReplaced, kNul };
+GumboInput ReadAsGumbo(std::string_view s, std::string* out);
 
 // `s` with every invalid UTF-8 sequence (overlong forms, surrogates, code
 // points above U+10FFFF, stray or missing continuation bytes) replaced by

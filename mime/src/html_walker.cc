@@ -118,12 +118,7 @@ std::string Walker::Walk(const GumboNode* document) {
       case GUMBO_NODE_TEXT:
       case GUMBO_NODE_CDATA:
       case GUMBO_NODE_WHITESPACE:
-        if (!state.Shows()) break;
-        if (state.pre) {
-          text_.Preformatted(child->v.text.text);
-        } else {
-          text_.Inline(child->v.text.text);
-        }
+        Text(state, child->v.text.text);
         break;
       case GUMBO_NODE_ELEMENT: {
         if (depth > limit_) {
@@ -138,7 +133,10 @@ std::string Walker::Walk(const GumboNode* document) {
           break;
         }
         Layout layout;
-        if (!Enter(child->v.element, &state, &layout)) break;
+        if (!Enter(child->v.element.tag,
+                   ElementAttributes::Of(child->v.element), &state, &layout)) {
+          break;
+        }
         stack.push_back({child, 0, state, layout, depth});
         break;
       }
@@ -149,42 +147,79 @@ std::string Walker::Walk(const GumboNode* document) {
   return text_.Finish();
 }
 
-bool Walker::Enter(const GumboElement& element, Inherited* state,
-                   Layout* layout) {
-  *layout = LayoutOf(element.tag);
-  if (*layout == Layout::kDrop) return false;
-  if (gumbo_get_attribute(&element.attributes, "hidden") != nullptr)
-    return false;
+ElementAttributes ElementAttributes::Of(const GumboElement& element) {
+  ElementAttributes a;
+  const GumboVector& all = element.attributes;
+  auto value = [&all](const char* name) -> const char* {
+    const GumboAttribute* found = gumbo_get_attribute(&all, name);
+    return found != nullptr ? found->value : nullptr;
+  };
+  a.hidden = value("hidden") != nullptr;
+  a.background = value("background") != nullptr;
+  a.bgcolor = value("bgcolor");
+  if (element.tag == GUMBO_TAG_FONT) a.colour = value("color");
+  if (element.tag == GUMBO_TAG_BODY) a.colour = value("text");
+  a.cls = value("class");
+  a.style = value("style");
+  a.alt = value("alt");
+  return a;
+}
+
+void Walker::Text(const Inherited& state, std::string_view text) {
+  if (!state.Shows()) return;
+  if (state.pre) {
+    text_.Preformatted(text);
+  } else {
+    text_.Inline(text);
+  }
+}
+
+StyleEffect Walker::EffectOf(GumboTag tag,
+                             const ElementAttributes& attributes) const {
   StyleEffect effect;
   // Presentational attributes first: style sheets and style attributes
   // override them.
-  if (const GumboAttribute* bg =
-          gumbo_get_attribute(&element.attributes, "bgcolor")) {
-    effect.background = ParseAttributeColour(bg->value);
+  if (attributes.bgcolor != nullptr) {
+    effect.background = ParseAttributeColour(attributes.bgcolor);
   }
-  if (gumbo_get_attribute(&element.attributes, "background") != nullptr) {
+  if (attributes.background) {
     effect.background = Paint{};  // an image: the backdrop is unknown
   }
-  if (element.tag == GUMBO_TAG_FONT || element.tag == GUMBO_TAG_BODY) {
-    if (const GumboAttribute* colour = gumbo_get_attribute(
-            &element.attributes,
-            element.tag == GUMBO_TAG_FONT ? "color" : "text")) {
-      effect.colour = ParseAttributeColour(colour->value);
-    }
+  if (attributes.colour != nullptr &&
+      (tag == GUMBO_TAG_FONT || tag == GUMBO_TAG_BODY)) {
+    effect.colour = ParseAttributeColour(attributes.colour);
   }
   if (!styles_.empty()) {
-    std::string_view tag = element.tag == GUMBO_TAG_UNKNOWN
-                               ? std::string_view()
-                               : gumbo_normalized_tagname(element.tag);
-    const GumboAttribute* cls =
-        gumbo_get_attribute(&element.attributes, "class");
-    styles_.Apply(tag, cls != nullptr ? cls->value : "", &effect);
+    std::string_view name = tag == GUMBO_TAG_UNKNOWN
+                                ? std::string_view()
+                                : gumbo_normalized_tagname(tag);
+    styles_.Apply(name, attributes.cls != nullptr ? attributes.cls : "",
+                  &effect);
   }
-  if (const GumboAttribute* style =
-          gumbo_get_attribute(&element.attributes, "style")) {
-    effect.Merge(ParseDeclarations(StripCssComments(style->value)));
+  if (attributes.style != nullptr) {
+    effect.Merge(ParseDeclarations(StripCssComments(attributes.style)));
   }
+  return effect;
+}
+
+bool Walker::Enter(GumboTag tag, const ElementAttributes& attributes,
+                   Inherited* state, Layout* layout, unsigned* sets) {
+  if (sets != nullptr) *sets = 0;
+  *layout = LayoutOf(tag);
+  if (*layout == Layout::kDrop) return false;
+  if (attributes.hidden) return false;
+  const StyleEffect effect = EffectOf(tag, attributes);
   if (effect.HidesSubtree()) return false;
+  if (sets != nullptr) {
+    *sets = (effect.invisible ? kSetsInvisible : 0u) |
+            (effect.transparent ? kSetsTransparent : 0u) |
+            (effect.colour ? kSetsColour : 0u) |
+            (effect.background ? kSetsBackdrop : 0u) |
+            (effect.font_size && *effect.font_size != FontSize::kRelative
+                 ? kSetsZeroFont
+                 : 0u) |
+            (IsPreformatted(tag) ? kSetsPre : 0u);
+  }
   if (effect.invisible) state->invisible = *effect.invisible;
   if (effect.transparent) state->transparent = *effect.transparent;
   if (effect.colour) state->colour = *effect.colour;
@@ -201,14 +236,11 @@ bool Walker::Enter(const GumboElement& element, Inherited* state,
         break;  // a fraction of the parent's size: zero stays zero
     }
   }
-  if (IsPreformatted(element.tag)) state->pre = true;
+  if (IsPreformatted(tag)) state->pre = true;
   Open(*layout);
-  if (element.tag == GUMBO_TAG_BR) text_.LineBreak();
-  if (element.tag == GUMBO_TAG_IMG && state->Shows()) {
-    if (const GumboAttribute* alt =
-            gumbo_get_attribute(&element.attributes, "alt")) {
-      text_.Inline(alt->value);
-    }
+  if (tag == GUMBO_TAG_BR) text_.LineBreak();
+  if (tag == GUMBO_TAG_IMG && state->Shows() && attributes.alt != nullptr) {
+    text_.Inline(attributes.alt);
   }
   return true;
 }

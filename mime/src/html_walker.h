@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "css.h"
 #include "text_builder.h"
@@ -42,7 +43,45 @@ struct Inherited {
   }
 };
 
-// Walks one tree with an explicit stack (no recursion, whatever its depth).
+// The attributes of one element that decide what it shows, values as the
+// tokenizer decoded them (null: the attribute is absent). The first of two
+// attributes with one name counts, as in HTML.
+struct ElementAttributes {
+  bool hidden = false;
+  bool background = false;  // `background`: an image under the element
+  const char* bgcolor = nullptr;
+  const char* colour = nullptr;  // <font color> and <body text>
+  const char* cls = nullptr;
+  const char* style = nullptr;
+  const char* alt = nullptr;
+
+  // Read from a gumbo element.
+  static ElementAttributes Of(const GumboElement& element);
+};
+
+// The fields of Inherited an element sets (Walker::Enter's `sets`).
+constexpr unsigned kSetsInvisible = 1u << 0;
+constexpr unsigned kSetsTransparent = 1u << 1;
+constexpr unsigned kSetsColour = 1u << 2;
+constexpr unsigned kSetsBackdrop = 1u << 3;
+constexpr unsigned kSetsZeroFont = 1u << 4;
+constexpr unsigned kSetsPre = 1u << 5;
+
+// `state` with the fields in `fields` (kSets*) taken from `from`.
+inline Inherited WithFields(Inherited state, const Inherited& from,
+                            unsigned fields) {
+  if (fields & kSetsInvisible) state.invisible = from.invisible;
+  if (fields & kSetsTransparent) state.transparent = from.transparent;
+  if (fields & kSetsColour) state.colour = from.colour;
+  if (fields & kSetsBackdrop) state.backdrop = from.backdrop;
+  if (fields & kSetsZeroFont) state.zero_font = from.zero_font;
+  if (fields & kSetsPre) state.pre = from.pre;
+  return state;
+}
+
+// Walks one tree with an explicit stack (no recursion, whatever its depth),
+// or takes the same calls from a builder that reads the document as a stream
+// (html_stream.h: Enter, Text and Close in document order, then Finish).
 // Not thread-safe; one Walker per tree.
 class Walker {
  public:
@@ -59,14 +98,26 @@ class Walker {
   // Walk skipped an element for the nesting limit.
   bool nesting_limit_hit() const { return nesting_limit_hit_; }
 
- private:
-  // Computes the element's state and opens its layout; false when it and its
-  // subtree are skipped.
-  bool Enter(const GumboElement& element, Inherited* state, Layout* layout);
+  // Computes the state of an element of `tag` under `*state` and opens its
+  // layout; false when it and its subtree are not shown (then nothing was
+  // written and Close must not be called for it). With `sets`, which fields
+  // of the state it set (kSets*: whatever they were, the element's value
+  // replaced them).
+  bool Enter(GumboTag tag, const ElementAttributes& attributes,
+             Inherited* state, Layout* layout, unsigned* sets = nullptr);
+  // Ends an element Enter accepted.
+  void Close(Layout layout);
+  // A text node's text under `state`.
+  void Text(const Inherited& state, std::string_view text);
+  // The text written so far, as TextBuilder::Finish returns it. Call once.
+  std::string Finish() { return text_.Finish(); }
 
+ private:
+  // The style sheet's, the presentational attributes' and the style
+  // attribute's declarations for an element, later ones winning.
+  StyleEffect EffectOf(GumboTag tag, const ElementAttributes& attributes) const;
   // The same break before an element as after it.
   void Open(Layout layout) { Close(layout); }
-  void Close(Layout layout);
 
   const StyleSheet& styles_;
   std::uint32_t limit_;

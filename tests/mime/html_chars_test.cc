@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
+
+#include "tests/mime/gumbo_oracle.h"
 
 namespace mw::mime::internal {
 namespace {
@@ -69,6 +72,46 @@ TEST(HtmlChars, ValidUtf8ReplacesEachBadByte) {
   EXPECT_EQ(ValidUtf8("\xF4\x90\x80\x80"), kFffd + kFffd + kFffd + kFffd);
   EXPECT_EQ(ValidUtf8("\xE2\x82"), kFffd + kFffd);  // cut at the end
   EXPECT_EQ(ValidUtf8("\xE2x"), kFffd + "x");       // missing continuation
+}
+
+TEST(HtmlChars, ComparesAndFindsTagsWithoutAsciiCase) {
+  EXPECT_TRUE(EqualNoCase("Hidden", "hIDDEN"));
+  EXPECT_FALSE(EqualNoCase("hidden", "hidde"));
+  EXPECT_TRUE(HasTagNoCase("<p>x</p><BoDy bgcolor=1>", "<body"));
+  EXPECT_FALSE(HasTagNoCase("body <bod y>", "<body"));
+}
+
+// gumbo's UTF-8 iterator on `bytes` (after an "x": text of <body>).
+std::string GumboReads(std::string_view bytes) {
+  return testing::GumboParse("x" + std::string(bytes)).BodyText().substr(1);
+}
+
+TEST(HtmlChars, ReadsInputAsGumbosIteratorDoes) {
+  for (const char* bytes : {
+           "plain ascii, tab\t and lines\n",
+           "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80",  // valid
+           "lone \xC3 lead",
+           "cut \xE2\x82",
+           "stray \x80\xBF bytes",
+           "overlong \xC0\xAF and \xE0\x80\xAF",
+           "surrogate \xED\xA0\x80",
+           "past U+10FFFF \xF4\x90\x80\x80",
+           "\xF5\xFF\xFE",
+           "C1 \xC2\x92",
+           "noncharacters \xEF\xB7\x90 \xEF\xBF\xBE \xF0\x9F\xBF\xBF",
+           "controls \x01\x08\x0B\x0E\x1F\x7F",
+           "at the end \xF0\x9F\x98",
+       }) {
+    std::string out;
+    const GumboInput result = ReadAsGumbo(bytes, &out);
+    ASSERT_NE(result, GumboInput::kNul);
+    const std::string mine = result == GumboInput::kAsIs ? bytes : out;
+    EXPECT_EQ(mine, GumboReads(bytes)) << bytes;
+  }
+  std::string out = "untouched";
+  EXPECT_EQ(ReadAsGumbo("no change: caf\xC3\xA9", &out), GumboInput::kAsIs);
+  EXPECT_EQ(out, "untouched");
+  EXPECT_EQ(ReadAsGumbo(std::string_view("a\0b", 3), &out), GumboInput::kNul);
 }
 
 }  // namespace

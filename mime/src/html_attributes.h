@@ -1,0 +1,62 @@
+// The attributes of one start tag, read as gumbo's tokenizer reads them,
+// private to mw::mime (html_stream.cc builds elements from them).
+#ifndef MW_MIME_HTML_ATTRIBUTES_H_
+#define MW_MIME_HTML_ATTRIBUTES_H_
+
+#include <gumbo.h>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "html_walker.h"
+
+namespace mw::mime::internal {
+
+// The attributes of one start tag that the Walker reads, decoded, and with
+// `all` every attribute (a formatting element's: gumbo compares them in the
+// Noah's Ark clause). A tag that names an attribute twice is left to gumbo:
+// its tokenizer keeps the first, but after a repeated name without a value
+// it does not clear its buffer, and what the next name becomes then depends
+// on its allocator (with gumbo_arena's, `<c a a hidden>` has an attribute
+// "ahidden").
+class TagAttributes {
+ public:
+  // Reads a tag's attributes, `in` being what lies between its name and its
+  // '>' (gumbo's attribute states; `tag` says whether `color` or `text` is
+  // the colour, and keeps `type` for <input>), and with `all` every
+  // attribute. False where gumbo would read them otherwise or a value holds
+  // a reference DecodeReferences leaves to gumbo.
+  [[nodiscard]] bool Read(std::string_view in, GumboTag tag, bool all);
+
+  // The values the Walker reads; they point into this object.
+  ElementAttributes View() const;
+
+  // Which of the attributes the Walker reads are present, one bit each.
+  unsigned Present() const;
+
+  // gumbo's merge_attributes: those of `other` this element lacks.
+  void MergeMissing(const TagAttributes& other);
+
+  // <input type=hidden>, compared as gumbo's attribute_matches does.
+  bool TypeIsHidden() const;
+
+  // gumbo's all_attributes_match, on attributes read with `all`.
+  bool SameAs(const TagAttributes& other) const;
+
+ private:
+  struct Slot {
+    bool present = false;
+    std::string value;
+  };
+
+  Slot* SlotOf(std::string_view name, GumboTag tag);
+
+  Slot hidden_, background_, bgcolor_, colour_, cls_, style_, alt_, type_;
+  std::vector<std::pair<std::string, std::string>> all_;
+};
+
+}  // namespace mw::mime::internal
+
+#endif  // MW_MIME_HTML_ATTRIBUTES_H_
