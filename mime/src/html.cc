@@ -23,6 +23,11 @@
 //   depth_estimate a model of the depth of gumbo's stack of open elements
 //   html_prepare   re-emits the document for gumbo with the guards below
 //   gumbo_arena    gumbo's allocator, with the memory and CPU budgets
+//   html_entities  character references decoded as gumbo decodes them
+//   html_attributes a start tag's attributes read as gumbo reads them
+//   html_doctype   a doctype's quirks mode as gumbo computes it
+//   html_stream    a one-pass tree builder for the documents that need no
+//                  more of HTML5's error recovery than it models (step 2b)
 //   text_builder   whitespace, line and paragraph rules of the output
 //   html_walker    the walk over gumbo's tree: what shows, and the layout
 // This file holds the limits and the retry loop that ties them together.
@@ -41,6 +46,18 @@
 // estimate, and its rules err towards counting too much. A work counter (sum of
 // the estimated depth over all tags) stops passing tags on past kMaxTagWork;
 // text still flows.
+//
+// 2b. When nothing was cut, StreamText (html_stream.cc) reads the prepared
+// document in one pass with a stack of open elements and gumbo's rules for
+// what most mail needs (implied ends, tables, lists, formatting elements
+// reopened and adopted, select, quirks mode, gumbo's text buffer) and feeds
+// the Walker as it goes, with no tree; its text is the one the Walker writes
+// from gumbo's tree of the same document (tests/mime/html_stream_test.cc on
+// every HTML part of the dev corpus, generated tag soup and
+// fuzz/html_stream_fuzz.cc). Where the document needs more (foster
+// parenting, a furthest block that changes styles, templates, foreign
+// content, ...), it says so and gumbo parses it: 59 of the 834 HTML parts of
+// the dev corpus. About three times gumbo's speed (docs/mime.md).
 //
 // 3. Gumbo allocates from an Arena (gumbo_arena.cc) that tracks every block, so
 // the tree is freed without recursion (gumbo_destroy_output is never called).
@@ -98,11 +115,14 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "gumbo_arena.h"
 #include "html_chars.h"
 #include "html_prepare.h"
+#include "html_stream.h"
 #include "html_walker.h"
 
 namespace mw::mime {
@@ -138,7 +158,7 @@ constexpr int kMaxParseAttempts = 6;
 }  // namespace
 
 HtmlText HtmlToText(std::string_view html, std::uint32_t nesting_limit,
-                    const Budget& budget) {
+                    const Budget& budget, TreeBuilder builder) {
   HtmlText result;
   if (html.size() > kMaxInputBytes) {
     html = html.substr(0, Utf8Boundary(html, kMaxInputBytes));
@@ -157,6 +177,14 @@ HtmlText HtmlToText(std::string_view html, std::uint32_t nesting_limit,
     const double left =
         std::chrono::duration<double>(budget.CpuLeftAt(cpu_now)).count();
     if (left <= 0) break;
+    if (builder == TreeBuilder::kStreamFirst && mode == Mode::kFull &&
+        !prepared.depth_cut && !prepared.work_cut) {
+      if (std::optional<std::string> text = internal::StreamText(
+              prepared.html, prepared.styles, nesting_limit)) {
+        result.text = internal::ValidUtf8(std::move(*text));
+        return result;
+      }
+    }
     Arena arena(kArenaBase + kArenaPerInputByte * prepared.html.size(),
                 std::min(kMaxParseCpuSeconds, left));
     GumboOutput* output = arena.Parse(prepared.html, cpu_now);

@@ -39,9 +39,16 @@ struct HtmlText {
 // plus 48 bytes per input byte), tag work capped, and each gumbo parse stopped
 // after 1 s of CPU time and retried in a cheaper mode (about 3 s of CPU in the
 // worst case found). Each cut sets a flag and keeps what was read.
+//
+// The text comes from a one-pass builder of our own where the document needs
+// only the common part of HTML5's tree construction (html_stream.h), and from
+// gumbo's tree otherwise; both give the same text (`kGumbo` asks gumbo always:
+// the tests' oracle).
 // Thread-safe: no shared state.
+enum class TreeBuilder { kStreamFirst, kGumbo };
 HtmlText HtmlToText(std::string_view html, std::uint32_t nesting_limit,
-                    const Budget& budget = Budget());
+                    const Budget& budget = Budget(),
+                    TreeBuilder builder = TreeBuilder::kStreamFirst);
 
 }  // namespace mw::mime
 
