@@ -71,6 +71,15 @@ bool TagAttributes::Read(std::string_view in, GumboTag tag, bool all) {
   }
 }
 
+void TagAttributes::Clear() {
+  for (Slot* slot : {&hidden_, &background_, &bgcolor_, &colour_, &cls_,
+                     &style_, &alt_, &type_}) {
+    slot->present = false;
+    slot->value.clear();
+  }
+  all_.clear();
+}
+
 ElementAttributes TagAttributes::View() const {
   ElementAttributes a;
   a.hidden = hidden_.present;

@@ -30,6 +30,9 @@ class TagAttributes {
   // a reference DecodeReferences leaves to gumbo.
   [[nodiscard]] bool Read(std::string_view in, GumboTag tag, bool all);
 
+  // As newly made, keeping the strings' storage.
+  void Clear();
+
   // The values the Walker reads; they point into this object.
   ElementAttributes View() const;
 

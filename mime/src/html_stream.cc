@@ -377,7 +377,7 @@ class Builder {
   // add_formatting_element for the element just opened with `attributes`
   // (read with all), and its Noah's Ark clause: past three entries with the
   // tag and attributes after the last marker, the earliest leaves the list.
-  void AddFormatting(TagAttributes attributes) {
+  void AddFormatting(const TagAttributes& attributes) {
     const GumboTag tag = stack_.back().tag;
     std::size_t same = 0;
     std::size_t earliest = formatting_.size();
@@ -394,7 +394,7 @@ class Builder {
                         static_cast<std::ptrdiff_t>(earliest));
     }
     elements_.back().saved = static_cast<int>(saved_.size());
-    saved_.push_back(std::move(attributes));
+    saved_.push_back(attributes);
     formatting_.push_back(stack_.back().id);
   }
 
@@ -589,7 +589,9 @@ class Builder {
   }
 
   Did Start(GumboTag tag, const Token& token) {
-    TagAttributes attributes;
+    // One object read again for each tag: most tags are not kept.
+    TagAttributes& attributes = attributes_;
+    attributes.Clear();
     if (!attributes.Read(
             in_.substr(token.name_end, token.end - 1 - token.name_end), tag,
             IsFormatting(tag))) {
@@ -627,8 +629,7 @@ class Builder {
         case GUMBO_TAG_NOFRAMES:
           return RawContent(false) ? Did::kDone : GiveUp(nullptr);
         case GUMBO_TAG_BODY:
-          return StartBody(std::move(attributes)) ? Did::kDone
-                                                  : GiveUp(nullptr);
+          return StartBody(attributes) ? Did::kDone : GiveUp(nullptr);
         case GUMBO_TAG_TEMPLATE:
         case GUMBO_TAG_FRAMESET:
         case GUMBO_TAG_MENUITEM:
@@ -685,9 +686,9 @@ class Builder {
           CloseCurrentCell();
           return Did::kAgain;
         }
-        return StartInBody(tag, std::move(attributes));
+        return StartInBody(tag, attributes);
       case Mode::kBody:
-        return StartInBody(tag, std::move(attributes));
+        return StartInBody(tag, attributes);
     }
     return GiveUp("no insertion mode");
   }
@@ -802,7 +803,7 @@ class Builder {
   }
 
   // handle_in_body, start tags.
-  Did StartInBody(GumboTag tag, TagAttributes attributes) {
+  Did StartInBody(GumboTag tag, const TagAttributes& attributes) {
     const ElementAttributes a = attributes.View();
     auto push = [&]() { return Push(tag, a) ? Did::kDone : GiveUp(nullptr); };
     switch (tag) {
@@ -905,7 +906,7 @@ class Builder {
           return GiveUp("a <nobr> in a <nobr>");
         }
         if (!Push(tag, a)) return GiveUp(nullptr);
-        AddFormatting(std::move(attributes));
+        AddFormatting(attributes);
         return Did::kDone;
       case GUMBO_TAG_APPLET:
       case GUMBO_TAG_MARQUEE:
@@ -1423,6 +1424,7 @@ class Builder {
   };
   std::vector<Element> elements_;          // by id: every element opened
   std::vector<std::size_t> table_frames_;  // where the table elements are
+  TagAttributes attributes_;               // the start tag being handled
   std::vector<TagAttributes> saved_;       // formatting elements' attributes
   unsigned html_present_ = 0;  // TagAttributes::Present of <html>, <body>
   unsigned body_present_ = 0;
