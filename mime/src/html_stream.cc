@@ -3,11 +3,12 @@
 // StreamText return nullopt ("gives up"), and html.cc asks gumbo.
 //
 // The model: a stack of open elements (html is the first; the document node
-// is not on it), each with the state the Walker computed for it, and the list
-// of active formatting elements with its markers, as gumbo keeps them. The
-// insertion mode is not tracked but read off the stack, as gumbo's
-// reset_insertion_mode_appropriately does: the innermost of td/th (in cell),
-// tr (in row), tbody/thead/tfoot (in table body), table (in table), else in
+// is not on it), each with the state the Walker computed for it, the list of
+// active formatting elements with its markers, and gumbo's text buffer, as
+// gumbo keeps them. The insertion mode is not tracked but read off the stack,
+// as gumbo's reset_insertion_mode_appropriately does: the innermost of td/th
+// (in cell), tr (in row), tbody/thead/tfoot (in table body), table (in
+// table), select (in select, or in select in table inside a table), else in
 // body. Since every token that would be foster-parented gives up, in the
 // three table modes that element is always the current node, and the modes
 // gumbo would set agree with the stack at every token.
@@ -218,8 +219,6 @@ class Builder {
     kSelect,
     kSelectInTable
   };
-  // The document's quirks mode, which decides whether <table> closes an
-  // open <p>; unset until gumbo's initial mode has seen its first token.
   // What one tag did: done, to be handled again in the mode it left (gumbo's
   // _reprocess_current_token), or not modelled.
   enum class Did { kDone, kAgain, kGiveUp };
@@ -274,7 +273,7 @@ class Builder {
       case TokenKind::kTruncated:
         return true;
       case TokenKind::kRawText:  // after an ignored raw-text start tag
-        if (!raw_as_text_) return false;
+        if (!raw_as_text_) return Fail("raw text where no element opened it");
         raw_as_text_ = false;
         return Text(Span(token), false);
       case TokenKind::kEnd:
@@ -285,7 +284,6 @@ class Builder {
 
   // ---- the stack and the list of active formatting elements ----
 
-  const Frame* Top() const { return stack_.empty() ? nullptr : &stack_.back(); }
   bool TopIs(GumboTag t) const {
     return !stack_.empty() && stack_.back().tag == t;
   }
@@ -519,13 +517,15 @@ class Builder {
 
   bool Text(std::string_view raw, bool ignore_lf) {
     decoded_.clear();
-    if (!DecodeReferences(raw, false, &decoded_))
+    if (!DecodeReferences(raw, false, &decoded_)) {
       return Fail("a character reference");
+    }
     std::string_view text = decoded_;
     if (ignore_lf && !text.empty() && text.front() == '\n') {
       // gumbo skips a line feed read as such, not one a reference wrote.
-      if (raw.front() == '&')
+      if (raw.front() == '&') {
         return Fail("a line feed from a reference after <pre>");
+      }
       text.remove_prefix(1);
     }
     if (text.empty()) return true;
@@ -561,17 +561,20 @@ class Builder {
   // noframes. Only textarea's content can show.
   bool RawContent(bool open) {
     const Token raw = tokens_.Next();
-    if (raw.kind != TokenKind::kRawText)
+    if (raw.kind != TokenKind::kRawText) {
       return Fail("raw text not where the tokenizer puts it");
+    }
     if (open && stack_.back().tag == GUMBO_TAG_TEXTAREA && !Hidden()) {
       decoded_.clear();
       std::string_view content = Span(raw);
-      if (!DecodeReferences(content, false, &decoded_))
+      if (!DecodeReferences(content, false, &decoded_)) {
         return Fail("a character reference");
+      }
       std::string_view text = decoded_;
       if (!text.empty() && text.front() == '\n') {
-        if (content.front() == '&')
+        if (content.front() == '&') {
           return Fail("a line feed from a reference after <pre>");
+        }
         text.remove_prefix(1);
       }
       if (!text.empty()) walker_.Text(stack_.back().state, text);
@@ -770,14 +773,16 @@ class Builder {
       case GUMBO_TAG_TBODY:
       case GUMBO_TAG_TFOOT:
       case GUMBO_TAG_THEAD:
-        if (!TopIs(GUMBO_TAG_TABLE))
+        if (!TopIs(GUMBO_TAG_TABLE)) {
           return GiveUp("a table section not under its table");
+        }
         return Push(tag, a) ? Did::kDone : GiveUp(nullptr);
       case GUMBO_TAG_TD:
       case GUMBO_TAG_TH:
       case GUMBO_TAG_TR:
-        if (!TopIs(GUMBO_TAG_TABLE))
+        if (!TopIs(GUMBO_TAG_TABLE)) {
           return GiveUp("a table row not under its table");
+        }
         return Push(GUMBO_TAG_TBODY, {}) ? Did::kAgain : GiveUp(nullptr);
       case GUMBO_TAG_TABLE:
         // close_table, then the new table where the old one was.
@@ -794,8 +799,9 @@ class Builder {
         Pop();
         return Did::kDone;
       case GUMBO_TAG_INPUT:
-        if (!attributes.TypeIsHidden())
+        if (!attributes.TypeIsHidden()) {
           return GiveUp("an element in a table (foster parenting)");
+        }
         return PushVoid(tag, a) ? Did::kDone : GiveUp(nullptr);
       default:  // caption, colgroup, col, template; foster parenting
         return GiveUp("an element in a table (foster parenting)");
@@ -1202,8 +1208,9 @@ class Builder {
         // buffer, so text since the last element opened or closed lands
         // after the form; and from anywhere on the stack, which is not
         // modelled.
-        if (stack_.back().id != form)
+        if (stack_.back().id != form) {
           return GiveUp("a form closed from the middle of the stack");
+        }
         Pop(/*flush=*/false);
         return Did::kDone;
       }
@@ -1295,8 +1302,9 @@ class Builder {
           break;
         }
       }
-      if (entry == formatting_.size())
+      if (entry == formatting_.size()) {
         return round == 0 ? Did::kAgain : Did::kDone;
+      }
       const std::uint32_t id = formatting_[entry];
       if (!Alive(id)) {
         formatting_.erase(formatting_.begin() +
@@ -1428,6 +1436,8 @@ class Builder {
   std::vector<TagAttributes> saved_;       // formatting elements' attributes
   unsigned html_present_ = 0;  // TagAttributes::Present of <html>, <body>
   unsigned body_present_ = 0;
+  // The document's quirks mode, which decides whether <table> closes an
+  // open <p>; unset until gumbo's initial mode has seen its first token.
   std::optional<QuirksMode> quirks_;
   std::vector<std::uint32_t> formatting_;  // ids and kMarker
   std::uint32_t form_ = kMarker;           // gumbo's form element pointer
