@@ -39,13 +39,14 @@
 // re-emits the document for gumbo. Comments are dropped (never
 // visible); raw-text content (script, style, textarea, ...) is escaped so
 // gumbo cannot see markup in it; a tag keeps at most kMaxAttributes
-// attributes; and DepthEstimate, a conservative model of gumbo's stack of open
-// elements, drops start tags that would nest deeper than the nesting limit
-// plus kDepthSlack (at most kMaxTreeDepth) (depth_estimate.cc). Since gumbo
-// tokenizes exactly the tokens we emit, tokenizer tricks cannot fool the
-// estimate, and its rules err towards counting too much. A work counter (sum of
-// the estimated depth over all tags) stops passing tags on past kMaxTagWork;
-// text still flows.
+// attributes, and only the first of each name (gumbo's tokenizer would run a
+// name after a repeated one into it); and DepthEstimate, a conservative model
+// of gumbo's stack of open elements, drops start tags that would nest deeper
+// than the nesting limit plus kDepthSlack (at most kMaxTreeDepth)
+// (depth_estimate.cc). Since gumbo tokenizes exactly the tokens we emit,
+// tokenizer tricks cannot fool the estimate, and its rules err towards counting
+// too much. A work counter (sum of the estimated depth over all tags) stops
+// passing tags on past kMaxTagWork; text still flows.
 //
 // 2b. When nothing was cut, StreamText (html_stream.cc) reads the prepared
 // document in one pass with a stack of open elements and gumbo's rules for

@@ -10,6 +10,7 @@
 
 #include "html_chars.h"
 #include "html_entities.h"
+#include "html_tokenizer.h"
 
 namespace mw::mime::internal {
 namespace {
@@ -24,51 +25,24 @@ bool TagAttributes::Read(std::string_view in, GumboTag tag, bool all) {
   constexpr std::size_t kMaxNames = 32;  // more: left to gumbo
   std::string_view names[kMaxNames];
   std::size_t count = 0;
-  std::size_t i = 0;
-  const std::size_t n = in.size();
-  while (true) {
-    // Before a name: whitespace and '/' (a '/' not before '>' is dropped).
-    while (i < n && (IsHtmlSpace(in[i]) || in[i] == '/')) ++i;
-    if (i >= n) return true;
-    const std::size_t name_begin = i++;  // the first may be '='
-    while (i < n && !IsHtmlSpace(in[i]) && in[i] != '/' && in[i] != '=') ++i;
-    const std::string_view name = in.substr(name_begin, i - name_begin);
+  return ForEachAttribute(in, [&](const AttributeSpan& a) {
     if (count == kMaxNames) return false;
     for (std::size_t k = 0; k < count; ++k) {
-      if (EqualNoCase(names[k], name)) return false;  // see the header
+      if (EqualNoCase(names[k], a.name)) return false;  // see the header
     }
-    names[count++] = name;
-    while (i < n && IsHtmlSpace(in[i])) ++i;
-    std::string_view value;
-    bool has_value = false;
-    if (i < n && in[i] == '=') {
-      ++i;
-      while (i < n && IsHtmlSpace(in[i])) ++i;
-      has_value = true;
-      if (i < n && (in[i] == '"' || in[i] == '\'')) {
-        const char quote = in[i++];
-        std::size_t close = in.find(quote, i);
-        if (close == std::string_view::npos) close = n;
-        value = in.substr(i, close - i);
-        i = close < n ? close + 1 : n;
-      } else {
-        const std::size_t begin = i;
-        while (i < n && !IsHtmlSpace(in[i])) ++i;
-        value = in.substr(begin, i - begin);
-      }
-    }
+    names[count++] = a.name;
     if (all) {
       std::string decoded;
-      if (has_value && !DecodeReferences(value, true, &decoded)) return false;
-      all_.emplace_back(AsciiLower(name), std::move(decoded));
+      if (a.has_value && !DecodeReferences(a.value, true, &decoded)) {
+        return false;
+      }
+      all_.emplace_back(AsciiLower(a.name), std::move(decoded));
     }
-    Slot* slot = SlotOf(name, tag);
-    if (slot == nullptr) continue;
+    Slot* slot = SlotOf(a.name, tag);
+    if (slot == nullptr) return true;
     slot->present = true;
-    if (has_value && !DecodeReferences(value, true, &slot->value)) {
-      return false;
-    }
-  }
+    return !a.has_value || DecodeReferences(a.value, true, &slot->value);
+  });
 }
 
 void TagAttributes::Clear() {

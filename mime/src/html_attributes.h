@@ -16,11 +16,10 @@ namespace mw::mime::internal {
 
 // The attributes of one start tag that the Walker reads, decoded, and with
 // `all` every attribute (a formatting element's: gumbo compares them in the
-// Noah's Ark clause). A tag that names an attribute twice is left to gumbo:
-// its tokenizer keeps the first, but after a repeated name without a value
-// it does not clear its buffer, and what the next name becomes then depends
-// on its allocator (with gumbo_arena's, `<c a a hidden>` has an attribute
-// "ahidden").
+// Noah's Ark clause). A tag that names an attribute twice is refused: gumbo's
+// tokenizer does not clear its buffer after a repeated name without a value
+// (html_prepare.cc), so Prepare keeps only the first of each name and no such
+// tag should reach this.
 class TagAttributes {
  public:
   // Reads a tag's attributes, `in` being what lies between its name and its

@@ -8,8 +8,10 @@
 #include <string_view>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "depth_estimate.h"
+#include "html_chars.h"
 #include "html_tokenizer.h"
 
 namespace mw::mime::internal {
@@ -71,8 +73,51 @@ class Preparer {
   void EmitTag(const Token& tag, bool end_tag) {
     out_.html += end_tag ? "</" : "<";
     out_.html += Rename(tag.name);
-    out_.html.append(in_.substr(tag.name_end, tag.attrs_end - tag.name_end));
+    const std::string_view attrs =
+        in_.substr(tag.name_end, tag.attrs_end - tag.name_end);
+    if (end_tag || !HasRepeatedName(attrs)) {
+      out_.html.append(attrs);
+    } else {
+      AppendFirstOfEachName(attrs);
+    }
     out_.html += '>';
+  }
+
+  // Whether an attribute name comes twice (without ASCII case). gumbo keeps
+  // the first, as browsers do, but after a repeated name without a value it
+  // does not clear its tokenizer's buffer, and with gumbo_arena's allocator
+  // the next name is then the two run together: `<span lang lang
+  // style="display:none">` lost its style and showed text a browser hides.
+  // So only the first of each name reaches gumbo.
+  bool HasRepeatedName(std::string_view attrs) {
+    names_.clear();
+    bool repeated = false;
+    ForEachAttribute(attrs, [&](const AttributeSpan& a) {
+      for (std::string_view seen : names_) {
+        if (EqualNoCase(seen, a.name)) {
+          repeated = true;
+          return false;
+        }
+      }
+      names_.push_back(a.name);
+      return true;
+    });
+    return repeated;
+  }
+
+  void AppendFirstOfEachName(std::string_view attrs) {
+    names_.clear();
+    ForEachAttribute(attrs, [&](const AttributeSpan& a) {
+      for (std::string_view seen : names_) {
+        if (EqualNoCase(seen, a.name)) return true;
+      }
+      names_.push_back(a.name);
+      out_.html += ' ';
+      out_.html.append(a.whole);
+      return true;
+    });
+    // A self-closing flag still matters to foreign content (<path ... />).
+    if (!Trim(attrs).empty() && Trim(attrs).back() == '/') out_.html += " /";
   }
 
   // Charges a tag to the work limit; false once the limit is spent.
@@ -168,6 +213,7 @@ class Preparer {
   Mode mode_;
   Prepared out_;
   std::uint64_t work_ = 0;
+  std::vector<std::string_view> names_;  // of the tag being emitted
 };
 
 }  // namespace

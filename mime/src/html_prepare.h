@@ -7,8 +7,9 @@
 // (script, style, textarea, ...: every '<' in it is escaped, so gumbo sees
 // only text there); attributes past kMaxAttributes; start tags that the depth
 // estimate (depth_estimate.h) says would nest deeper than the cap; and, past
-// kMaxTagWork, every tag. Stray '<' becomes "&lt;". <noscript> is renamed to
-// <mw-noscript> (an unknown inline element: mail clients show its content,
+// kMaxTagWork, every tag. Of attributes with one name only the first is kept
+// (html_prepare.cc says why). Stray '<' becomes "&lt;". <noscript> is renamed
+// to <mw-noscript> (an unknown inline element: mail clients show its content,
 // gumbo would read it as raw text), <xmp> and <plaintext> to <pre>.
 //
 // Thread-safe: no shared state.

@@ -62,6 +62,59 @@ struct Token {
 // (RAWTEXT, RCDATA, script data or PLAINTEXT): `name` lower case.
 bool IsRawTextElement(std::string_view name);
 
+// One attribute of a start tag, as the HTML5 tokenizer's attribute states
+// split them: its name as written (not lower-cased; the first character may
+// be '='), its value as written without quotes (no references decoded), and
+// the whole attribute as written (name, and '=' and the quoted value).
+struct AttributeSpan {
+  std::string_view name;
+  std::string_view value;
+  bool has_value = false;
+  std::string_view whole;
+};
+
+// Calls `visit(const AttributeSpan&)` for each attribute in `in` (what lies
+// between a start tag's name and its '>'), in order, until it returns false;
+// returns whether every attribute was visited. Linear in `in`.
+template <typename Visit>
+bool ForEachAttribute(std::string_view in, Visit&& visit) {
+  auto space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+  };
+  std::size_t i = 0;
+  const std::size_t n = in.size();
+  while (true) {
+    // Before a name: whitespace and '/' (a '/' not before '>' is dropped).
+    while (i < n && (space(in[i]) || in[i] == '/')) ++i;
+    if (i >= n) return true;
+    AttributeSpan a;
+    const std::size_t begin = i++;  // the first may be '='
+    while (i < n && !space(in[i]) && in[i] != '/' && in[i] != '=') ++i;
+    a.name = in.substr(begin, i - begin);
+    std::size_t end = i;
+    while (i < n && space(in[i])) ++i;
+    if (i < n && in[i] == '=') {
+      ++i;
+      while (i < n && space(in[i])) ++i;
+      a.has_value = true;
+      if (i < n && (in[i] == '"' || in[i] == '\'')) {
+        const char quote = in[i++];
+        std::size_t close = in.find(quote, i);
+        if (close == std::string_view::npos) close = n;
+        a.value = in.substr(i, close - i);
+        i = close < n ? close + 1 : n;
+      } else {
+        const std::size_t value = i;
+        while (i < n && !space(in[i])) ++i;
+        a.value = in.substr(value, i - value);
+      }
+      end = i;
+    }
+    a.whole = in.substr(begin, end - begin);
+    if (!visit(a)) return false;
+  }
+}
+
 class Tokenizer {
  public:
   explicit Tokenizer(std::string_view in) : in_(in) {}

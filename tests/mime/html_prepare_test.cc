@@ -78,6 +78,14 @@ TEST(HtmlPrepare, AttributesPastTheLimitAreDropped) {
   EXPECT_EQ(out.back(), '>');
 }
 
+TEST(HtmlPrepare, OnlyTheFirstOfEachAttributeNameIsKept) {
+  EXPECT_EQ(Html("<span lang LANG style=\"display:none\" a=1 a='2'>x</span>"),
+            "<span lang style=\"display:none\" a=1>x</span>");
+  EXPECT_EQ(Html("<svg><path d=1 d=2/></svg>"), "<svg><path d=1 /></svg>");
+  const std::string distinct = "<p a=1 b c='3' d=\"4\">x";
+  EXPECT_EQ(Html(distinct), distinct);  // untouched without a repeat
+}
+
 TEST(HtmlPrepare, DeepNestingIsCutAtTheCap) {
   std::string in;
   for (int i = 0; i < 20; ++i) in += "<div>";

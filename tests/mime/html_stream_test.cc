@@ -198,6 +198,7 @@ TEST(HtmlStream, ImagesFormsAndUnknownElements) {
   ExpectSame("<x-custom>a</x-custom><mw-tag>b</other>c");
   ExpectSame("<button>b</button><object>o</object><marquee>m</marquee>");
   ExpectSame("<input type=text value=v><br/><wbr>end");
+  ExpectSame("<c no no hidden>T<span lang lang style='display:none'>s</span>");
   ExpectSame("<select><option>a<option>b<optgroup><option>c</select>d");
   ExpectSame("<select><div>ignored tag</div><style>x</style>text</select>");
   ExpectSame("<table><tr><td><select><option>a<td>b</table>");
@@ -218,7 +219,6 @@ TEST(HtmlStream, LeavesTheRestToGumbo) {
   ExpectLeftToGumbo("a&#12345678;b");  // past gumbo's int
   ExpectLeftToGumbo("<body><select><body bgcolor=red></select>x");
   ExpectLeftToGumbo("<form><div>a</form>b");  // off the middle of the stack
-  ExpectLeftToGumbo("<c no no hidden>T");     // a repeated attribute name
   ExpectLeftToGumbo(std::string("nul\0byte", 8));
   ExpectLeftToGumbo("<template>t</template>");
   std::string deep;
@@ -343,7 +343,7 @@ TEST(HtmlStream, AgreesWithGumboOnTheDevCorpus) {
       "bytes)\n",
       a.answered, a.parts, 100.0 * double(a.answered_bytes) / double(a.bytes),
       a.bytes);
-  // Nine parts in ten need nothing it leaves to gumbo (775 of 834 when
+  // Nine parts in ten need nothing it leaves to gumbo (785 of 834 when
   // written); if this falls, a rule started giving up where it should not.
   EXPECT_GE(a.answered * 100, a.parts * 85);
 }

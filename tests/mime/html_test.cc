@@ -319,6 +319,14 @@ TEST(HtmlToText, TagCutByEndOfInputIsDropped) {
   EXPECT_EQ(Text("text <"), "text <");
 }
 
+TEST(HtmlToText, ARepeatedAttributeNameHidesNoOtherAttribute) {
+  // gumbo and gumbo_arena once read this as "lang" and "langstyle".
+  EXPECT_EQ(Text("<span lang lang style=\"display:none\">secret</span> shown"),
+            "shown");
+  EXPECT_EQ(Text("<font color=white color=black x>white on white</font>b"),
+            "b");
+}
+
 TEST(HtmlToText, TextInsideTableIsFosterParented) {
   EXPECT_EQ(Text("<table>loose<tr><td>cell</td></tr></table>"),
             "loose\n\ncell");
