@@ -90,30 +90,57 @@ class Preparer {
   // style="display:none">` lost its style and showed text a browser hides.
   // So only the first of each name reaches gumbo.
   bool HasRepeatedName(std::string_view attrs) {
-    names_.clear();
-    bool repeated = false;
+    views_.clear();
     ForEachAttribute(attrs, [&](const AttributeSpan& a) {
-      for (std::string_view seen : names_) {
-        if (EqualNoCase(seen, a.name)) {
-          repeated = true;
-          return false;
-        }
-      }
-      names_.push_back(a.name);
+      views_.push_back(a.name);
       return true;
     });
-    return repeated;
+    if (views_.size() <= 8) {  // most tags: compare pairs, copy nothing
+      for (std::size_t i = 1; i < views_.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j) {
+          if (EqualNoCase(views_[i], views_[j])) return true;
+        }
+      }
+      return false;
+    }
+    // A tag may hold kMaxAttributes names: comparing each with all before
+    // it would be quadratic.
+    SortNames();
+    for (std::size_t i = 1; i < sorted_.size(); ++i) {
+      if (sorted_[i].name == sorted_[i - 1].name) return true;
+    }
+    return false;
   }
 
+  // sorted_: views_ lower-cased, by name, then place.
+  void SortNames() {
+    sorted_.resize(views_.size());
+    for (std::size_t i = 0; i < views_.size(); ++i) {
+      sorted_[i].name.assign(views_[i]);
+      for (char& c : sorted_[i].name) c = AsciiLower(c);
+      sorted_[i].index = i;
+    }
+    std::sort(sorted_.begin(), sorted_.end(),
+              [](const Named& x, const Named& y) {
+                return x.name != y.name ? x.name < y.name : x.index < y.index;
+              });
+  }
+
+  // After HasRepeatedName said yes, with its views_.
   void AppendFirstOfEachName(std::string_view attrs) {
-    names_.clear();
-    ForEachAttribute(attrs, [&](const AttributeSpan& a) {
-      for (std::string_view seen : names_) {
-        if (EqualNoCase(seen, a.name)) return true;
+    SortNames();
+    keep_.assign(sorted_.size(), false);
+    for (std::size_t i = 0; i < sorted_.size(); ++i) {
+      if (i == 0 || sorted_[i].name != sorted_[i - 1].name) {
+        keep_[sorted_[i].index] = true;
       }
-      names_.push_back(a.name);
-      out_.html += ' ';
-      out_.html.append(a.whole);
+    }
+    std::size_t index = 0;
+    ForEachAttribute(attrs, [&](const AttributeSpan& a) {
+      if (keep_[index++]) {
+        out_.html += ' ';
+        out_.html.append(a.whole);
+      }
       return true;
     });
     // A self-closing flag still matters to foreign content (<path ... />).
@@ -213,7 +240,13 @@ class Preparer {
   Mode mode_;
   Prepared out_;
   std::uint64_t work_ = 0;
-  std::vector<std::string_view> names_;  // of the tag being emitted
+  struct Named {
+    std::string name;  // lower-cased
+    std::size_t index = 0;
+  };
+  std::vector<std::string_view> views_;  // the emitted tag's attribute names
+  std::vector<Named> sorted_;
+  std::vector<bool> keep_;
 };
 
 }  // namespace

@@ -84,6 +84,16 @@ TEST(HtmlPrepare, OnlyTheFirstOfEachAttributeNameIsKept) {
   EXPECT_EQ(Html("<svg><path d=1 d=2/></svg>"), "<svg><path d=1 /></svg>");
   const std::string distinct = "<p a=1 b c='3' d=\"4\">x";
   EXPECT_EQ(Html(distinct), distinct);  // untouched without a repeat
+  // Past eight names the check sorts them; the first of each still wins.
+  std::string many = "<p";
+  std::string kept = "<p";
+  for (int i = 0; i < 20; ++i) {
+    many += " n" + std::to_string(i) + "=" + std::to_string(i);
+    kept += " n" + std::to_string(i) + "=" + std::to_string(i);
+  }
+  many += " N7=late n19>x";
+  kept += ">x";
+  EXPECT_EQ(Html(many), kept);
 }
 
 TEST(HtmlPrepare, DeepNestingIsCutAtTheCap) {
