@@ -3,7 +3,6 @@
 #include "html_attributes.h"
 
 #include <cstddef>
-#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,13 +12,6 @@
 #include "html_tokenizer.h"
 
 namespace mw::mime::internal {
-namespace {
-
-const char* ValueOf(bool present, const std::string& value) {
-  return present ? value.c_str() : nullptr;
-}
-
-}  // namespace
 
 bool TagAttributes::Read(std::string_view in, GumboTag tag, bool all) {
   constexpr std::size_t kMaxNames = 32;  // more: left to gumbo
@@ -46,50 +38,41 @@ bool TagAttributes::Read(std::string_view in, GumboTag tag, bool all) {
 }
 
 void TagAttributes::Clear() {
-  for (Slot* slot : {&hidden_, &background_, &bgcolor_, &colour_, &cls_,
-                     &style_, &alt_, &type_}) {
-    slot->present = false;
-    slot->value.clear();
+  for (Slot& slot : slots_) {
+    slot.present = false;
+    slot.value.clear();
   }
   all_.clear();
 }
 
 ElementAttributes TagAttributes::View() const {
   ElementAttributes a;
-  a.hidden = hidden_.present;
-  a.background = background_.present;
-  a.bgcolor = ValueOf(bgcolor_.present, bgcolor_.value);
-  a.colour = ValueOf(colour_.present, colour_.value);
-  a.cls = ValueOf(cls_.present, cls_.value);
-  a.style = ValueOf(style_.present, style_.value);
-  a.alt = ValueOf(alt_.present, alt_.value);
+  a.hidden = slots_[kHidden].present;
+  a.background = slots_[kBackground].present;
+  a.bgcolor = Value(kBgcolor);
+  a.colour = Value(kColour);
+  a.cls = Value(kClass);
+  a.style = Value(kStyle);
+  a.alt = Value(kAlt);
   return a;
 }
 
 unsigned TagAttributes::Present() const {
   unsigned bits = 0;
-  unsigned bit = 1;
-  for (const Slot* slot :
-       {&hidden_, &background_, &bgcolor_, &colour_, &cls_, &style_, &alt_}) {
-    if (slot->present) bits |= bit;
-    bit <<= 1;
+  for (int i = 0; i < kType; ++i) {
+    if (slots_[i].present) bits |= 1u << i;
   }
   return bits;
 }
 
 void TagAttributes::MergeMissing(const TagAttributes& other) {
-  Slot* mine[] = {&hidden_, &background_, &bgcolor_, &colour_,
-                  &cls_,    &style_,      &alt_,     &type_};
-  const Slot* theirs[] = {&other.hidden_, &other.background_, &other.bgcolor_,
-                          &other.colour_, &other.cls_,        &other.style_,
-                          &other.alt_,    &other.type_};
-  for (std::size_t i = 0; i < std::size(mine); ++i) {
-    if (!mine[i]->present) *mine[i] = *theirs[i];
+  for (int i = 0; i < kSlots; ++i) {
+    if (!slots_[i].present) slots_[i] = other.slots_[i];
   }
 }
 
 bool TagAttributes::TypeIsHidden() const {
-  return type_.present && EqualNoCase(type_.value, "hidden");
+  return slots_[kType].present && EqualNoCase(slots_[kType].value, "hidden");
 }
 
 bool TagAttributes::SameAs(const TagAttributes& other) const {
@@ -110,16 +93,26 @@ bool TagAttributes::SameAs(const TagAttributes& other) const {
 TagAttributes::Slot* TagAttributes::SlotOf(std::string_view name,
                                            GumboTag tag) {
   // Names without ASCII case, as the tokenizer lower-cases them.
-  if (EqualNoCase(name, "style")) return &style_;
-  if (EqualNoCase(name, "class")) return &cls_;
-  if (EqualNoCase(name, "hidden")) return &hidden_;
-  if (EqualNoCase(name, "bgcolor")) return &bgcolor_;
-  if (EqualNoCase(name, "background")) return &background_;
-  if (EqualNoCase(name, "alt")) return &alt_;
-  if (tag == GUMBO_TAG_FONT && EqualNoCase(name, "color")) return &colour_;
-  if (tag == GUMBO_TAG_BODY && EqualNoCase(name, "text")) return &colour_;
-  if (tag == GUMBO_TAG_INPUT && EqualNoCase(name, "type")) return &type_;
-  return nullptr;
+  Which which = kSlots;
+  if (EqualNoCase(name, "style")) {
+    which = kStyle;
+  } else if (EqualNoCase(name, "class")) {
+    which = kClass;
+  } else if (EqualNoCase(name, "hidden")) {
+    which = kHidden;
+  } else if (EqualNoCase(name, "bgcolor")) {
+    which = kBgcolor;
+  } else if (EqualNoCase(name, "background")) {
+    which = kBackground;
+  } else if (EqualNoCase(name, "alt")) {
+    which = kAlt;
+  } else if ((tag == GUMBO_TAG_FONT && EqualNoCase(name, "color")) ||
+             (tag == GUMBO_TAG_BODY && EqualNoCase(name, "text"))) {
+    which = kColour;
+  } else if (tag == GUMBO_TAG_INPUT && EqualNoCase(name, "type")) {
+    which = kType;
+  }
+  return which == kSlots ? nullptr : &slots_[which];
 }
 
 }  // namespace mw::mime::internal

@@ -5,6 +5,7 @@
 
 #include <gumbo.h>
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,14 +49,30 @@ class TagAttributes {
   bool SameAs(const TagAttributes& other) const;
 
  private:
+  // The attributes kept, in Present()'s bit order (type last: not the
+  // Walker's).
+  enum Which {
+    kHidden,
+    kBackground,
+    kBgcolor,
+    kColour,
+    kClass,
+    kStyle,
+    kAlt,
+    kType,
+    kSlots
+  };
   struct Slot {
     bool present = false;
     std::string value;
   };
 
   Slot* SlotOf(std::string_view name, GumboTag tag);
+  const char* Value(Which which) const {
+    return slots_[which].present ? slots_[which].value.c_str() : nullptr;
+  }
 
-  Slot hidden_, background_, bgcolor_, colour_, cls_, style_, alt_, type_;
+  std::array<Slot, kSlots> slots_;
   std::vector<std::pair<std::string, std::string>> all_;
 };
 

@@ -52,10 +52,11 @@ bool IsLegacy(std::string_view name) {
                             name);
 }
 
-// A numeric reference at in[i] == '#' (the '&' before it). Sets `*next` past
-// it and appends it; false to leave the document to gumbo.
+// What a reference came to: appended with `*next` past it, an '&' that starts
+// none, or one left to gumbo.
 enum class Outcome { kDecoded, kLiteral, kUnsure };
 
+// A numeric reference at in[i] == '#' (the '&' before it).
 Outcome Numeric(std::string_view in, std::size_t i, std::size_t* next,
                 std::string* out) {
   std::size_t j = i + 1;

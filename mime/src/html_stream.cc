@@ -515,19 +515,27 @@ class Builder {
     return Push(GUMBO_TAG_BODY, body.View());
   }
 
-  bool Text(std::string_view raw, bool ignore_lf) {
+  // Character data with its references decoded into decoded_, and a first
+  // line feed dropped with `ignore_lf` (after <pre>, <listing>, <textarea>).
+  bool Decode(std::string_view raw, bool ignore_lf, std::string_view* text) {
     decoded_.clear();
     if (!DecodeReferences(raw, false, &decoded_)) {
       return Fail("a character reference");
     }
-    std::string_view text = decoded_;
-    if (ignore_lf && !text.empty() && text.front() == '\n') {
+    *text = decoded_;
+    if (ignore_lf && !text->empty() && text->front() == '\n') {
       // gumbo skips a line feed read as such, not one a reference wrote.
       if (raw.front() == '&') {
         return Fail("a line feed from a reference after <pre>");
       }
-      text.remove_prefix(1);
+      text->remove_prefix(1);
     }
+    return true;
+  }
+
+  bool Text(std::string_view raw, bool ignore_lf) {
+    std::string_view text;
+    if (!Decode(raw, ignore_lf, &text)) return false;
     if (text.empty()) return true;
     const bool blank = Trim(text).empty();
     if (!body_started_) {
@@ -565,18 +573,8 @@ class Builder {
       return Fail("raw text not where the tokenizer puts it");
     }
     if (open && stack_.back().tag == GUMBO_TAG_TEXTAREA && !Hidden()) {
-      decoded_.clear();
-      std::string_view content = Span(raw);
-      if (!DecodeReferences(content, false, &decoded_)) {
-        return Fail("a character reference");
-      }
-      std::string_view text = decoded_;
-      if (!text.empty() && text.front() == '\n') {
-        if (content.front() == '&') {
-          return Fail("a line feed from a reference after <pre>");
-        }
-        text.remove_prefix(1);
-      }
+      std::string_view text;
+      if (!Decode(Span(raw), /*ignore_lf=*/true, &text)) return false;
       if (!text.empty()) walker_.Text(stack_.back().state, text);
     }
     const Token close = tokens_.Next();
@@ -745,15 +743,11 @@ class Builder {
       default:
         // Ignored. A raw-text element's content was then never raw text to
         // gumbo's tokenizer: Prepare escaped it, so it is text here.
-        if (IsRawTextTag(tag)) raw_as_text_ = true;
+        if (IsRawTextElement(gumbo_normalized_tagname(tag))) {
+          raw_as_text_ = true;
+        }
         return Did::kDone;
     }
-  }
-
-  static bool IsRawTextTag(GumboTag t) {
-    return TagIn(t, {GUMBO_TAG_STYLE, GUMBO_TAG_TITLE, GUMBO_TAG_TEXTAREA,
-                     GUMBO_TAG_IFRAME, GUMBO_TAG_NOEMBED, GUMBO_TAG_NOFRAMES,
-                     GUMBO_TAG_XMP, GUMBO_TAG_PLAINTEXT, GUMBO_TAG_SCRIPT});
   }
 
   // close_current_cell: a td or th is in table scope (the mode says so).
@@ -1027,15 +1021,7 @@ class Builder {
             }
             Pop();
             return Did::kAgain;
-          case GUMBO_TAG_BODY:
-          case GUMBO_TAG_CAPTION:
-          case GUMBO_TAG_COL:
-          case GUMBO_TAG_COLGROUP:
-          case GUMBO_TAG_HTML:
-          case GUMBO_TAG_TD:
-          case GUMBO_TAG_TH:
-            return Did::kDone;
-          default:
+          default:  // body, caption, col, ... td, th: ignored there too
             return EndInTable(tag);
         }
       case Mode::kTableBody:
@@ -1048,16 +1034,7 @@ class Builder {
           case GUMBO_TAG_TABLE:
             Pop();  // the table body is in table scope: it is the top
             return Did::kAgain;
-          case GUMBO_TAG_BODY:
-          case GUMBO_TAG_CAPTION:
-          case GUMBO_TAG_COL:
-          case GUMBO_TAG_COLGROUP:
-          case GUMBO_TAG_HTML:
-          case GUMBO_TAG_TD:
-          case GUMBO_TAG_TH:
-          case GUMBO_TAG_TR:
-            return Did::kDone;
-          default:
+          default:  // body, caption, col, ... tr: ignored there too
             return EndInTable(tag);
         }
       case Mode::kTable:

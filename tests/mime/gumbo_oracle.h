@@ -1,6 +1,6 @@
-// gumbo's own reading of small documents, the oracle of the tests of the
-// units that copy a part of it (html_entities, html_attributes,
-// html_doctype, html_chars' ReadAsGumbo, html_stream).
+// gumbo's own reading of small documents: the trees html_walker_test walks,
+// and the oracle of the tests of the units that copy a part of gumbo
+// (html_entities, html_attributes, html_doctype, html_chars' ReadAsGumbo).
 #ifndef MW_TESTS_MIME_GUMBO_ORACLE_H_
 #define MW_TESTS_MIME_GUMBO_ORACLE_H_
 

@@ -10,24 +10,16 @@
 #include <string>
 #include <string_view>
 
+#include "tests/mime/gumbo_oracle.h"
+
 namespace mw::mime::internal {
 namespace {
 
-struct Parsed {
-  explicit Parsed(std::string_view html)
-      : output(gumbo_parse_with_options(&kGumboDefaultOptions, html.data(),
-                                        html.size())) {}
-  ~Parsed() { gumbo_destroy_output(&kGumboDefaultOptions, output); }
-  Parsed(const Parsed&) = delete;
-  Parsed& operator=(const Parsed&) = delete;
-  GumboOutput* output;
-};
-
 std::string Walk(std::string_view html, const StyleSheet& styles = {},
                  std::uint32_t limit = 512, bool* limit_hit = nullptr) {
-  Parsed parsed(html);
+  testing::GumboParse parsed(html);
   Walker walker(styles, limit);
-  std::string text = walker.Walk(parsed.output->document);
+  std::string text = walker.Walk(parsed.output().document);
   if (limit_hit != nullptr) *limit_hit = walker.nesting_limit_hit();
   return text;
 }
