@@ -84,9 +84,10 @@ class Preparer {
   }
 
   // Whether an attribute name comes twice (without ASCII case). gumbo keeps
-  // the first, as browsers do, but after a repeated name without a value it
-  // does not clear its tokenizer's buffer, and with gumbo_arena's allocator
-  // the next name is then the two run together: `<span lang lang
+  // the first, as browsers do, but after a repeated name without a value
+  // only the code that records the parse error clears its tokenizer's
+  // buffer, and gumbo_arena parses with max_errors = 0 (no error list): the
+  // next name is then the two run together, so `<span lang lang
   // style="display:none">` lost its style and showed text a browser hides.
   // So only the first of each name reaches gumbo.
   bool HasRepeatedName(std::string_view attrs) {
