@@ -26,7 +26,10 @@ The input is read up to mime.max_bytes and no further (an endless stream is
 cut there). The limits of the [mime] table apply (mime.max_bytes,
 mime.max_text_bytes, mime.nesting_limit, mime.max_parts,
 mime.html_nesting_limit, mime.header_size_limit). A message that hits one is
-still extracted as far as the limit, with a warning.
+still extracted as far as the limit, with a warning. GMime's parser
+diagnostics ("parser: duplicated header", "parser: truncated message", ...)
+are always among the warnings here, whatever mime.parser_warnings says: this
+is the command that shows what the analysis made of one message.
 
 Options:
   --json      print one JSON object instead of the text:
@@ -119,7 +122,9 @@ int Run(const std::vector<std::string>& args, const GlobalOptions& global) {
   if (!settings) return ConfigFailure(settings.error());
   auto bytes = ReadInput(path, settings->mime.max_bytes);
   if (!bytes) return Complain("extract", bytes.error().message(), kExitFailure);
-  auto msg = mime::Parse(*bytes, pipeline::MimeLimits(settings->mime));
+  mime::Limits limits = pipeline::MimeLimits(settings->mime);
+  limits.parser_warnings = true;
+  auto msg = mime::Parse(*bytes, limits);
   if (!msg)
     return Complain("extract", path + ": " + msg.error().message(),
                     kExitFailure);

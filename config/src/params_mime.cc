@@ -53,6 +53,14 @@ Table MimeTable() {
            1024,  // mime/src/html.cc cuts deeper trees before they reach gumbo
        .meaning = "HTML element depth walked; deeper elements are skipped",
        .field = Member<&Settings::mime, &S::html_nesting_limit>},
+      {.key = "parser_warnings",
+       .kind = Kind::kBool,
+       .meaning = "record GMime's parser diagnostics (duplicated or "
+                  "conflicting headers, 8-bit or badly encoded header "
+                  "values, a multipart cut before its closing boundary) as "
+                  "warnings; GMime then decodes every header of every part, "
+                  "about 8 % more analysis CPU",
+       .field = Member<&Settings::mime, &S::parser_warnings>},
   };
   return {.name = "mime",
           .meaning =

@@ -682,8 +682,10 @@ Result<Message> ParseBytes(std::string_view bytes, const Limits& limits) {
   WarningSink sink;
   std::unique_ptr<GMimeParserOptions, OptionsFree> options(
       g_mime_parser_options_new());
-  g_mime_parser_options_set_warning_callback(options.get(), OnParserWarning,
-                                             &sink);
+  if (limits.parser_warnings) {
+    g_mime_parser_options_set_warning_callback(options.get(), OnParserWarning,
+                                               &sink);
+  }
   // Loose modes accept what real mailers send (unencoded 8-bit, broken encoded
   // words); the fallback charsets decode raw 8-bit headers the way most mail
   // clients do.

@@ -10,6 +10,7 @@ mime::Limits MimeLimits(const config::MimeSettings& s) {
   l.nesting_limit = s.nesting_limit;
   l.max_parts = s.max_parts;
   l.html_nesting_limit = s.html_nesting_limit;
+  l.parser_warnings = s.parser_warnings;
   return l;
 }
 

@@ -38,6 +38,18 @@ TEST(ExtractCli, JsonCarriesPartsAndWarnings) {
       << r.out;
 }
 
+// extract shows GMime's parser diagnostics although the default
+// configuration (mime.parser_warnings = false, as the milter runs) leaves
+// them out of the analysis.
+TEST(ExtractCli, JsonShowsParserDiagnosticsWhateverTheConfiguration) {
+  const Outcome r =
+      Mailwave("extract --json " + Fixture("hostile-missing-boundary.eml"));
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("\"parser: truncated message\""), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"truncated\":true"), std::string::npos) << r.out;
+}
+
 TEST(ExtractCli, JsonNamesAttachmentsWithTheirHash) {
   const Outcome r =
       Mailwave("extract --json " + Fixture("header-rfc2047-rfc2231.eml"));

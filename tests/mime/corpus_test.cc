@@ -54,5 +54,53 @@ TEST(Corpus, EveryMessageExtracts) {
       << with_text << " of " << files.size();
 }
 
+// Limits::parser_warnings only adds GMime's "parser:" diagnostics (and the
+// truncation GMime reports): with it off, as the daemon runs, every corpus
+// message gives the same subject, text and parts, and the same warnings of
+// mailwave's own.
+TEST(Corpus, ParserWarningsChangeNothingElse) {
+  const fs::path dir = CorpusDir();
+  if (!fs::is_directory(dir)) {
+    GTEST_SKIP() << "dev corpus not found at " << dir
+                 << " (../shared is absent)";
+  }
+  Limits asked;
+  asked.parser_warnings = true;
+  std::size_t files = 0;
+  std::size_t with_parser_warnings = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file() || e.path().filename() == "SOURCE.txt") continue;
+    ++files;
+    std::ifstream in(e.path(), std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    const std::string raw = ss.str();
+    auto with = Parse(raw, asked);
+    auto without = Parse(raw, Limits{});
+    ASSERT_TRUE(with.has_value() && without.has_value()) << e.path();
+    std::vector<std::string> own;
+    for (const std::string& w : with->warnings) {
+      if (!w.starts_with("parser: ")) own.push_back(w);
+    }
+    if (own.size() != with->warnings.size()) ++with_parser_warnings;
+    EXPECT_EQ(without->warnings, own) << e.path();
+    EXPECT_EQ(without->subject, with->subject) << e.path();
+    EXPECT_EQ(without->body, with->body) << e.path();
+    EXPECT_EQ(without->message_id, with->message_id) << e.path();
+    EXPECT_EQ(without->from, with->from) << e.path();
+    ASSERT_EQ(without->parts.size(), with->parts.size()) << e.path();
+    for (std::size_t i = 0; i < with->parts.size(); ++i) {
+      const Part& a = without->parts[i];
+      const Part& b = with->parts[i];
+      EXPECT_TRUE(a.path == b.path && a.content_type == b.content_type &&
+                  a.charset_used == b.charset_used && a.size == b.size &&
+                  a.filename == b.filename && a.sha1 == b.sha1)
+          << e.path() << " part " << b.path;
+    }
+  }
+  // The corpus has messages GMime warns about (89 of 3,784 in 2026-11).
+  EXPECT_GT(with_parser_warnings, 10u) << "of " << files;
+}
+
 }  // namespace
 }  // namespace mw::mime

@@ -236,6 +236,35 @@ TEST(Parse, TextAttachmentIsNotBodyText) {
   EXPECT_TRUE(r->parts[1].attachment);
 }
 
+// GMime's diagnostics are asked for only with Limits::parser_warnings (they
+// make GMime decode every header as it parses); the text is the same
+// either way, and so is everything mailwave's own checks report.
+TEST(Parse, ParserWarningsOnlyWhenAsked) {
+  const std::string raw = Simple(
+      "Subject: one\r\nSubject: two\r\nMIME-Version: 1.0\r\n"
+      "Content-Type: multipart/mixed; boundary=b\r\n",
+      "--b\r\nContent-Type: text/plain\r\n\r\nthe text\r\n");  // no --b--
+  Limits asked;
+  asked.parser_warnings = true;
+  auto with = Parse(raw, asked);
+  ASSERT_TRUE(with.has_value());
+  const std::string warnings = Join(with->warnings);
+  EXPECT_NE(warnings.find("parser: conflicting header"), std::string::npos)
+      << warnings;
+  EXPECT_NE(warnings.find("parser: truncated message"), std::string::npos)
+      << warnings;
+  EXPECT_TRUE(with->truncated);
+
+  EXPECT_FALSE(Limits{}.parser_warnings);
+  auto without = Parse(raw, Limits{});
+  ASSERT_TRUE(without.has_value());
+  EXPECT_TRUE(without->warnings.empty()) << Join(without->warnings);
+  EXPECT_FALSE(without->truncated);
+  EXPECT_EQ(Normalise(*without).body, Normalise(*with).body);
+  EXPECT_EQ(Normalise(*without).body, "the text");
+  EXPECT_EQ(without->subject, with->subject);
+}
+
 TEST(Parse, GarbageDoesNotCrash) {
   std::string junk;
   uint32_t x = 12345;

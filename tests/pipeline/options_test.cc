@@ -17,6 +17,7 @@ TEST(Options, MimeDefaultsAgree) {
   EXPECT_EQ(a.nesting_limit, b.nesting_limit);
   EXPECT_EQ(a.max_parts, b.max_parts);
   EXPECT_EQ(a.html_nesting_limit, b.html_nesting_limit);
+  EXPECT_EQ(a.parser_warnings, b.parser_warnings);
 }
 
 TEST(Options, FingerprintDefaultsAgree) {

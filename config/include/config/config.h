@@ -45,6 +45,8 @@ struct MimeSettings {
   std::uint32_t max_parts = 1000;
   // HTML element depth walked.
   std::uint32_t html_nesting_limit = 512;
+  // GMime's parser diagnostics as warnings (mime::Limits::parser_warnings).
+  bool parser_warnings = false;
 
   bool operator==(const MimeSettings&) const = default;
 };

@@ -38,6 +38,13 @@ struct Limits {
   std::uint32_t max_parts = 1000;     // parts visited; later ones are skipped
   std::uint32_t html_nesting_limit =
       512;  // HTML elements deeper than this are skipped
+  // GMime's parser diagnostics as "parser: ..." warnings (a duplicated or
+  // conflicting header, 8-bit or badly encoded header values, a multipart
+  // cut before its closing boundary, which also sets `truncated`). Off by
+  // default: asking GMime for them makes it decode every header of every
+  // part as it parses, about a third more of its own parse, and nothing but
+  // the diagnostics reads them.
+  bool parser_warnings = false;
   // The message's work budget: checked before each part and each HTML parse
   // attempt; past it the parts left are skipped with a "budget:" warning and
   // `truncated` set. Unlimited by default.
