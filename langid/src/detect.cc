@@ -236,8 +236,15 @@ struct Scratch {
   // PrepareTrigrams: the postings of one word's trigrams (kMaxTrigrams once
   // used).
   std::vector<PostingList> trigram_postings;
+  // The model whose trigrams `trigrams` and contribution_* hold (Model::id;
+  // 0: none). What a trigram decodes to depends on the model alone, so the
+  // trigram memo outlives the text: the next text of the same model starts
+  // with the trigrams earlier texts met (most of a language's common ones),
+  // and decodes only the new ones. It is started afresh when the model
+  // changes or it passes half its kept bound.
+  std::uint64_t trigram_model = 0;
 
-  void Reset(std::size_t text_bytes) {
+  void Reset(std::size_t text_bytes, std::uint64_t model_id) {
     // About one distinct word per 16 bytes of short text, fewer in long
     // text, and 4-6 distinct trigrams per distinct word: the trigram table is
     // sized so that a message-sized text does not grow it (a doubling
@@ -252,24 +259,37 @@ struct Scratch {
       return capacity;
     };
     words.Reset(size_for(8));
-    trigrams.Reset(size_for(2));
     postings.clear();
     ngram_shares.clear();
     ngram_gains.clear();
-    contribution_language.clear();
-    contribution_weight.clear();
+    const bool keep =
+        model_id == trigram_model && trigrams.capacity() > 0 &&
+        2 * contribution_weight.size() * sizeof(double) <=
+            kMaxKeptVectorBytes &&
+        4 * trigrams.used() <= ScratchTable<TrigramSlot>::kMaxKeptSlots;
+    if (!keep) {
+      trigrams.Reset(size_for(2));
+      contribution_language.clear();
+      contribution_weight.clear();
+      trigram_model = model_id;
+    }
   }
 
   // Ends a text: what a huge text made grow beyond its cap is given back, so
   // that an idle Scratch holds at most kMaxKeptBytes of heap (HeldBytes).
   void Trim() {
     words.Trim();
-    trigrams.Trim();
     TrimVector(&postings);
     TrimVector(&ngram_shares);
     TrimVector(&ngram_gains);
+    // The trigram memo goes whole or stays whole: its slots index the
+    // contribution arrays.
+    trigrams.Trim();
     TrimVector(&contribution_language);
     TrimVector(&contribution_weight);
+    if (trigrams.capacity() == 0 || contribution_weight.capacity() == 0) {
+      trigram_model = 0;
+    }
   }
 
   std::size_t HeldBytes() const {
@@ -1281,7 +1301,7 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise,
   std::optional<Pool<Scratch>::Lease> scratch;
   if (memoise) {
     scratch.emplace(ScratchPool().Acquire());
-    (*scratch)->Reset(text.size());
+    (*scratch)->Reset(text.size(), model.id());
     t.memo = scratch->get();
   }
   t.languages = model.languages().size();

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -36,7 +37,10 @@ struct Model::Storage {
 
 static_assert(PostingList::kPureBit == internal::kPureBit);
 
-Model::Model(std::unique_ptr<Storage> storage) : storage_(std::move(storage)) {}
+Model::Model(std::unique_ptr<Storage> storage) : storage_(std::move(storage)) {
+  static std::atomic<std::uint64_t> last_id{0};
+  id_ = last_id.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
 Model::~Model() = default;

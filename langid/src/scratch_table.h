@@ -46,6 +46,10 @@ class ScratchTable {
     }
   }
 
+  // Slots in use, and the current table size (0 once Trim gave it back).
+  std::size_t used() const { return used_; }
+  std::size_t capacity() const { return capacity_; }
+
   // The heap memory the table holds.
   std::size_t HeldBytes() const {
     return (slots_.capacity() + spare_.capacity()) * sizeof(Slot);

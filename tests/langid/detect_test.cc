@@ -105,6 +105,41 @@ TEST(DetectTest, NgramTierReopensInANewParagraph) {
   EXPECT_EQ(every.ngram_affinity, memo.ngram_affinity);
 }
 
+// A memo keeps its trigrams from text to text while the model stays the same
+// (Scratch::trigram_model): a warm memo gives the reference's evidence to the
+// bit, and a memo warmed on another model, whose trigrams say otherwise, does
+// not carry them over (a cache keyed on the model's address would: each
+// TinyModel of these tests may sit where the last one did).
+TEST(DetectTest, TrigramMemoFollowsTheModel) {
+  const Model a = TinyModel();
+  // The same lists with the languages' words swapped: "housx"'s trigrams
+  // become de's.
+  auto bytes = Build({{"en", {{"haus", 10}, {"bank", 10}}},
+                      {"de", {{"house", 10}, {"bank", 30}}}},
+                     BuildParams{});
+  ASSERT_TRUE(bytes.has_value());
+  auto b = Model::FromBytes(std::move(*bytes));
+  ASSERT_TRUE(b.has_value());
+  EXPECT_NE(a.id(), b->id());
+  const std::string text = "bank housx hausx\nhoused bank\n";
+  for (int round = 0; round < 3; ++round) {
+    for (const Model* m : std::vector<const Model*>{&a, &*b, &a}) {
+      const Evidence memo = Collect(text, *m);
+      const Evidence every = TEST_CollectEveryWord(text, *m);
+      EXPECT_EQ(memo.ngram, every.ngram) << round;
+      EXPECT_EQ(memo.ngram_affinity, every.ngram_affinity) << round;
+      EXPECT_EQ(memo.n_ngram, every.n_ngram) << round;
+      EXPECT_GT(memo.n_ngram, 0u);
+    }
+  }
+  const std::size_t en_a = static_cast<std::size_t>(a.FindLanguage("en"));
+  const std::size_t de_b = static_cast<std::size_t>(b->FindLanguage("de"));
+  const Evidence on_a = Collect("housx", a);
+  const Evidence on_b = Collect("housx", *b);
+  EXPECT_GT(on_a.ngram[en_a], 0.5);
+  EXPECT_GT(on_b.ngram[de_b], 0.5);
+}
+
 TEST(DetectTest, OtherConstantsChangeTheScores) {
   const Model model = TinyModel();
   Options o = Formula();

@@ -196,6 +196,10 @@ class Model {
   std::uint32_t version() const;
   std::uint64_t file_size() const;
   std::uint64_t checksum() const;
+  // Distinct for every Model opened or built in this process (never 0), the
+  // same after a move: what a cache derived from the model's data keys on,
+  // since another model may later sit at the same address.
+  std::uint64_t id() const { return id_; }
   std::uint32_t entry_count() const;
   std::uint32_t pure_count() const;
   std::uint32_t shared_count() const;
@@ -209,6 +213,7 @@ class Model {
                                 std::string_view name);
 
   std::unique_ptr<Storage> storage_;
+  std::uint64_t id_ = 0;
   std::vector<LanguageInfo> languages_;
   BuildParams params_;
   const std::uint32_t* buckets_ = nullptr;
