@@ -218,6 +218,22 @@ struct TrigramSlot {
   std::uint64_t languages[4] = {0, 0, 0, 0};
 };
 
+// What the n-gram tier made of one word (NgramSharesMemo), kept from text to
+// text with the trigram memo: its bytes (Scratch::word_keys [key_begin,
+// key_begin + key_size)) and, when it could be scored, its shares and gains
+// (Scratch::kept_shares and kept_gains), as a MemoSlot holds them per text.
+struct SharesSlot {
+  std::uint32_t gen = 0;
+  std::uint64_t hash = 0;
+  std::uint32_t key_begin = 0;
+  std::uint32_t key_size = 0;
+  bool scored = false;
+  std::uint32_t begin = 0;
+  std::uint32_t count = 0;
+  std::uint32_t gain_begin = 0;
+  std::uint32_t gain_count = 0;
+};
+
 // The most trigrams of a word NgramShares scores: one per byte of its padded
 // copy at most.
 constexpr std::int32_t kMaxTrigrams = 256;
@@ -243,6 +259,13 @@ struct Scratch {
   // and decodes only the new ones. It is started afresh when the model
   // changes or it passes half its kept bound.
   std::uint64_t trigram_model = 0;
+  // Likewise kept: the n-gram shares of each word the tier scored (repeated
+  // words, names and tokens recur from message to message, and every copy of
+  // a wave repeats them all).
+  ScratchTable<SharesSlot> word_shares;
+  Buffer<char> word_keys;
+  Buffer<LanguageValue> kept_shares;
+  Buffer<LanguageValue> kept_gains;
 
   void Reset(std::size_t text_bytes, std::uint64_t model_id) {
     // About one distinct word per 16 bytes of short text, fewer in long
@@ -262,15 +285,24 @@ struct Scratch {
     postings.clear();
     ngram_shares.clear();
     ngram_gains.clear();
+    const auto half_full = [](const auto& buffer) {
+      return 2 * buffer.size() * sizeof(*buffer.data()) <= kMaxKeptVectorBytes;
+    };
     const bool keep =
         model_id == trigram_model && trigrams.capacity() > 0 &&
-        2 * contribution_weight.size() * sizeof(double) <=
-            kMaxKeptVectorBytes &&
-        4 * trigrams.used() <= ScratchTable<TrigramSlot>::kMaxKeptSlots;
+        word_shares.capacity() > 0 && half_full(contribution_weight) &&
+        half_full(word_keys) && half_full(kept_shares) &&
+        half_full(kept_gains) &&
+        4 * trigrams.used() <= ScratchTable<TrigramSlot>::kMaxKeptSlots &&
+        4 * word_shares.used() <= ScratchTable<SharesSlot>::kMaxKeptSlots;
     if (!keep) {
       trigrams.Reset(size_for(2));
       contribution_language.clear();
       contribution_weight.clear();
+      word_shares.Reset(size_for(16));
+      word_keys.clear();
+      kept_shares.clear();
+      kept_gains.clear();
       trigram_model = model_id;
     }
   }
@@ -287,8 +319,14 @@ struct Scratch {
     trigrams.Trim();
     TrimVector(&contribution_language);
     TrimVector(&contribution_weight);
-    if (trigrams.capacity() == 0 || contribution_weight.capacity() == 0) {
-      trigram_model = 0;
+    word_shares.Trim();
+    TrimVector(&word_keys);
+    TrimVector(&kept_shares);
+    TrimVector(&kept_gains);
+    if (trigrams.capacity() == 0 || contribution_weight.capacity() == 0 ||
+        word_shares.capacity() == 0 || word_keys.capacity() == 0 ||
+        kept_shares.capacity() == 0) {
+      trigram_model = 0;  // the next text starts them all afresh
     }
   }
 
@@ -296,7 +334,8 @@ struct Scratch {
     return words.HeldBytes() + trigrams.HeldBytes() + BytesOf(postings) +
            BytesOf(ngram_shares) + BytesOf(ngram_gains) +
            BytesOf(contribution_language) + BytesOf(contribution_weight) +
-           BytesOf(trigram_postings);
+           word_shares.HeldBytes() + BytesOf(word_keys) + BytesOf(kept_shares) +
+           BytesOf(kept_gains) + BytesOf(trigram_postings);
   }
 
   // Each vector of per-text evidence keeps at most this much: the largest,
@@ -305,7 +344,8 @@ struct Scratch {
   static constexpr std::size_t kMaxKeptVectorBytes = std::size_t{1} << 20;
   static constexpr std::size_t kMaxKeptBytes =
       ScratchTable<MemoSlot>::kMaxKeptBytes +
-      ScratchTable<TrigramSlot>::kMaxKeptBytes + 5 * kMaxKeptVectorBytes +
+      ScratchTable<TrigramSlot>::kMaxKeptBytes +
+      ScratchTable<SharesSlot>::kMaxKeptBytes + 8 * kMaxKeptVectorBytes +
       kMaxTrigrams * sizeof(PostingList);
 
  private:
@@ -649,13 +689,13 @@ bool NgramShares(Tally* t, std::string_view word) {
   return true;
 }
 
-// NgramShares with the memo, for a fresh `slot`: the same shares and gains to
+// NgramShares for the memo, for a fresh `slot`: the same shares and gains to
 // the bit (the same operations on each value in the same order), stored in
 // Scratch::ngram_shares and ngram_gains. Each trigram's postings are decoded
 // once per text (PrepareTrigrams), a language's first positive weight is
 // found with a bit mask, and the divisions of the shares and gains go two at
 // a time; only gains above 0 are computed and kept.
-void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
+void ComputeNgramShares(Tally* t, std::string_view word, MemoSlot* slot) {
   const Model& m = *t->model;
   const double floor = m.ngram_floor();
   if (floor >= 0) return;
@@ -829,6 +869,55 @@ void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
   slot->gain_begin = static_cast<std::uint32_t>(gain_begin);
   slot->gain_count = static_cast<std::uint32_t>(gain_count);
   slot->ngram_scored = true;
+}
+
+// NgramShares with the memo, for a fresh `slot`: ComputeNgramShares, or what
+// it gave for the same word in an earlier text of this model (the same values,
+// copied).
+void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
+  // Too long for the tier (ComputeNgramShares scores nothing): not kept.
+  if (word.size() + 2 > 256) return;
+  Scratch* memo = t->memo;
+  bool fresh = false;
+  SharesSlot* kept = memo->word_shares.Find(
+      slot->hash,
+      [&](const SharesSlot& s) {
+        return s.key_size == word.size() &&
+               std::memcmp(memo->word_keys.data() + s.key_begin, word.data(),
+                           word.size()) == 0;
+      },
+      &fresh);
+  if (!fresh) {
+    if (!kept->scored) return;
+    slot->begin = static_cast<std::uint32_t>(memo->ngram_shares.size());
+    slot->count = kept->count;
+    std::memcpy(memo->ngram_shares.Extend(kept->count),
+                memo->kept_shares.data() + kept->begin,
+                kept->count * sizeof(LanguageValue));
+    slot->gain_begin = static_cast<std::uint32_t>(memo->ngram_gains.size());
+    slot->gain_count = kept->gain_count;
+    std::memcpy(memo->ngram_gains.Extend(kept->gain_count),
+                memo->kept_gains.data() + kept->gain_begin,
+                kept->gain_count * sizeof(LanguageValue));
+    slot->ngram_scored = true;
+    return;
+  }
+  kept->key_begin = static_cast<std::uint32_t>(memo->word_keys.size());
+  kept->key_size = static_cast<std::uint32_t>(word.size());
+  std::memcpy(memo->word_keys.Extend(word.size()), word.data(), word.size());
+  ComputeNgramShares(t, word, slot);  // touches no kept word slot
+  kept->scored = slot->ngram_scored;
+  if (!kept->scored) return;
+  kept->begin = static_cast<std::uint32_t>(memo->kept_shares.size());
+  kept->count = slot->count;
+  std::memcpy(memo->kept_shares.Extend(slot->count),
+              memo->ngram_shares.data() + slot->begin,
+              slot->count * sizeof(LanguageValue));
+  kept->gain_begin = static_cast<std::uint32_t>(memo->kept_gains.size());
+  kept->gain_count = slot->gain_count;
+  std::memcpy(memo->kept_gains.Extend(slot->gain_count),
+              memo->ngram_gains.data() + slot->gain_begin,
+              slot->gain_count * sizeof(LanguageValue));
 }
 
 // Notes that the line holds a value for candidate `i` (Tally::line_touched).
