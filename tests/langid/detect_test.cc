@@ -108,8 +108,9 @@ TEST(DetectTest, NgramTierReopensInANewParagraph) {
 // A memo keeps its trigrams and its words' n-gram shares from text to text
 // while the model stays the same (Scratch::trigram_model): a warm memo gives
 // the reference's evidence to the bit, and a memo warmed on another model,
-// whose trigrams say otherwise, does not carry them over (a cache keyed on the model's address would: each
-// TinyModel of these tests may sit where the last one did).
+// whose trigrams say otherwise, does not carry them over (a cache keyed on the
+// model's address would: each TinyModel of these tests may sit where the last
+// one did).
 TEST(DetectTest, TrigramMemoFollowsTheModel) {
   const Model a = TinyModel();
   // The same lists with the languages' words swapped: "housx"'s trigrams
