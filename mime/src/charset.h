@@ -3,6 +3,7 @@
 #define MW_MIME_CHARSET_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,9 @@ Decoded DecodeToUtf8(std::string_view bytes, std::string_view declared);
 // declared UTF-8 that is not well-formed; the oracle of its fast path.
 Decoded TEST_DecodeUtf8ViaIcu(std::string_view bytes);
 
+// Test hook: how many times this thread has run ICU's charset detector
+// (DecodeToUtf8 remembers its last few samples and their answers).
+std::uint64_t TEST_DetectorRuns();
 // True when every byte is below 0x80 and no ISO-2022 escape is present.
 bool IsPlainAscii(std::string_view bytes);
 
