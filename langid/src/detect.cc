@@ -314,18 +314,19 @@ struct Scratch {
     TrimVector(&postings);
     TrimVector(&ngram_shares);
     TrimVector(&ngram_gains);
-    // The trigram memo goes whole or stays whole: its slots index the
-    // contribution arrays.
-    trigrams.Trim();
-    TrimVector(&contribution_language);
-    TrimVector(&contribution_weight);
-    word_shares.Trim();
-    TrimVector(&word_keys);
-    TrimVector(&kept_shares);
-    TrimVector(&kept_gains);
-    if (trigrams.capacity() == 0 || contribution_weight.capacity() == 0 ||
-        word_shares.capacity() == 0 || word_keys.capacity() == 0 ||
-        kept_shares.capacity() == 0) {
+    // What is kept for the model goes whole or stays whole, whichever of
+    // its parts passed its cap: the slots of the two tables index the five
+    // arrays.
+    if (trigrams.OverKept() || word_shares.OverKept() ||
+        OverCap(contribution_language) || OverCap(contribution_weight) ||
+        OverCap(word_keys) || OverCap(kept_shares) || OverCap(kept_gains)) {
+      trigrams.Free();
+      word_shares.Free();
+      contribution_language.Trim(0);
+      contribution_weight.Trim(0);
+      word_keys.Trim(0);
+      kept_shares.Trim(0);
+      kept_gains.Trim(0);
       trigram_model = 0;  // the next text starts them all afresh
     }
   }
@@ -356,6 +357,10 @@ struct Scratch {
   template <typename T>
   static void TrimVector(Buffer<T>* v) {
     v->Trim(kMaxKeptVectorBytes);
+  }
+  template <typename T>
+  static bool OverCap(const Buffer<T>& v) {
+    return v.capacity() * sizeof(T) > kMaxKeptVectorBytes;
   }
 };
 

@@ -37,13 +37,19 @@ class ScratchTable {
   // Ends a text: a table that grew beyond kMaxKeptSlots (a huge text) gives
   // its memory back, so that an idle table holds at most kMaxKeptBytes.
   void Trim() {
-    if (slots_.capacity() > kMaxKeptSlots ||
-        spare_.capacity() > kMaxKeptSlots) {
-      std::vector<Slot>().swap(slots_);
-      std::vector<Slot>().swap(spare_);
-      capacity_ = 0;
-      used_ = 0;
-    }
+    if (OverKept()) Free();
+  }
+  // Whether Trim would give the table's memory back.
+  bool OverKept() const {
+    return slots_.capacity() > kMaxKeptSlots ||
+           spare_.capacity() > kMaxKeptSlots;
+  }
+  // Gives the memory back and forgets every slot (Reset starts it again).
+  void Free() {
+    std::vector<Slot>().swap(slots_);
+    std::vector<Slot>().swap(spare_);
+    capacity_ = 0;
+    used_ = 0;
   }
 
   // Slots in use, and the current table size (0 once Trim gave it back).
