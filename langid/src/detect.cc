@@ -894,35 +894,26 @@ void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
       &fresh);
   if (!fresh) {
     if (!kept->scored) return;
-    slot->begin = static_cast<std::uint32_t>(memo->ngram_shares.size());
+    slot->begin = memo->ngram_shares.Append(
+        memo->kept_shares.data() + kept->begin, kept->count);
     slot->count = kept->count;
-    std::memcpy(memo->ngram_shares.Extend(kept->count),
-                memo->kept_shares.data() + kept->begin,
-                kept->count * sizeof(LanguageValue));
-    slot->gain_begin = static_cast<std::uint32_t>(memo->ngram_gains.size());
+    slot->gain_begin = memo->ngram_gains.Append(
+        memo->kept_gains.data() + kept->gain_begin, kept->gain_count);
     slot->gain_count = kept->gain_count;
-    std::memcpy(memo->ngram_gains.Extend(kept->gain_count),
-                memo->kept_gains.data() + kept->gain_begin,
-                kept->gain_count * sizeof(LanguageValue));
     slot->ngram_scored = true;
     return;
   }
-  kept->key_begin = static_cast<std::uint32_t>(memo->word_keys.size());
+  kept->key_begin = memo->word_keys.Append(word.data(), word.size());
   kept->key_size = static_cast<std::uint32_t>(word.size());
-  std::memcpy(memo->word_keys.Extend(word.size()), word.data(), word.size());
   ComputeNgramShares(t, word, slot);  // touches no kept word slot
   kept->scored = slot->ngram_scored;
   if (!kept->scored) return;
-  kept->begin = static_cast<std::uint32_t>(memo->kept_shares.size());
+  kept->begin = memo->kept_shares.Append(
+      memo->ngram_shares.data() + slot->begin, slot->count);
   kept->count = slot->count;
-  std::memcpy(memo->kept_shares.Extend(slot->count),
-              memo->ngram_shares.data() + slot->begin,
-              slot->count * sizeof(LanguageValue));
-  kept->gain_begin = static_cast<std::uint32_t>(memo->kept_gains.size());
+  kept->gain_begin = memo->kept_gains.Append(
+      memo->ngram_gains.data() + slot->gain_begin, slot->gain_count);
   kept->gain_count = slot->gain_count;
-  std::memcpy(memo->kept_gains.Extend(slot->gain_count),
-              memo->ngram_gains.data() + slot->gain_begin,
-              slot->gain_count * sizeof(LanguageValue));
 }
 
 // Notes that the line holds a value for candidate `i` (Tally::line_touched).

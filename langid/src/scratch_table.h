@@ -150,6 +150,13 @@ class Buffer {
     size_ += n;
     return first;
   }
+  // Appends a copy of `from[0, n)` (REQUIRES: not inside this array);
+  // returns the index of its first element.
+  std::uint32_t Append(const T* from, std::size_t n) {
+    const auto first = static_cast<std::uint32_t>(size_);
+    if (n > 0) std::memcpy(Extend(n), from, n * sizeof(T));
+    return first;
+  }
   // Drops the elements from `size` on.
   void Truncate(std::size_t size) { size_ = std::min(size_, size); }
   // Frees the storage when it holds more than `max_bytes`.

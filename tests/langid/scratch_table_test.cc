@@ -72,5 +72,16 @@ TEST(Buffer, TrimGivesBackOnlyPastItsCap) {
   EXPECT_EQ(b.capacity(), 0u);
 }
 
+TEST(Buffer, AppendCopiesARunAndSaysWhereItStarts) {
+  Buffer<int> b;
+  const int first[] = {1, 2, 3};
+  const int second[] = {4, 5};
+  EXPECT_EQ(b.Append(first, 3), 0u);
+  EXPECT_EQ(b.Append(second, 2), 3u);
+  EXPECT_EQ(b.Append(second, 0), 5u);
+  ASSERT_EQ(b.size(), 5u);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(b.data()[i], i + 1);
+}
+
 }  // namespace
 }  // namespace mw::langid::internal
