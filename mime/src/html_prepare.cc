@@ -136,11 +136,19 @@ class Preparer {
         keep_[sorted_[i].index] = true;
       }
     }
+    // A name may begin with '=' (`<p c c=x ="y">`): after an attribute
+    // with a value that starts a new name, but after one without (the
+    // dropped attribute gone) it would read as that attribute's value. So an
+    // attribute without a value before such a name gets an empty one, which
+    // is what it has anyway.
     std::size_t index = 0;
+    bool last_without_value = false;
     ForEachAttribute(attrs, [&](const AttributeSpan& a) {
       if (keep_[index++]) {
+        if (last_without_value && a.name.front() == '=') out_.html += "=\"\"";
         out_.html += ' ';
         out_.html.append(a.whole);
+        last_without_value = !a.has_value;
       }
       return true;
     });

@@ -96,6 +96,15 @@ TEST(HtmlPrepare, OnlyTheFirstOfEachAttributeNameIsKept) {
   EXPECT_EQ(Html(many), kept);
 }
 
+// A name may begin with '='; with the repeat between gone, it must not become
+// the value of the attribute before it (found by html_tokenizer_fuzz).
+TEST(HtmlPrepare, ANameBeginningWithEqualsStaysAName) {
+  EXPECT_EQ(Html("<p c c=x =\"y\">t"), "<p c=\"\" =\"y\">t");
+  EXPECT_EQ(Html("<p c c=\"\" =\">"), "<p c=\"\" =\">");
+  EXPECT_EQ(Html("<p c=1 c =z>t"), "<p c=1>t");  // `=z` was c's second value
+  EXPECT_EQ(Html("<p a=1 a =b =c>t"), "<p a=1 =c>t");
+}
+
 TEST(HtmlPrepare, DeepNestingIsCutAtTheCap) {
   std::string in;
   for (int i = 0; i < 20; ++i) in += "<div>";
