@@ -182,6 +182,12 @@ Result<Query> Db::Prepare(const char* sql) noexcept {
   return Query(it->second.get(), db_.get());
 }
 
+Result<void> Db::Run(const char* sql) noexcept {
+  auto query = Prepare(sql);
+  if (!query) return Fail(query.error());
+  return query->Run();
+}
+
 std::int64_t Db::LastInsertRowid() const noexcept {
   return sqlite3_last_insert_rowid(db_.get());
 }

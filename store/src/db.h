@@ -87,6 +87,13 @@ class Db {
   // A single-row, single-text query ("PRAGMA quick_check"'s first row).
   Result<std::string> QueryText(const char* sql) noexcept;
 
+  // Runs `sql`, one statement without parameters whose rows are not read
+  // ("BEGIN IMMEDIATE", "COMMIT"), from the statement cache as Prepare does
+  // (so `sql` must outlive the Db): sqlite3_exec would parse it every call,
+  // which for a transaction's BEGIN and COMMIT around one message's few
+  // cached statements is a measurable part of the whole.
+  Result<void> Run(const char* sql) noexcept;
+
   // The statement for `sql`, prepared once per connection and cached by the
   // pointer `sql`, which must therefore be a string literal (or otherwise
   // outlive the Db).

@@ -215,13 +215,13 @@ class TxnGuard {
   ~TxnGuard() {
     // SQLite may have rolled back already (SQLITE_FULL, some IOERRs).
     if (db_ != nullptr && sqlite3_get_autocommit(db_->get()) == 0) {
-      (void)db_->Exec("ROLLBACK");
+      (void)db_->Run("ROLLBACK");
     }
   }
   Result<void> Commit() {
     Db* db = db_;
     db_ = nullptr;
-    return db->Exec("COMMIT");
+    return db->Run("COMMIT");
   }
 
  private:
@@ -467,7 +467,7 @@ Result<Lookup> SqliteStore::FindIn(Db& db, const Message& message,
   // batch, that batch's transaction is the snapshot (and stays open).
   std::optional<TxnGuard> txn;
   if (sqlite3_get_autocommit(db.get()) != 0) {
-    MW_TRY(db.Exec("BEGIN DEFERRED"));
+    MW_TRY(db.Run("BEGIN DEFERRED"));
     txn.emplace(&db);
   }
 
@@ -535,7 +535,7 @@ Result<Lookup> SqliteStore::Fetch(std::span<const std::int64_t> ids) {
   auto lease = AcquireReader();
   if (!lease) return Fail(lease.error());
   Db& db = lease->db();
-  MW_TRY(db.Exec("BEGIN DEFERRED"));
+  MW_TRY(db.Run("BEGIN DEFERRED"));
   TxnGuard txn(&db);
   std::vector<RankedId> ranked;
   ranked.reserve(ids.size());
@@ -554,7 +554,7 @@ Result<std::uint64_t> SqliteStore::ForEach(
   auto lease = AcquireReader();
   if (!lease) return Fail(lease.error());
   Db& db = lease->db();
-  MW_TRY(db.Exec("BEGIN DEFERRED"));
+  MW_TRY(db.Run("BEGIN DEFERRED"));
   TxnGuard txn(&db);
   auto q = db.Prepare(kSince);
   if (!q) return Fail(q.error());
@@ -894,7 +894,7 @@ Result<Recorded> SqliteStore::Record(const Message& message, const Join& join,
   }
   Db& db = *writer_;
   if (batched_ == 0) {
-    auto begun = db.Exec("BEGIN IMMEDIATE");
+    auto begun = db.Run("BEGIN IMMEDIATE");
     if (!begun) return Fail(WriteFailed(begun.error()));
     batch_opened_ = std::chrono::steady_clock::now();
   }
@@ -934,7 +934,7 @@ Result<void> SqliteStore::CommitBatchLocked() {
   Db& db = *writer_;
   batched_ = 0;
   if (sqlite3_get_autocommit(db.get()) != 0) return {};  // none open
-  auto committed = db.Exec("COMMIT");
+  auto committed = db.Run("COMMIT");
   if (!committed) {
     RollBackBatchLocked();
     return Fail(committed.error());
@@ -947,7 +947,7 @@ void SqliteStore::RollBackBatchLocked() {
   batched_ = 0;
   // SQLite may have rolled back already (SQLITE_FULL, some IOERRs).
   if (sqlite3_get_autocommit(writer_->get()) == 0) {
-    (void)writer_->Exec("ROLLBACK");
+    (void)writer_->Run("ROLLBACK");
   }
 }
 
@@ -1034,7 +1034,7 @@ void SqliteStore::Maintain() {
 Result<std::uint64_t> SqliteStore::PruneBatchLocked(UnixMillis before,
                                                     std::size_t batch) {
   Db& db = *writer_;
-  MW_TRY(db.Exec("BEGIN IMMEDIATE"));
+  MW_TRY(db.Run("BEGIN IMMEDIATE"));
   TxnGuard txn(&db);
   struct Doomed {
     std::int64_t id;
@@ -1134,7 +1134,7 @@ Result<std::vector<Cluster>> SqliteStore::Clusters(bool waves_only,
   auto lease = AcquireReader();
   if (!lease) return Fail(lease.error());
   Db& db = lease->db();
-  MW_TRY(db.Exec("BEGIN DEFERRED"));
+  MW_TRY(db.Run("BEGIN DEFERRED"));
   TxnGuard txn(&db);
   const UnixMillis since = now - rule.window.count();
   auto list = db.Prepare(kClusterList);
@@ -1179,7 +1179,7 @@ Result<std::optional<Cluster>> SqliteStore::FindCluster(ClusterId id) {
 Result<Cluster> SqliteStore::SetMarkLocked(ClusterId id, Mark mark,
                                            UnixMillis now) {
   Db& db = *writer_;
-  MW_TRY(db.Exec("BEGIN IMMEDIATE"));
+  MW_TRY(db.Run("BEGIN IMMEDIATE"));
   TxnGuard txn(&db);
   {
     auto q = db.Prepare(kSetMark);
@@ -1245,7 +1245,7 @@ Result<Stats> SqliteStore::GetStats() {
   auto lease = AcquireReader();
   if (!lease) return Fail(lease.error());
   Db& db = lease->db();
-  MW_TRY(db.Exec("BEGIN DEFERRED"));
+  MW_TRY(db.Run("BEGIN DEFERRED"));
   TxnGuard txn(&db);
   Stats stats;
   auto count = [&db](const char* sql) -> Result<std::uint64_t> {
