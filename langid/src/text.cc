@@ -16,10 +16,51 @@ bool IsKana(UScriptCode s) {
   return s == USCRIPT_HIRAGANA || s == USCRIPT_KATAKANA;
 }
 
-// Letters and combining marks continue a piece; everything else ends it.
-bool IsWordChar(UChar32 c) {
+// What Split asks of a code point: letter, combining mark, decimal digit.
+// Letters and marks continue a piece; digits mark it as not a word.
+constexpr std::uint8_t kLetter = 1;
+constexpr std::uint8_t kMark = 2;
+constexpr std::uint8_t kDigit = 4;
+
+std::uint8_t IcuClassOf(UChar32 c) {
   const std::int32_t mask = U_GET_GC_MASK(c);
-  return (mask & (U_GC_L_MASK | U_GC_M_MASK)) != 0;
+  return ((mask & U_GC_L_MASK) != 0 ? kLetter : 0) |
+         ((mask & U_GC_M_MASK) != 0 ? kMark : 0) | (u_isdigit(c) ? kDigit : 0);
+}
+
+UScriptCode IcuScriptOf(UChar32 c) {
+  UErrorCode err = U_ZERO_ERROR;
+  const UScriptCode sc = uscript_getScript(c, &err);
+  return U_SUCCESS(err) ? sc : USCRIPT_INVALID_CODE;
+}
+
+// ICU's answers for the BMP in one table (128 KB, built once on first use in
+// a few milliseconds): class bits in the high byte, the script in the low.
+// u_charType and uscript_getScript cost a trie walk per call, and scripts
+// without spaces (Thai, CJK) ask for every character.
+const std::uint16_t* BmpTable() {
+  static const std::uint16_t* const table = [] {
+    static_assert(USCRIPT_CODE_LIMIT < 0xff);  // 0xff: USCRIPT_INVALID_CODE
+    auto* t = new std::uint16_t[0x10000];      // kept for the process's life
+    for (UChar32 k = 0; k < 0x10000; ++k) {
+      const UScriptCode sc = IcuScriptOf(k);
+      t[k] =
+          static_cast<std::uint16_t>(IcuClassOf(k) << 8 | (sc < 0 ? 0xff : sc));
+    }
+    return t;
+  }();
+  return table;
+}
+
+inline std::uint8_t ClassOf(UChar32 c) {
+  if (c < 0) return 0;
+  return c < 0x10000 ? BmpTable()[c] >> 8 : IcuClassOf(c);
+}
+
+inline UScriptCode ScriptOf(UChar32 c) {
+  if (c < 0 || c >= 0x10000) return IcuScriptOf(c);
+  const int sc = BmpTable()[c] & 0xff;
+  return sc == 0xff ? USCRIPT_INVALID_CODE : static_cast<UScriptCode>(sc);
 }
 
 // ASCII letters: the only ASCII characters that are letters or marks.
@@ -42,9 +83,9 @@ void EmitPiece(std::string_view piece, bool has_digit, UScriptCode script,
 // there is no kana below U+3040: most letters skip the lookup.
 void UpdateScript(UChar32 c, UScriptCode* script) {
   if (*script != USCRIPT_COMMON && c < 0x3040) return;
-  UErrorCode err = U_ZERO_ERROR;
-  const UScriptCode sc = uscript_getScript(c, &err);
-  if (U_SUCCESS(err) && sc != USCRIPT_COMMON && sc != USCRIPT_INHERITED &&
+  const UScriptCode sc = ScriptOf(c);
+  if (sc != USCRIPT_INVALID_CODE && sc != USCRIPT_COMMON &&
+      sc != USCRIPT_INHERITED &&
       (*script == USCRIPT_COMMON || (IsKana(sc) && !IsKana(*script)))) {
     *script = sc;
   }
@@ -87,9 +128,9 @@ std::int32_t SplitUnspacedRun(std::string_view text, std::int32_t i,
     UChar32 c;
     U8_NEXT(s, next, n, c);
     if (c < 0) break;
-    const std::int32_t mask = U_GET_GC_MASK(c);
-    if ((mask & U_GC_M_MASK) == 0) {
-      if ((mask & U_GC_L_MASK) == 0 || !IsUnspacedScript(c)) break;
+    const std::uint8_t cls = ClassOf(c);
+    if ((cls & kMark) == 0) {
+      if ((cls & kLetter) == 0 || !IsUnspacedScript(c)) break;
       if (letters == limit && letters > 0) {
         EmitPiece(text.substr(start, i - start), false, script, sink, context);
         start = i;
@@ -135,7 +176,9 @@ void Split(std::string_view word, WordSink sink, void* context) {
     } else {
       UChar32 c;
       U8_NEXT(s, i, n, c);
-      if (kUnspaced && c >= 0x0E00 && IsUnspacedScript(c) && IsWordChar(c)) {
+      const std::uint8_t cls = ClassOf(c);
+      if (kUnspaced && c >= 0x0E00 && IsUnspacedScript(c) &&
+          (cls & (kLetter | kMark)) != 0) {
         EmitPiece(word.substr(start, at - start), has_digit, script, sink,
                   context);
         i = SplitUnspacedRun(word, at, sink, context);
@@ -144,11 +187,11 @@ void Split(std::string_view word, WordSink sink, void* context) {
         script = USCRIPT_COMMON;
         continue;
       }
-      if (c >= 0 && IsWordChar(c)) {
+      if ((cls & (kLetter | kMark)) != 0) {
         UpdateScript(c, &script);
         continue;
       }
-      if (c >= 0 && u_isdigit(c)) {
+      if ((cls & kDigit) != 0) {
         has_digit = true;
         continue;
       }

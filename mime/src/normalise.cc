@@ -322,6 +322,29 @@ std::uint8_t ClassOf(UChar32 c) {
   return IcuClassOf(c);
 }
 
+// A run ICU folded, and whether Layout may copy its fold as it is: every
+// code point visible, none a line break, whitespace or invisible (as Layout
+// would find one by one), so a Thai syllable with its tone mark or a
+// Devanagari conjunct is appended whole instead of code point by code point.
+struct IcuFold {
+  icu::UnicodeString fold;
+  std::string utf8;  // the fold in UTF-8, when plain
+  bool plain = false;
+
+  void Set(icu::UnicodeString folded) {
+    fold = std::move(folded);
+    utf8.clear();
+    plain = !fold.isEmpty();
+    for (int32_t i = 0; plain && i < fold.length();) {
+      const UChar32 c = fold.char32At(i);
+      i += U16_LENGTH(c);
+      plain = BreakOf(c) == Break::kNone &&
+              (c < 0x80 ? c != ' ' && c != '\t' : ClassOf(c) == 0);
+    }
+    if (plain) fold.toUTF8String(utf8);
+  }
+};
+
 }  // namespace
 
 // The ICU path alone, which NormaliseText must equal (tests compare them).
@@ -374,13 +397,17 @@ std::string NormaliseText(std::string_view utf8) {
   const char32_t* pending = nullptr;  // folded code points not yet yielded
   int pending_size = 0;
   char32_t ascii = 0;
-  icu::UnicodeString chunk;  // an ICU-folded run, yielded from chunk_at
+  // An ICU-folded run, yielded from chunk_at (points into icu_folds or at
+  // `unmemoised`).
+  const IcuFold* chunk = nullptr;
   int32_t chunk_at = 0;
   int32_t chunk_size = 0;
   bool degrade = false;  // ICU data missing: the whole text through ICU
-  // ICU's folds of the short runs already met in this text (keys view `text`).
+  // ICU's folds of the short runs already met in this text (keys view `text`;
+  // the values' addresses are stable, as chunk needs).
   constexpr std::size_t kMaxMemoChunk = 32;
-  std::unordered_map<std::string_view, icu::UnicodeString> icu_folds;
+  std::unordered_map<std::string_view, IcuFold> icu_folds;
+  IcuFold unmemoised;
   // Decodes the character at `at`: its fold when it is simple.
   auto simple = [&](int32_t & at, const char32_t** fold, int* size,
                     char32_t* one) __attribute__((always_inline)) {
@@ -437,7 +464,7 @@ std::string NormaliseText(std::string_view utf8) {
         return true;
       }
       if (chunk_at < chunk_size) {
-        c = chunk.char32At(chunk_at);
+        c = chunk->fold.char32At(chunk_at);
         chunk_at += U16_LENGTH(c);
         return true;
       }
@@ -509,14 +536,19 @@ std::string NormaliseText(std::string_view utf8) {
         // Scripts with combining marks (Devanagari viramas, Thai tone marks,
         // Arabic vowels) send the same few clusters to ICU over and over.
         auto [it, fresh] = icu_folds.try_emplace(piece);
-        if (fresh) it->second = FoldWithIcu(piece);
-        chunk = it->second;
+        if (fresh) it->second.Set(FoldWithIcu(piece));
+        chunk = &it->second;
       } else {
-        chunk = FoldWithIcu(piece);
+        unmemoised.Set(FoldWithIcu(piece));
+        chunk = &unmemoised;
+      }
+      i = end;
+      if (chunk->plain) {
+        run = chunk->utf8;
+        return true;
       }
       chunk_at = 0;
-      chunk_size = chunk.length();
-      i = end;
+      chunk_size = chunk->fold.length();
     }
   };
   std::string out = Layout(next, text.size());

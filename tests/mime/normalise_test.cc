@@ -113,7 +113,8 @@ TEST(NormaliseText, FoldTableAgreesWithIcuPath) {
       "\u304b",   "\u0e01",   "\U0001d400", "\U0001f600",
       "\xc2\x92", "\xc2\x85", "\xc2\x81",   "\xc2\x80",
       "\xff",     "\xe2\x82", "\xc3",       "\xed\xa0\x80",
-      "\xf0\x9f", "\x80"};
+      "\xf0\x9f", "\x80",     "\u0e48",     "\u0e33",
+      "\u0e38",   "\u094d",   "\u034f",     "\u2800"};
   std::uint32_t x = 2463534242u;
   for (int round = 0; round < 20000; ++round) {
     const std::string s = RandomText(pieces, round % 24, x);
