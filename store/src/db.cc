@@ -185,7 +185,11 @@ Result<Query> Db::Prepare(const char* sql) noexcept {
 Result<void> Db::Run(const char* sql) noexcept {
   auto query = Prepare(sql);
   if (!query) return Fail(query.error());
-  return query->Run();
+  // The error names the statement, as Exec's does ("COMMIT: database is
+  // locked"), not "step".
+  const int rc = sqlite3_step(query->stmt_);
+  if (rc == SQLITE_DONE || rc == SQLITE_ROW) return {};
+  return Fail(SqliteError(rc, db_.get(), sql));
 }
 
 std::int64_t Db::LastInsertRowid() const noexcept {
