@@ -876,6 +876,22 @@ void ComputeNgramShares(Tally* t, std::string_view word, MemoSlot* slot) {
   slot->ngram_scored = true;
 }
 
+// Copies the shares and gains `from` indexes in `from_shares`/`from_gains` to
+// the end of `to_shares`/`to_gains`, and points `to` at the copies: a word's
+// n-gram evidence between the text's memo (MemoSlot) and what is kept for
+// the model (SharesSlot), in either direction.
+template <typename From, typename To>
+void CopyShares(const From& from, const Buffer<LanguageValue>& from_shares,
+                const Buffer<LanguageValue>& from_gains, To* to,
+                Buffer<LanguageValue>* to_shares,
+                Buffer<LanguageValue>* to_gains) {
+  to->begin = to_shares->Append(from_shares.data() + from.begin, from.count);
+  to->count = from.count;
+  to->gain_begin =
+      to_gains->Append(from_gains.data() + from.gain_begin, from.gain_count);
+  to->gain_count = from.gain_count;
+}
+
 // NgramShares with the memo, for a fresh `slot`: ComputeNgramShares, or what
 // it gave for the same word in an earlier text of this model (the same values,
 // copied).
@@ -894,12 +910,8 @@ void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
       &fresh);
   if (!fresh) {
     if (!kept->scored) return;
-    slot->begin = memo->ngram_shares.Append(
-        memo->kept_shares.data() + kept->begin, kept->count);
-    slot->count = kept->count;
-    slot->gain_begin = memo->ngram_gains.Append(
-        memo->kept_gains.data() + kept->gain_begin, kept->gain_count);
-    slot->gain_count = kept->gain_count;
+    CopyShares(*kept, memo->kept_shares, memo->kept_gains, slot,
+               &memo->ngram_shares, &memo->ngram_gains);
     slot->ngram_scored = true;
     return;
   }
@@ -908,12 +920,8 @@ void NgramSharesMemo(Tally* t, std::string_view word, MemoSlot* slot) {
   ComputeNgramShares(t, word, slot);  // touches no kept word slot
   kept->scored = slot->ngram_scored;
   if (!kept->scored) return;
-  kept->begin = memo->kept_shares.Append(
-      memo->ngram_shares.data() + slot->begin, slot->count);
-  kept->count = slot->count;
-  kept->gain_begin = memo->kept_gains.Append(
-      memo->ngram_gains.data() + slot->gain_begin, slot->gain_count);
-  kept->gain_count = slot->gain_count;
+  CopyShares(*slot, memo->ngram_shares, memo->ngram_gains, kept,
+             &memo->kept_shares, &memo->kept_gains);
 }
 
 // Notes that the line holds a value for candidate `i` (Tally::line_touched).

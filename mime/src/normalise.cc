@@ -107,6 +107,14 @@ std::uint8_t IcuClassOf(UChar32 c) {
 }
 std::uint8_t ClassOf(UChar32 c);  // below, with FoldTable
 
+// Whether Layout appends folded code point `c` as it is, in a run: visible,
+// not whitespace, not a line break. `cls` is its ClassOf (read for non-ASCII
+// only; ASCII controls are spaces by then).
+bool CopiedAsIs(UChar32 c, std::uint8_t cls) {
+  if (BreakOf(c) != Break::kNone) return false;
+  return c < 0x80 ? c != ' ' && c != '\t' : cls == 0;
+}
+
 // The last pass, shared by the ASCII and the ICU paths: drops invisibles,
 // collapses whitespace inside lines, keeps at most one blank line between
 // paragraphs and none at either end. `next(c, run)` yields the folded code
@@ -295,8 +303,8 @@ class FoldTable {
         i += U16_LENGTH(f);
       }
       if (fits) e.size = static_cast<std::uint8_t>(n);
-      e.verbatim = fits && n == 1 && e.fold[0] == c && e.cls == 0 &&
-                   BreakOf(static_cast<UChar32>(c)) == Break::kNone;
+      e.verbatim = fits && n == 1 && e.fold[0] == c &&
+                   CopiedAsIs(static_cast<UChar32>(c), e.cls);
     }
     Block* expected = nullptr;
     if (blocks_[index].compare_exchange_strong(expected, block.get(),
@@ -338,8 +346,7 @@ struct IcuFold {
     for (int32_t i = 0; plain && i < fold.length();) {
       const UChar32 c = fold.char32At(i);
       i += U16_LENGTH(c);
-      plain = BreakOf(c) == Break::kNone &&
-              (c < 0x80 ? c != ' ' && c != '\t' : ClassOf(c) == 0);
+      plain = CopiedAsIs(c, c < 0x80 ? 0 : ClassOf(c));
     }
     if (plain) fold.toUTF8String(utf8);
   }

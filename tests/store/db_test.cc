@@ -8,14 +8,8 @@
 namespace mw::store {
 namespace {
 
+using testing::OpenDb;
 using testing::TempDir;
-
-Db OpenDb(const std::string& path) {
-  auto db = Db::Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                     std::chrono::milliseconds(200));
-  EXPECT_TRUE(db.has_value());
-  return std::move(*db);
-}
 
 constexpr const char* kBegin = "BEGIN IMMEDIATE";
 constexpr const char* kCommit = "COMMIT";

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "db.h"
 #include "fingerprint/fingerprint.h"
 #include "store/store.h"
 
@@ -46,6 +47,14 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// A SQLite connection to `path`, created if missing (store/src/db.h).
+inline Db OpenDb(const std::string& path) {
+  auto db = Db::Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                     std::chrono::milliseconds(200));
+  EXPECT_TRUE(db.has_value());
+  return std::move(*db);
+}
 
 // Sentences of words drawn from a fixed vocabulary by a seeded generator: the
 // same seed, the same text.
