@@ -214,6 +214,81 @@ TEST_F(StoreTest, AKeySharedByManyCostsMaxPerKeyReads) {
   EXPECT_EQ(found->candidates[1].id, ids[499]);
 }
 
+// The rows stored under the block key every SharingOneKey message has.
+std::int64_t SharedKeyRows(const std::string& path) {
+  const fingerprint::Options fo;
+  std::vector<std::uint32_t> a = IndexKeys(SharingOneKey(1), fo);
+  std::vector<std::uint32_t> b = IndexKeys(SharingOneKey(2), fo);
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  std::vector<std::uint32_t> shared;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(),
+                        std::back_inserter(shared));
+  EXPECT_EQ(shared.size(), 1u);
+  if (shared.size() != 1) return -1;
+  const RowRange range = KeyRows(shared[0]);
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr),
+            SQLITE_OK);
+  sqlite3_stmt* q = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(
+                db, "SELECT count(*) FROM idx WHERE k BETWEEN ?1 AND ?2", -1,
+                &q, nullptr),
+            SQLITE_OK);
+  sqlite3_bind_int64(q, 1, range.lo);
+  sqlite3_bind_int64(q, 2, range.hi);
+  std::int64_t n = -1;
+  if (sqlite3_step(q) == SQLITE_ROW) n = sqlite3_column_int64(q, 0);
+  sqlite3_finalize(q);
+  sqlite3_close(db);
+  return n;
+}
+
+// Find reads a key's newest max_per_key rows and no others, so Record
+// deletes the older ones (a few at a time): a wave's shared keys keep about
+// max_per_key rows, not one per copy, and what Find answers is unchanged.
+TEST_F(StoreTest, AKeySharedByManyKeepsAboutMaxPerKeyRows) {
+  SqliteOptions o = Options();
+  o.max_per_key = 16;
+  o.max_candidates = 10;
+  std::vector<std::int64_t> ids;
+  {
+    auto store = Open(o);
+    for (int i = 0; i < 500; ++i) {
+      Message m;
+      m.fingerprint = SharingOneKey(i);
+      m.arrival = i;
+      ids.push_back(Record(*store, m).id);
+    }
+    const std::int64_t rows = SharedKeyRows(o.path);
+    EXPECT_GE(rows, 16);
+    EXPECT_LE(rows, 16 + 32);  // 500 without the trim
+
+    Message q;
+    q.fingerprint = SharingOneKey(100000);  // shares the block key alone
+    const std::uint64_t before = TEST_IndexRowsRead(store.get());
+    auto found = store->Find(q);
+    ASSERT_TRUE(found.has_value());
+    EXPECT_EQ(TEST_IndexRowsRead(store.get()) - before, 16u);
+    ASSERT_EQ(found->candidates.size(), 10u);
+    for (std::size_t i = 0; i < 10; ++i)
+      EXPECT_EQ(found->candidates[i].id, ids[499 - i]);
+  }
+  // A store kept with a larger max_per_key (or written before the trim)
+  // loses its excess as its keys get new rows.
+  o.max_per_key = 4;
+  auto store = Open(o);
+  for (int i = 500; i < 600; ++i) {
+    Message m;
+    m.fingerprint = SharingOneKey(i);
+    m.arrival = i;
+    Record(*store, m);
+  }
+  const std::int64_t rows = SharedKeyRows(o.path);
+  EXPECT_GE(rows, 4);
+  EXPECT_LE(rows, 4 + 32);
+}
+
 TEST_F(StoreTest, JoinNewAndVanishedClusters) {
   auto store = Open();
   const std::string body = Body(5, 20);
