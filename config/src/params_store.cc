@@ -111,7 +111,8 @@ Table StoreTable() {
        .min = 1,
        .max = 10000,
        .meaning = "stored messages read per index key, newest first (a key "
-                  "a whole wave shares costs this, not the wave's size)",
+                  "a whole wave shares costs this, not the wave's size); "
+                  "older entries of a key are deleted as it gets new ones",
        .field = Member<&Settings::store, &S::max_per_key>},
       {.key = "prune_batch",
        .kind = Kind::kCount,

@@ -34,7 +34,8 @@ struct SqliteOptions {
   std::chrono::milliseconds busy_timeout{200};
   // Candidates returned by Find, and stored messages read per index key
   // (newest first): a key shared by a whole wave costs this much, not the
-  // wave's size.
+  // wave's size. Record deletes a key's older rows as it adds new ones
+  // (about max_per_key + 8 stay).
   std::size_t max_candidates = 16;
   std::size_t max_per_key = 32;
   // The secret file for the keyed hashes; empty: "<path's dir>/secret". Made
