@@ -44,7 +44,10 @@ words still give those at word boundaries. A DIR/<code>.variant without a
 list makes <code> a written variant of the language its first line names
 ("variant-of nb"), told from it by the letter n-grams on the other lines
 ("n-gram value", value = 100 * ln(P_variant / P_base), as prepare_lingua.py
-makes Nynorsk's). Progress goes to standard error.
+makes Nynorsk's). A DIR/<code>.pair beside <code>.txt ("pair-with zu", then
+the same lines) tells two languages with lists of their own apart wherever
+a verdict names one of them (Xhosa and Zulu). Progress goes to standard
+error.
 The same input and options give a byte-identical file; it is written to
 FILE.tmp and renamed. The options are checked before any input is read.
 
@@ -172,7 +175,8 @@ int Build(const std::vector<std::string>& args) {
   for (const auto& e : fs::directory_iterator(input, ec)) {
     if (!e.is_regular_file()) continue;
     if (e.path().extension() == ".txt") files.push_back(e.path());
-    if (e.path().extension() == ".variant") variant_files.push_back(e.path());
+    if (e.path().extension() == ".variant" || e.path().extension() == ".pair")
+      variant_files.push_back(e.path());
   }
   if (ec) return Complain(kName, input + ": " + ec.message(), kExitFailure);
   if (files.empty())
@@ -219,9 +223,11 @@ int Build(const std::vector<std::string>& args) {
     if (!variant)
       return Complain(kName, f.string() + ": " + variant.error().message(),
                       kExitFailure);
-    progress("read " + f.filename().string() + ": " +
-             std::to_string(variant->ngrams.size()) +
-             " n-grams, a variant of " + variant->base);
+    progress(
+        "read " + f.filename().string() + ": " +
+        std::to_string(variant->ngrams.size()) +
+        (variant->pair ? " n-grams, told from " : " n-grams, a variant of ") +
+        variant->base);
     variants.push_back(std::move(*variant));
   }
   auto bytes =

@@ -26,6 +26,10 @@ build mixes it with the list's own trigrams).
 
 --languages (default: LANGUAGES below) picks the languages, by the detector's codes.
 
+It also writes wordlists/<first>.pair for each of PAIRS, as a .variant file (below) with
+a first line "pair-with <second>": two languages with lists of their own that the lists
+confuse, told apart by the same values.
+
 It also writes wordlists/<variant>.variant for each pair of VARIANTS: the letter n-grams
 (one to five letters, inside words) that best tell a written variant from the language
 the word lists name for it (Nynorsk from Bokmål), one "n-gram value" line each after a
@@ -86,6 +90,10 @@ LANGUAGES = "az be cy ga la lg mi mn sn so st sw tn ts ur xh yo zu".split()
 # Written variants and the language whose word lists they are told from: Nynorsk has no
 # word list of its own (its only spelling list is GPL) and reads as Bokmål to the tiers.
 VARIANTS = {"nn": "nb"}
+# Pairs of these languages that their word lists (each from one declaration) confuse:
+# wordlists/<first>.pair, told apart the same way (values ln P_first - ln P_second), asked
+# only where the verdict names one of the two (docs/langid.md, "Close pairs").
+PAIRS = {"xh": "zu", "st": "tn"}
 VARIANT_TOP = 20000
 VARIANT_CLAMP = 8.0  # nats
 # An n-gram neither model has any prefix of (letters outside both alphabets): this
@@ -229,6 +237,11 @@ def main():
             add_file(tar, f"wordlists/{code}.variant",
                      "".join([f"variant-of {base}\n"] + lines).encode("utf-8"))
             print(f"{code}: {len(lines)} n-grams telling it from {base}", file=sys.stderr)
+        for code, other in sorted(PAIRS.items()):
+            lines = variant_lines(models[code], models[other], variant_top)
+            add_file(tar, f"wordlists/{code}.pair",
+                     "".join([f"pair-with {other}\n"] + lines).encode("utf-8"))
+            print(f"{code}: {len(lines)} n-grams telling it from {other}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -398,9 +398,11 @@ Result<VariantList> ParseVariantList(std::string code, std::string_view text) {
                                          ": " + why));
     };
     if (out.base.empty()) {
-      if (key != "variant-of" || rest.empty() || rest.find(' ') != rest.npos)
-        return bad("not \"variant-of BASE\"");
+      if ((key != "variant-of" && key != "pair-with") || rest.empty() ||
+          rest.find(' ') != rest.npos)
+        return bad("not \"variant-of BASE\" or \"pair-with OTHER\"");
       out.base = std::string(rest);
+      out.pair = key == "pair-with";
       continue;
     }
     std::int32_t value = 0;
@@ -423,7 +425,8 @@ Result<VariantList> ParseVariantList(std::string code, std::string_view text) {
     out.ngrams.emplace_back(std::move(folded), value);
   }
   if (out.base.empty())
-    return Fail(Error::InvalidArgument("no \"variant-of\" line"));
+    return Fail(
+        Error::InvalidArgument("no \"variant-of\" or \"pair-with\" line"));
   if (out.ngrams.empty()) return Fail(Error::InvalidArgument("no n-grams"));
   return out;
 }
@@ -475,21 +478,40 @@ Result<std::string> Build(std::vector<WordList> lists,
   if (lists.empty()) return Fail(Error::InvalidArgument("no word lists"));
   // A variant is a language of the file without words: an empty list here,
   // marked as a variant below.
-  std::map<std::string, const VariantList*> variant_of_code;
+  // A close pair's first language keeps its list and gets the values too.
+  std::map<std::string, const VariantList*> variant_of_code, pair_of_code;
   for (const VariantList& v : variants) {
     if (!ValidCode(v.code))
       return Fail(Error::InvalidArgument("bad language code '" + v.code + "'"));
-    if (!variant_of_code.emplace(v.code, &v).second)
-      return Fail(
-          Error::InvalidArgument("variant '" + v.code + "' given twice"));
-    const bool has_base =
-        std::any_of(lists.begin(), lists.end(),
-                    [&](const WordList& l) { return l.code == v.base; });
-    if (!has_base) {
-      return Fail(Error::InvalidArgument("variant '" + v.code +
+    const char* what = v.pair ? "pair" : "variant";
+    if (variant_of_code.count(v.code) != 0 || pair_of_code.count(v.code) != 0)
+      return Fail(Error::InvalidArgument(std::string(what) + " '" + v.code +
+                                         "' given twice"));
+    (v.pair ? pair_of_code : variant_of_code).emplace(v.code, &v);
+    const auto has_list = [&](const std::string& code) {
+      return std::any_of(lists.begin(), lists.end(),
+                         [&](const WordList& l) { return l.code == code; });
+    };
+    if (!has_list(v.base)) {
+      return Fail(Error::InvalidArgument(std::string(what) + " '" + v.code +
                                          "': no list for '" + v.base + "'"));
     }
+    if (v.pair) {
+      if (!has_list(v.code) || v.code == v.base) {
+        return Fail(Error::InvalidArgument("pair '" + v.code + "' with '" +
+                                           v.base + "': no list for '" +
+                                           v.code + "'"));
+      }
+      continue;
+    }
     lists.push_back(WordList{v.code, {}});
+  }
+  for (const auto& [code, v] : pair_of_code) {
+    if (variant_of_code.count(v->base) != 0 ||
+        pair_of_code.count(v->base) != 0) {
+      return Fail(Error::InvalidArgument("pair '" + code + "': '" + v->base +
+                                         "' is in another pair"));
+    }
   }
   if (lists.size() > 255)
     return Fail(Error::InvalidArgument("more than 255 languages"));
@@ -589,6 +611,23 @@ Result<std::string> Build(std::vector<WordList> lists,
       say(list.code + ": " + std::string(script_name) +
           " script decides, no words kept");
       continue;
+    }
+    if (const auto p = pair_of_code.find(list.code); p != pair_of_code.end()) {
+      rec.flags = internal::kLanguagePair;
+      for (std::uint32_t b = 0; b < lists.size(); ++b) {
+        if (lists[b].code == p->second->base) rec.variant_of = b;
+      }
+      for (const auto& [ngram, value] : p->second->ngrams) {
+        variant_words.emplace_back(
+            std::string(1, internal::kVariantPrefix) + ngram,
+            internal::EncodePosting(
+                li, false,
+                static_cast<std::uint32_t>(
+                    static_cast<std::int32_t>(internal::kVariantZero) +
+                    value)));
+      }
+      say(list.code + ": told from " + p->second->base + " by " +
+          std::to_string(p->second->ngrams.size()) + " n-grams");
     }
     std::vector<std::size_t> keep;
     for (std::size_t i = 0; i < merged.size(); ++i) {

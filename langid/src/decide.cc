@@ -277,12 +277,45 @@ void NameVariant(const Evidence& e, const Model& model, Language* l) {
   }
 }
 
+// Where the verdict names one of a close pair and the pair's sum favours the
+// other, the other is named in its place (where the other is the second, the
+// two change places). A bilingual verdict of the two stays as it is.
+void NamePair(const Evidence& e, const Model& model, Language* l) {
+  for (const std::uint32_t v : model.pairs()) {
+    if (v >= e.variant.size() || e.variant[v] == 0.0) continue;
+    const std::string& first = model.languages()[v].code;
+    const std::string& second =
+        model.languages()[model.languages()[v].pair_with].code;
+    const std::string& from = e.variant[v] > 0 ? second : first;
+    const std::string& to = e.variant[v] > 0 ? first : second;
+    const auto names = [&](const std::string& code) {
+      return l->best == code || l->partner == code || l->second == code;
+    };
+    if (!names(from)) continue;
+    if (!names(to)) {
+      for (std::string* code : {&l->best, &l->partner, &l->second}) {
+        if (*code == from) *code = to;
+      }
+    } else if (l->second == to) {
+      std::swap(l->best == from ? l->best : l->partner, l->second);
+    } else {
+      continue;  // both named: as partners, or already in the sum's order
+    }
+    if (l->bilingual) {
+      l->code = l->best + "+" + l->partner;
+    } else if (l->code == from) {
+      l->code = to;
+    }
+  }
+}
+
 }  // namespace
 
 Language Decide(const Evidence& e, const Model& model, const Options& options) {
   Language result = DecideLanguages(e, model, options);
   NameChineseScript(e, &result);
   NameVariant(e, model, &result);
+  NamePair(e, model, &result);
   return result;
 }
 

@@ -1460,29 +1460,41 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise,
   e.n_common = t.n_common;
   e.han_simplified = t.han_simplified;
   e.han_traditional = t.han_traditional;
-  if (!model.variants().empty()) {
+  if (!model.variants().empty() || !model.pairs().empty()) {
     e.variant.assign(e.pure.size(), 0.0);
-    for (const std::uint32_t v : model.variants()) {
-      const auto base =
-          static_cast<std::uint32_t>(model.languages()[v].variant_of);
+    // A variant's text is read where its base can be named; a close pair's
+    // where either of the two can.
+    const auto read = [&](std::uint32_t v, std::uint32_t a, std::uint32_t b) {
       // In a text of paragraphs in two languages, the other language's words
-      // would only add noise: the paragraphs the base wins (or nearly) are
-      // read; in a text where it wins none, the whole text when the base is
-      // a contender (elsewhere the variant cannot be named).
+      // would only add noise: the paragraphs a or b wins (or nearly) are
+      // read; in a text where they win none, the whole text when one is a
+      // contender (elsewhere neither can be named).
       std::vector<std::string_view> parts;
       for (std::size_t i = 0; i < e.paragraphs.size(); ++i) {
-        if (e.paragraphs[i].winner == base || e.paragraphs[i].close == base) {
+        const auto& p = e.paragraphs[i];
+        if (p.winner == a || p.close == a || p.winner == b || p.close == b) {
           parts.push_back(t.paragraph_text[i]);
         }
       }
       if (parts.empty()) {
-        if (!internal::ReadForVariant(e.pure, e.shared, e.ngram, base,
-                                      internal::kVariantReadShare)) {
-          continue;
+        if (!internal::ReadForVariant(e.pure, e.shared, e.ngram, a,
+                                      internal::kVariantReadShare) &&
+            (a == b ||
+             !internal::ReadForVariant(e.pure, e.shared, e.ngram, b,
+                                       internal::kVariantReadShare))) {
+          return;
         }
         parts.push_back(text);
       }
       e.variant[v] = internal::VariantScore(parts, model, v);
+    };
+    for (const std::uint32_t v : model.variants()) {
+      const auto base =
+          static_cast<std::uint32_t>(model.languages()[v].variant_of);
+      read(v, base, base);
+    }
+    for (const std::uint32_t v : model.pairs()) {
+      read(v, v, static_cast<std::uint32_t>(model.languages()[v].pair_with));
     }
   }
   for (std::size_t s = 0; s < t.by_script.size(); ++s) {

@@ -61,8 +61,10 @@ struct LanguageRecord {
   char script[16];      // ICU script name of the list, NUL-padded ("Latin")
   std::uint32_t words;  // entries that carry this language
   std::uint32_t pure_words;  // of which tier 1
-  std::uint32_t flags;       // kLanguageScriptDecided, kLanguageVariant
-  // With kLanguageVariant: the index of the language it is a variant of.
+  std::uint32_t
+      flags;  // kLanguageScriptDecided, kLanguageVariant, kLanguagePair
+  // With kLanguageVariant: the index of the language it is a variant of; with
+  // kLanguagePair, of the language it is told from.
   std::uint32_t variant_of;
 };
 static_assert(sizeof(LanguageRecord) == 40);
@@ -74,6 +76,10 @@ inline constexpr std::uint32_t kLanguageScriptDecided = 1;
 // variant tier tells it from that language (kVariantPrefix). Files without
 // variants are as before, so the version stays 1.
 inline constexpr std::uint32_t kLanguageVariant = 2;
+// One of a close pair (Xhosa beside Zulu), with words of its own: the variant
+// tier's n-grams under its index tell it from the other (variant_of). A reader
+// that does not know the flag reads the language as before.
+inline constexpr std::uint32_t kLanguagePair = 4;
 
 // Entry::payload: bit 31 clear: one inline posting (see Posting encoding
 // below). Bit 31 set: bits 0-23 index the first out-of-line posting, bits 24-30

@@ -167,6 +167,15 @@ Result<Model> Model::Validate(std::unique_ptr<Storage> storage,
       }
       info.variant_of = static_cast<int>(of);
       model.variants_.push_back(i);
+    } else if ((records[i].flags & internal::kLanguagePair) != 0) {
+      const std::uint32_t with = records[i].variant_of;
+      if (with >= h.language_count || with == i ||
+          (records[with].flags &
+           (internal::kLanguageVariant | internal::kLanguagePair)) != 0) {
+        return corrupt("bad pair language");
+      }
+      info.pair_with = static_cast<int>(with);
+      model.pairs_.push_back(i);
     }
     model.languages_.push_back(std::move(info));
   }

@@ -91,6 +91,14 @@ TEST(AccuracyTest, DefaultDictionaryCoversTheEvaluationLanguages) {
   const int nn = model->FindLanguage("nn");
   ASSERT_GE(nn, 0);
   EXPECT_EQ(model->languages()[nn].variant_of, model->FindLanguage("nb"));
+  // Close pairs of languages whose lists come from one declaration each.
+  for (const auto& [first, second] :
+       {std::pair{"xh", "zu"}, std::pair{"st", "tn"}}) {
+    const int i = model->FindLanguage(first);
+    ASSERT_GE(i, 0) << first;
+    EXPECT_EQ(model->languages()[i].pair_with, model->FindLanguage(second))
+        << first;
+  }
   // Mongolian is written in Cyrillic (its list); the Mongolian script names
   // it too. Gujarati and Punjabi are decided by their scripts.
   const int mn = model->FindLanguage("mn");

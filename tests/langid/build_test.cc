@@ -254,6 +254,62 @@ TEST(BuildTest, VariantsAreLanguagesWithoutWords) {
   EXPECT_TRUE(refused({{"N N", "nb", {{"kkj", 1}}}}));
 }
 
+TEST(BuildTest, ParsesPairLists) {
+  auto v = ParseVariantList("xh", "pair-with zu\nndi 250\nngi -300\n");
+  ASSERT_TRUE(v.has_value()) << v.error().message();
+  EXPECT_TRUE(v->pair);
+  EXPECT_EQ(v->base, "zu");
+  EXPECT_EQ(v->ngrams.size(), 2u);
+  auto n = ParseVariantList("nn", "variant-of nb\nikkj 1\n");
+  ASSERT_TRUE(n.has_value());
+  EXPECT_FALSE(n->pair);
+  EXPECT_FALSE(ParseVariantList("xh", "pair-with\nndi 1\n").has_value());
+  EXPECT_FALSE(ParseVariantList("xh", "pair-of zu\nndi 1\n").has_value());
+}
+
+// The first of a close pair keeps its words and is flagged with the other;
+// its n-grams join the variant tier's under its index.
+TEST(BuildTest, PairsKeepTheirWordsAndTellTheOtherApart) {
+  std::vector<WordList> lists = {{"xh", {{"abantu", 10}, {"ndiyabulela", 5}}},
+                                 {"zu", {{"abantu", 10}, {"ngiyabonga", 5}}},
+                                 {"en", {{"house", 10}}}};
+  std::vector<VariantList> pairs = {
+      {"xh", "zu", {{"ndi", 250}, {"ngi", -300}}, true}};
+  auto bytes = Build(lists, pairs, BuildParams{});
+  ASSERT_TRUE(bytes.has_value()) << bytes.error().message();
+  auto m = Model::FromBytes(std::move(*bytes));
+  ASSERT_TRUE(m.has_value()) << m.error().message();
+  const int xh = m->FindLanguage("xh"), zu = m->FindLanguage("zu");
+  ASSERT_GE(xh, 0);
+  ASSERT_GE(zu, 0);
+  EXPECT_EQ(m->languages()[xh].pair_with, zu);
+  EXPECT_EQ(m->languages()[zu].pair_with, -1);
+  EXPECT_EQ(m->languages()[xh].variant_of, -1);
+  EXPECT_GT(m->languages()[xh].words, 0u);
+  EXPECT_TRUE(m->variants().empty());
+  EXPECT_EQ(m->pairs(),
+            std::vector<std::uint32_t>{static_cast<std::uint32_t>(xh)});
+  const PostingList ngi = m->LookupVariant("ngi");
+  ASSERT_EQ(ngi.size(), 1u);
+  EXPECT_EQ(ngi[0].language, static_cast<std::uint32_t>(xh));
+  EXPECT_DOUBLE_EQ(Model::VariantValue(ngi.encoded(0)), -3.0);
+  // The words are as without the pair.
+  EXPECT_EQ(m->Lookup("ndiyabulela").size(), 1u);
+
+  // Refused: no list for either language, a language in two pairs, a pair
+  // with a variant, a language paired with itself.
+  auto refused = [&](std::vector<VariantList> v) {
+    return !Build(lists, std::move(v), BuildParams{}).has_value();
+  };
+  EXPECT_TRUE(refused({{"xh", "st", {{"ndi", 1}}, true}}));
+  EXPECT_TRUE(refused({{"st", "zu", {{"ndi", 1}}, true}}));
+  EXPECT_TRUE(refused({{"xh", "xh", {{"ndi", 1}}, true}}));
+  EXPECT_TRUE(refused(
+      {{"xh", "zu", {{"ndi", 1}}, true}, {"zu", "en", {{"a", 1}}, true}}));
+  EXPECT_TRUE(refused(
+      {{"xh", "zu", {{"ndi", 1}}, true}, {"zu", "en", {{"a", 1}}, false}}));
+}
+
 // With inner trigrams, the words keep the trigrams at word boundaries and the
 // outside frequencies decide those inside words, scaled to the inside share of
 // the words' own trigrams.

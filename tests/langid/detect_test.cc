@@ -401,6 +401,50 @@ TEST(DetectTest, BilingualByParagraphs) {
       "en");
 }
 
+// Two languages whose lists share their words (Xhosa and Zulu, each from one
+// declaration): wherever the verdict names one, the pair's n-grams name the
+// one they favour, in a single-language verdict and in a bilingual one.
+TEST(DetectTest, AClosePairIsToldApartByItsNgrams) {
+  std::vector<WordList> lists = {
+      {"xh", {{"abantu", 10}, {"ukuba", 10}, {"zonke", 10}}},
+      {"zu", {{"abantu", 10}, {"ukuba", 10}, {"zonke", 10}}},
+      {"en", {{"house", 10}, {"garden", 10}}}};
+  std::vector<VariantList> pairs = {
+      {"xh", "zu", {{"ndi", 400}, {"ngi", -400}}, true}};
+  auto bytes = Build(lists, pairs, BuildParams{});
+  ASSERT_TRUE(bytes.has_value()) << bytes.error().message();
+  auto made = Model::FromBytes(std::move(*bytes));
+  ASSERT_TRUE(made.has_value());
+  const Model& model = *made;
+  Options forced;
+  forced.min_words = 1;
+  forced.min_score = 0;
+  const Language x =
+      Detect("abantu ukuba zonke ndiyavuya ndiza", model, forced);
+  const Language z =
+      Detect("abantu ukuba zonke ngiyajabula ngiza", model, forced);
+  EXPECT_EQ(x.code, "xh");
+  EXPECT_EQ(x.second, "zu");
+  EXPECT_EQ(z.code, "zu");
+  EXPECT_EQ(z.second, "xh");
+  // Without n-grams of the pair in it the verdict is the tiers' own.
+  const Language tie = Detect("abantu ukuba zonke", model, forced);
+  EXPECT_TRUE(tie.code == "xh" || tie.code == "zu") << tie.code;
+  // Other languages are not touched.
+  EXPECT_EQ(Detect("house garden house", model, forced).code, "en");
+  // A bilingual verdict names the one the pair's paragraph favours.
+  std::string en;
+  for (int line = 0; line < 8; ++line) en += "house garden house garden\n";
+  const std::string zulu =
+      "\nabantu ukuba zonke ngiyajabula\nabantu ukuba zonke ngiza ngiyabonga";
+  const Language b = Detect(en + zulu, model, Options{});
+  EXPECT_EQ(b.code, "en+zu");
+  std::string xhosa = zulu;
+  for (std::size_t at; (at = xhosa.find("ngi")) != std::string::npos;)
+    xhosa.replace(at, 3, "ndi");
+  EXPECT_EQ(Detect(en + xhosa, model, Options{}).code, "en+xh");
+}
+
 // A paragraph whose winner is only a little ahead of the text's best language
 // on it (the best scores at least close_ratio of the winner's L there, as a
 // paragraph of Bosnian read as Croatian) counts for the best: no bilingual

@@ -195,5 +195,46 @@ TEST(ModelTest, BadVariantBaseIsRefused) {
   }
 }
 
+// The first of a close pair names the other language, which is neither
+// itself nor a variant nor in a pair.
+TEST(ModelTest, BadPairLanguageIsRefused) {
+  std::vector<VariantList> pairs = {{"de", "en", {{"hou", 100}}, true}};
+  auto good = Build(testing::TinyLists(), pairs, BuildParams{});
+  ASSERT_TRUE(good.has_value()) << good.error().message();
+  auto built = Model::FromBytes(*good);
+  ASSERT_TRUE(built.has_value());
+  ASSERT_EQ(built->pairs(), std::vector<std::uint32_t>{0u});  // de, with en
+  internal::FileHeader h;
+  std::memcpy(&h, good->data(), sizeof h);
+  ASSERT_EQ(h.language_count, 2u);  // de en
+  auto with = [&](std::uint32_t other, std::uint32_t other_flags) {
+    std::string bytes = *good;
+    internal::LanguageRecord rec;
+    const std::size_t at = h.languages_offset;
+    std::memcpy(&rec, bytes.data() + at, sizeof rec);
+    EXPECT_EQ(std::string(rec.code), "de");
+    rec.variant_of = other;
+    std::memcpy(bytes.data() + at, &rec, sizeof rec);
+    std::memcpy(&rec, bytes.data() + at + sizeof rec, sizeof rec);
+    rec.flags |= other_flags;
+    std::memcpy(bytes.data() + at + sizeof rec, &rec, sizeof rec);
+    internal::FileHeader copy = h;
+    copy.checksum = 0;
+    std::memcpy(bytes.data(), &copy, sizeof copy);
+    copy.checksum = internal::FileChecksum(
+        reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+    std::memcpy(bytes.data(), &copy, sizeof copy);
+    return Model::FromBytes(std::move(bytes));
+  };
+  ASSERT_TRUE(with(1, 0).has_value());  // en, as built
+  for (const auto& [other, flags] :
+       std::vector<std::pair<std::uint32_t, std::uint32_t>>{
+           {0, 0}, {2, 0}, {1, internal::kLanguagePair}}) {
+    auto m = with(other, flags);
+    ASSERT_FALSE(m.has_value()) << other << " " << flags;
+    EXPECT_NE(m.error().message().find("pair"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace mw::langid

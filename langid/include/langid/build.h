@@ -56,9 +56,14 @@ struct VariantList {
   // Letter n-grams (1-5 letters inside a word, normalised as words are) and
   // 100 * ln(P_variant(g) / P_base(g)), in -32768..32767; any order.
   std::vector<std::pair<std::string, std::int32_t>> ngrams;
+  // A close pair instead: `code` and `base` both have word lists, which
+  // confuse them (Xhosa and Zulu); wherever the verdict names one of the two,
+  // the n-grams' sum names the one they favour (Evidence::variant of `code`).
+  bool pair = false;
 };
 
-// Reads one `<code>.variant`: a first non-empty line "variant-of BASE", then
+// Reads one `<code>.variant` or `<code>.pair`: a first non-empty line
+// "variant-of BASE" (or "pair-with OTHER", which sets `pair`), then
 // every non-empty line "n-gram value" (langid/data/prepare_lingua.py writes
 // them). Fails (kInvalidArgument) on text that is not valid UTF-8, on a
 // missing first line, on a malformed line or an n-gram that is not 1-5 letters

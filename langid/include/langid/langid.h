@@ -99,7 +99,7 @@ struct Language {
   // "zh-Hans" (simplified) or "zh-Hant" (traditional) when its characters say
   // which (Evidence::han_simplified), else "zh". A written variant replaces its
   // base (Nynorsk "nn" for Bokmål "nb") when its n-grams say so
-  // (Evidence::variant).
+  // (Evidence::variant), and one of a close pair (Xhosa, Zulu) the other.
   std::string code = "und";
   // The best candidate, also when the verdict is "und" (the best guess);
   // empty only when no word gave any evidence. In a bilingual verdict, its
@@ -192,9 +192,13 @@ struct Evidence {
   // paragraphs its base wins, or the whole text when the base wins none but
   // has at least 0.7 of the strongest candidate's evidence; at most the first
   // 1 KB, and no further once the sum is 20 from 0 (langid/src/variant.h).
-  // Decide names the variant for its base when the sum is above 0. 0 for
-  // other candidates and for a text not read. Empty when the model has no
-  // variants.
+  // Decide names the variant for its base when the sum is above 0. For the
+  // first of a close pair (Model::pairs(), Xhosa), the same sum of ln P_first
+  // - ln P_second over the paragraphs either wins, or the whole text when
+  // either has 0.7 of the strongest's evidence: Decide names the first where
+  // the verdict names the second when the sum is above 0, and the second where
+  // it names the first when below. 0 for other candidates and for a text not
+  // read. Empty when the model has neither variants nor pairs.
   std::vector<double> variant;
 };
 

@@ -58,6 +58,11 @@ struct LanguageInfo {
   // told from it by the variant tier (Model::LookupVariant); it has no words.
   // -1: not a variant.
   int variant_of = -1;
+  // The first of a close pair (Xhosa) with the language of this index (Zulu):
+  // both have words; the variant tier's values under this language are ln
+  // P_this - ln P_other, and the verdict names whichever of the two they
+  // favour. -1: none.
+  int pair_with = -1;
 };
 
 // One (language, weight) pair of a word. `pure` marks a tier-1 word (weight 1).
@@ -170,6 +175,9 @@ class Model {
   }
   // The indices of the variant languages, ascending; usually empty.
   const std::vector<std::uint32_t>& variants() const { return variants_; }
+  // The indices of the first languages of close pairs
+  // (LanguageInfo::pair_with).
+  const std::vector<std::uint32_t>& pairs() const { return pairs_; }
   // The language (index into languages()) whose list alone writes letter `c`
   // (a code point, NFKC case-folded as words are), or -1. A word no list has
   // that holds such a letter is that language's (docs/langid.md, "Marker
@@ -222,6 +230,7 @@ class Model {
   std::uint32_t bucket_bits_ = 0;
   double ngram_floor_ = 0;
   std::vector<std::uint32_t> variants_;
+  std::vector<std::uint32_t> pairs_;
   std::vector<std::pair<char32_t, std::uint32_t>> letters_;
   char32_t letters_lo_ = 1, letters_hi_ = 0;  // their range (empty: lo > hi)
 };
