@@ -548,6 +548,23 @@ Result<std::string> Build(std::vector<WordList> lists,
   std::vector<LanguageRecord> records(lists.size());
   std::vector<std::pair<std::string, std::uint32_t>>
       variant_words;  // key, posting
+  // A variant's or a pair's record flag, the other language's index, and its
+  // n-grams as the variant tier's postings under language `li`.
+  const auto TellApart = [&](std::uint32_t li, const VariantList& v,
+                             std::uint32_t flag, LanguageRecord& rec) {
+    rec.flags = flag;
+    for (std::uint32_t b = 0; b < lists.size(); ++b) {
+      if (lists[b].code == v.base) rec.variant_of = b;
+    }
+    for (const auto& [ngram, value] : v.ngrams) {
+      variant_words.emplace_back(
+          std::string(1, internal::kVariantPrefix) + ngram,
+          internal::EncodePosting(
+              li, false,
+              static_cast<std::uint32_t>(
+                  static_cast<std::int32_t>(internal::kVariantZero) + value)));
+    }
+  };
   for (std::uint32_t li = 0; li < lists.size(); ++li) {
     WordList& list = lists[li];
     if (const auto v = variant_of_code.find(list.code);
@@ -556,19 +573,7 @@ Result<std::string> Build(std::vector<WordList> lists,
       std::memset(&rec, 0, sizeof rec);
       std::memcpy(rec.code, list.code.data(), list.code.size());
       std::memcpy(rec.script, "Latin", 5);
-      rec.flags = internal::kLanguageVariant;
-      for (std::uint32_t b = 0; b < lists.size(); ++b) {
-        if (lists[b].code == v->second->base) rec.variant_of = b;
-      }
-      for (const auto& [ngram, value] : v->second->ngrams) {
-        variant_words.emplace_back(
-            std::string(1, internal::kVariantPrefix) + ngram,
-            internal::EncodePosting(
-                li, false,
-                static_cast<std::uint32_t>(
-                    static_cast<std::int32_t>(internal::kVariantZero) +
-                    value)));
-      }
+      TellApart(li, *v->second, internal::kLanguageVariant, rec);
       say(list.code + ": a variant of " + v->second->base + ", " +
           std::to_string(v->second->ngrams.size()) + " n-grams");
       continue;
@@ -613,19 +618,7 @@ Result<std::string> Build(std::vector<WordList> lists,
       continue;
     }
     if (const auto p = pair_of_code.find(list.code); p != pair_of_code.end()) {
-      rec.flags = internal::kLanguagePair;
-      for (std::uint32_t b = 0; b < lists.size(); ++b) {
-        if (lists[b].code == p->second->base) rec.variant_of = b;
-      }
-      for (const auto& [ngram, value] : p->second->ngrams) {
-        variant_words.emplace_back(
-            std::string(1, internal::kVariantPrefix) + ngram,
-            internal::EncodePosting(
-                li, false,
-                static_cast<std::uint32_t>(
-                    static_cast<std::int32_t>(internal::kVariantZero) +
-                    value)));
-      }
+      TellApart(li, *p->second, internal::kLanguagePair, rec);
       say(list.code + ": told from " + p->second->base + " by " +
           std::to_string(p->second->ngrams.size()) + " n-grams");
     }

@@ -160,6 +160,16 @@ TEST(ModelTest, OtherFilesAreRefusedWithAReason) {
   EXPECT_NE(m.error().message().find("version 2"), std::string::npos);
 }
 
+// `bytes` with header `h` and the checksum of what they hold now.
+std::string WithChecksum(std::string bytes, internal::FileHeader h) {
+  h.checksum = 0;
+  std::memcpy(bytes.data(), &h, sizeof h);
+  h.checksum = internal::FileChecksum(
+      reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  std::memcpy(bytes.data(), &h, sizeof h);
+  return bytes;
+}
+
 // A variant's base must be another language that is not itself a variant: a
 // file saying otherwise is refused even with a right checksum.
 TEST(ModelTest, BadVariantBaseIsRefused) {
@@ -179,13 +189,7 @@ TEST(ModelTest, BadVariantBaseIsRefused) {
     EXPECT_EQ(std::string(rec.code), "nn");
     rec.variant_of = base;
     std::memcpy(bytes.data() + at, &rec, sizeof rec);
-    internal::FileHeader copy = h;
-    copy.checksum = 0;
-    std::memcpy(bytes.data(), &copy, sizeof copy);
-    copy.checksum = internal::FileChecksum(
-        reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
-    std::memcpy(bytes.data(), &copy, sizeof copy);
-    return Model::FromBytes(std::move(bytes));
+    return Model::FromBytes(WithChecksum(std::move(bytes), h));
   };
   ASSERT_TRUE(with_base(1).has_value());       // en, as built
   for (std::uint32_t base : {2u, 3u, 300u}) {  // itself, none, none
@@ -218,13 +222,7 @@ TEST(ModelTest, BadPairLanguageIsRefused) {
     std::memcpy(&rec, bytes.data() + at + sizeof rec, sizeof rec);
     rec.flags |= other_flags;
     std::memcpy(bytes.data() + at + sizeof rec, &rec, sizeof rec);
-    internal::FileHeader copy = h;
-    copy.checksum = 0;
-    std::memcpy(bytes.data(), &copy, sizeof copy);
-    copy.checksum = internal::FileChecksum(
-        reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
-    std::memcpy(bytes.data(), &copy, sizeof copy);
-    return Model::FromBytes(std::move(bytes));
+    return Model::FromBytes(WithChecksum(std::move(bytes), h));
   };
   ASSERT_TRUE(with(1, 0).has_value());  // en, as built
   for (const auto& [other, flags] :
