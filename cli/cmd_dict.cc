@@ -52,8 +52,8 @@ The same input and options give a byte-identical file; it is written to
 FILE.tmp and renamed. The options are checked before any input is read.
 
 dict info prints the file's format version, size, checksum, build parameters,
-tier sizes and languages (code, script, words, tier-1 words; a variant names
-the language it is told from).
+tier sizes and languages (code, script, words, tier-1 words; a variant or
+the first of a close pair names the language it is told from).
 
 Options of dict build:
   --input DIR            directory of <code>.txt files (required)
@@ -304,8 +304,12 @@ int Info(const std::vector<std::string>& args) {
       std::snprintf(line, sizeof line, "  %-8s %-12s %19s\n", l.code.c_str(),
                     l.script.c_str(), note.c_str());
     } else {
-      std::snprintf(line, sizeof line, "  %-8s %-12s %9u %9u\n", l.code.c_str(),
+      std::snprintf(line, sizeof line, "  %-8s %-12s %9u %9u", l.code.c_str(),
                     l.script.c_str(), l.words, l.pure_words);
+      std::cout << line;
+      if (l.pair_with >= 0)
+        std::cout << "  (told from " << m.languages()[l.pair_with].code << ")";
+      std::snprintf(line, sizeof line, "\n");
     }
     std::cout << line;
   }
