@@ -304,12 +304,13 @@ int Info(const std::vector<std::string>& args) {
       std::snprintf(line, sizeof line, "  %-8s %-12s %19s\n", l.code.c_str(),
                     l.script.c_str(), note.c_str());
     } else {
-      std::snprintf(line, sizeof line, "  %-8s %-12s %9u %9u", l.code.c_str(),
-                    l.script.c_str(), l.words, l.pure_words);
-      std::cout << line;
-      if (l.pair_with >= 0)
-        std::cout << "  (told from " << m.languages()[l.pair_with].code << ")";
-      std::snprintf(line, sizeof line, "\n");
+      const std::string note =
+          l.pair_with >= 0
+              ? "  (told from " + m.languages()[l.pair_with].code + ")"
+              : "";
+      std::snprintf(line, sizeof line, "  %-8s %-12s %9u %9u%s\n",
+                    l.code.c_str(), l.script.c_str(), l.words, l.pure_words,
+                    note.c_str());
     }
     std::cout << line;
   }

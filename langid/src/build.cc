@@ -480,6 +480,10 @@ Result<std::string> Build(std::vector<WordList> lists,
   // marked as a variant below.
   // A close pair's first language keeps its list and gets the values too.
   std::map<std::string, const VariantList*> variant_of_code, pair_of_code;
+  const auto has_list = [&](const std::string& code) {
+    return std::any_of(lists.begin(), lists.end(),
+                       [&](const WordList& l) { return l.code == code; });
+  };
   for (const VariantList& v : variants) {
     if (!ValidCode(v.code))
       return Fail(Error::InvalidArgument("bad language code '" + v.code + "'"));
@@ -488,10 +492,6 @@ Result<std::string> Build(std::vector<WordList> lists,
       return Fail(Error::InvalidArgument(std::string(what) + " '" + v.code +
                                          "' given twice"));
     (v.pair ? pair_of_code : variant_of_code).emplace(v.code, &v);
-    const auto has_list = [&](const std::string& code) {
-      return std::any_of(lists.begin(), lists.end(),
-                         [&](const WordList& l) { return l.code == code; });
-    };
     if (!has_list(v.base)) {
       return Fail(Error::InvalidArgument(std::string(what) + " '" + v.code +
                                          "': no list for '" + v.base + "'"));

@@ -249,6 +249,23 @@ void NameChineseScript(const Evidence& e, Language* l) {
 // another relative (Swedish, Danish) on a high sum.
 constexpr double kVariantMinSum = 0.0;
 
+// After `from` became `to` among the verdict's languages: the code follows.
+void RecodeAs(const std::string& from, const std::string& to, Language* l) {
+  if (l->bilingual) {
+    l->code = l->best + "+" + l->partner;
+  } else if (l->code == from) {
+    l->code = to;
+  }
+}
+
+// `to` wherever the verdict names `from`.
+void Rename(const std::string& from, const std::string& to, Language* l) {
+  for (std::string* code : {&l->best, &l->partner, &l->second}) {
+    if (*code == from) *code = to;
+  }
+  RecodeAs(from, to, l);
+}
+
 // The base's code becomes its variant's wherever the verdict names it, when
 // the variant tier says so (the highest sum, should a base have several).
 void NameVariant(const Evidence& e, const Model& model, Language* l) {
@@ -265,15 +282,7 @@ void NameVariant(const Evidence& e, const Model& model, Language* l) {
         best_of_base = false;
       }
     }
-    if (!best_of_base) continue;
-    for (std::string* code : {&l->best, &l->partner, &l->second}) {
-      if (*code == base) *code = variant;
-    }
-    if (l->bilingual) {
-      l->code = l->best + "+" + l->partner;
-    } else if (l->code == base) {
-      l->code = variant;
-    }
+    if (best_of_base) Rename(base, variant, l);
   }
 }
 
@@ -293,19 +302,11 @@ void NamePair(const Evidence& e, const Model& model, Language* l) {
     };
     if (!names(from)) continue;
     if (!names(to)) {
-      for (std::string* code : {&l->best, &l->partner, &l->second}) {
-        if (*code == from) *code = to;
-      }
+      Rename(from, to, l);
     } else if (l->second == to) {
       std::swap(l->best == from ? l->best : l->partner, l->second);
-    } else {
-      continue;  // both named: as partners, or already in the sum's order
-    }
-    if (l->bilingual) {
-      l->code = l->best + "+" + l->partner;
-    } else if (l->code == from) {
-      l->code = to;
-    }
+      RecodeAs(from, to, l);
+    }  // else both named: as partners, or already in the sum's order
   }
 }
 

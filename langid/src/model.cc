@@ -304,7 +304,16 @@ PostingList Model::LookupNgram(std::string_view trigram) const {
 }
 
 PostingList Model::LookupVariant(std::string_view ngram) const {
-  return LookupPrefixed(*this, internal::kVariantPrefix, ngram);
+  const std::optional<std::uint64_t> h = VariantKeyHash(ngram);
+  return h ? LookupHashed(*h) : PostingList();
+}
+
+std::optional<std::uint64_t> Model::VariantKeyHash(std::string_view ngram) {
+  char key[32];
+  if (ngram.size() + 1 > sizeof key) return std::nullopt;
+  key[0] = internal::kVariantPrefix;
+  std::memcpy(key + 1, ngram.data(), ngram.size());
+  return KeyHash(std::string_view(key, ngram.size() + 1));
 }
 
 int Model::FindLanguage(std::string_view code) const {

@@ -6,11 +6,10 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
-#include "format.h"
 #include "text.h"
 
 namespace mw::langid::internal {
@@ -50,14 +49,12 @@ double WordValue(const VariantTally& t, std::string_view word) {
   // word's lookups cost more than the rest of its detection otherwise).
   std::array<std::uint64_t, 63 * kMaxOrder> hashes;
   std::size_t keys = 0;
-  char key[32];
-  key[0] = kVariantPrefix;
   for (std::int32_t i = 0; i < count; ++i) {
     for (std::int32_t len = 1; len <= kMaxOrder && i + len <= count; ++len) {
-      const auto bytes = static_cast<std::size_t>(at[i + len] - at[i]);
-      if (bytes + 1 > sizeof key) break;  // as Model::LookupVariant
-      std::memcpy(key + 1, word.data() + at[i], bytes);
-      hashes[keys] = Model::KeyHash(std::string_view(key, bytes + 1));
+      const std::optional<std::uint64_t> h =
+          Model::VariantKeyHash(word.substr(at[i], at[i + len] - at[i]));
+      if (!h) break;  // longer n-grams from here are longer still
+      hashes[keys] = *h;
       t.model->PrefetchBucket(hashes[keys++]);
     }
   }

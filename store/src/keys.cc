@@ -7,7 +7,6 @@
 #include "fingerprint/simhash.h"
 
 namespace mw::store {
-namespace {
 
 // splitmix64's finaliser: a bijection whose output bits each depend on every
 // input bit, enough to spread keys that are already hashes or small integers.
@@ -23,6 +22,8 @@ std::uint64_t Mix(std::uint64_t x) {
 std::uint64_t Mix2(std::uint64_t tag, std::uint64_t value) {
   return Mix(Mix(value) ^ (tag * 0x9e3779b97f4a7c15ull));
 }
+
+namespace {
 
 // The 64-bit hash of the gram gram[0..kCtphGram) at `block_size`.
 std::uint64_t GramHash(std::string_view gram, std::uint32_t block_size) {

@@ -41,6 +41,11 @@ enum class KeyKind : std::uint64_t {
   kWordBag = 5,  // the word bag (same words, any order)
 };
 
+// splitmix64's finaliser, and a mix of two values with it: every output bit
+// depends on every input bit.
+std::uint64_t Mix(std::uint64_t x);
+std::uint64_t Mix2(std::uint64_t tag, std::uint64_t value);
+
 // The 32-bit key of `value` of `kind`: the top half of a 64-bit mix of both.
 std::uint32_t KeyOf(KeyKind kind, std::uint64_t value);
 

@@ -74,12 +74,7 @@ constexpr std::int64_t kTrimBatch = 64;
 // Whether the Record of message `id` trims `key`: a mix of both, so that the
 // trims fall evenly on a wave's copies and on a message's keys.
 bool TrimsKey(std::int64_t id, std::uint32_t key) {
-  std::uint64_t x =
-      static_cast<std::uint64_t>(id) * 0x9e3779b97f4a7c15ULL ^ key;
-  x ^= x >> 31;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 29;
-  return x % kTrimEvery == 0;
+  return Mix2(static_cast<std::uint64_t>(id), key) % kTrimEvery == 0;
 }
 
 // Every statement the store runs; each is prepared once per connection.

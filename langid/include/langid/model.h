@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -168,6 +169,10 @@ class Model {
   // value for `ngram` (1-5 letters of a normalised word), one posting;
   // VariantValue decodes it. Empty for an n-gram without values.
   PostingList LookupVariant(std::string_view ngram) const;
+  // The hash LookupHashed takes for LookupVariant(ngram) (so that a caller
+  // can prefetch); nullopt for an n-gram too long to be a key (over 31
+  // bytes), which has no values.
+  static std::optional<std::uint64_t> VariantKeyHash(std::string_view ngram);
   // ln(P_variant(g) / P_base(g)) of an encoded variant posting, with its
   // language in bits 16-23 as for any posting.
   static double VariantValue(std::uint32_t encoded) {
