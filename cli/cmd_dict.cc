@@ -46,8 +46,9 @@ list makes <code> a written variant of the language its first line names
 ("n-gram value", value = 100 * ln(P_variant / P_base), as prepare_lingua.py
 makes Nynorsk's). A DIR/<code>.pair beside <code>.txt ("pair-with zu", then
 the same lines) tells two languages with lists of their own apart wherever
-a verdict names one of them (Xhosa and Zulu). Progress goes to standard
-error.
+a verdict names one of them (Xhosa and Zulu); "pair-with hi 6" leaves to
+the words a text whose sum is under 6 nats (Marathi beside Hindi's strong
+list). Progress goes to standard error.
 The same input and options give a byte-identical file; it is written to
 FILE.tmp and renamed. The options are checked before any input is read.
 
@@ -305,9 +306,12 @@ int Info(const std::vector<std::string>& args) {
                     l.script.c_str(), note.c_str());
     } else {
       const std::string note =
-          l.pair_with >= 0
-              ? "  (told from " + m.languages()[l.pair_with].code + ")"
-              : "";
+          l.pair_with < 0 ? std::string()
+          : l.pair_min > 0
+              ? "  (told from " + m.languages()[l.pair_with].code +
+                    ", sums of " +
+                    std::to_string(static_cast<int>(l.pair_min)) + " or more)"
+              : "  (told from " + m.languages()[l.pair_with].code + ")";
       std::snprintf(line, sizeof line, "  %-8s %-12s %9u %9u%s\n",
                     l.code.c_str(), l.script.c_str(), l.words, l.pure_words,
                     note.c_str());

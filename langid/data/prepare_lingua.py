@@ -27,8 +27,8 @@ build mixes it with the list's own trigrams).
 --languages (default: LANGUAGES below) picks the languages, by the detector's codes.
 
 It also writes wordlists/<first>.pair for each of PAIRS, as a .variant file (below) with
-a first line "pair-with <second>": two languages with lists of their own that the lists
-confuse, told apart by the same values.
+a first line "pair-with <second>" (then " <floor>" where PAIRS gives one): two languages
+with lists of their own that the lists confuse, told apart by the same values.
 
 It also writes wordlists/<variant>.variant for each pair of VARIANTS: the letter n-grams
 (one to five letters, inside words) that best tell a written variant from the language
@@ -50,6 +50,7 @@ import re
 import struct
 import sys
 import tarfile
+import unicodedata
 
 import brotli
 
@@ -84,16 +85,23 @@ CODES = {
 # keeps letters only, so its Devanagari trigrams are consonant skeletons without the vowel
 # signs and viramas (combining marks) that the detector's words keep ("करण" for करणे); with
 # them Marathi words matched nothing and the tune half's Marathi sentences fell from 76% to
-# 62% right, lost to Hindi.
+# 62% right, lost to Hindi. (The pair below reads a Devanagari word as Lingua counts it,
+# runs of letters between the marks, and tells Marathi from Hindi where a verdict names
+# one of them: docs/langid.md, "Marathi beside Hindi".)
 LANGUAGES = "az be cy ga la lg mi mn sn so st sw tn ts ur xh yo zu".split()
 
 # Written variants and the language whose word lists they are told from: Nynorsk has no
 # word list of its own (its only spelling list is GPL) and reads as Bokmål to the tiers.
 VARIANTS = {"nn": "nb"}
-# Pairs of these languages that their word lists (each from one declaration) confuse:
-# wordlists/<first>.pair, told apart the same way (values ln P_first - ln P_second), asked
-# only where the verdict names one of the two (docs/langid.md, "Close pairs").
-PAIRS = {"xh": "zu", "st": "tn"}
+# Pairs of languages that their word lists confuse: wordlists/<first>.pair, told apart
+# the same way (values ln P_first - ln P_second), asked only where the verdict names one
+# of the two (docs/langid.md, "Close pairs"), and only where the sum reaches the pair's
+# floor (nats). Xhosa/Zulu and Sotho/Tswana have a declaration's words each, so the
+# n-grams always decide; Marathi's web list is read as Hindi's large list on 12.8% of
+# the tune half's Marathi sentences, but Hindi's words are strong evidence on a short
+# text: at 0 Hindi words fell from 81.6 to 58.4% right, at 6 none of Hindi's figures
+# moved (tune half; 4-6 gave the same means).
+PAIRS = {"xh": ("zu", 0), "st": ("tn", 0), "mr": ("hi", 6)}
 VARIANT_TOP = 20000
 VARIANT_CLAMP = 8.0  # nats
 # An n-gram neither model has any prefix of (letters outside both alphabets): this
@@ -179,6 +187,11 @@ def variant_lines(variant, base, top):
     for model in (variant, base):
         for table in model:
             grams.update(table)
+    # Lingua keeps some letters in forms that Unicode normalisation takes apart
+    # (Devanagari's letters with a nukta, U+0958-U+095F, are composition
+    # exclusions: NFC makes them a letter and a combining mark). The detector
+    # reads normalised text, letters alone, so such n-grams never match: left out.
+    grams = {g for g in grams if unicodedata.normalize("NFC", g) == g}
     value, weight = {}, {}
     for g in grams:
         d = backed_off(variant, g) - backed_off(base, g)
@@ -237,10 +250,10 @@ def main():
             add_file(tar, f"wordlists/{code}.variant",
                      "".join([f"variant-of {base}\n"] + lines).encode("utf-8"))
             print(f"{code}: {len(lines)} n-grams telling it from {base}", file=sys.stderr)
-        for code, other in sorted(PAIRS.items()):
+        for code, (other, floor) in sorted(PAIRS.items()):
             lines = variant_lines(models[code], models[other], variant_top)
-            add_file(tar, f"wordlists/{code}.pair",
-                     "".join([f"pair-with {other}\n"] + lines).encode("utf-8"))
+            head = f"pair-with {other}" + (f" {floor}" if floor else "") + "\n"
+            add_file(tar, f"wordlists/{code}.pair", "".join([head] + lines).encode("utf-8"))
             print(f"{code}: {len(lines)} n-grams telling it from {other}", file=sys.stderr)
 
 

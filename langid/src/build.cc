@@ -398,11 +398,22 @@ Result<VariantList> ParseVariantList(std::string code, std::string_view text) {
                                          ": " + why));
     };
     if (out.base.empty()) {
-      if ((key != "variant-of" && key != "pair-with") || rest.empty() ||
-          rest.find(' ') != rest.npos)
-        return bad("not \"variant-of BASE\" or \"pair-with OTHER\"");
-      out.base = std::string(rest);
       out.pair = key == "pair-with";
+      std::string_view base = rest;
+      if (const std::size_t space2 = rest.find(' ');
+          out.pair && space2 != rest.npos) {
+        base = rest.substr(0, space2);
+        const std::string_view min = rest.substr(space2 + 1);
+        const auto [end, ec] =
+            std::from_chars(min.data(), min.data() + min.size(), out.pair_min);
+        if (ec != std::errc() || end != min.data() + min.size() ||
+            out.pair_min > 255)
+          return bad("not \"pair-with OTHER [MIN]\" with MIN in 0..255");
+      }
+      if ((key != "variant-of" && !out.pair) || base.empty() ||
+          base.find(' ') != base.npos)
+        return bad("not \"variant-of BASE\" or \"pair-with OTHER [MIN]\"");
+      out.base = std::string(base);
       continue;
     }
     std::int32_t value = 0;
@@ -552,7 +563,7 @@ Result<std::string> Build(std::vector<WordList> lists,
   // n-grams as the variant tier's postings under language `li`.
   const auto TellApart = [&](std::uint32_t li, const VariantList& v,
                              std::uint32_t flag, LanguageRecord& rec) {
-    rec.flags = flag;
+    rec.flags = flag | v.pair_min << internal::kPairMinShift;
     for (std::uint32_t b = 0; b < lists.size(); ++b) {
       if (lists[b].code == v.base) rec.variant_of = b;
     }
@@ -620,7 +631,11 @@ Result<std::string> Build(std::vector<WordList> lists,
     if (const auto p = pair_of_code.find(list.code); p != pair_of_code.end()) {
       TellApart(li, *p->second, internal::kLanguagePair, rec);
       say(list.code + ": told from " + p->second->base + " by " +
-          std::to_string(p->second->ngrams.size()) + " n-grams");
+          std::to_string(p->second->ngrams.size()) + " n-grams" +
+          (p->second->pair_min == 0
+               ? std::string()
+               : ", sums of " + std::to_string(p->second->pair_min) +
+                     " or more"));
     }
     std::vector<std::size_t> keep;
     for (std::size_t i = 0; i < merged.size(); ++i) {

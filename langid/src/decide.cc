@@ -287,11 +287,13 @@ void NameVariant(const Evidence& e, const Model& model, Language* l) {
 }
 
 // Where the verdict names one of a close pair and the pair's sum favours the
-// other, the other is named in its place (where the other is the second, the
-// two change places). A bilingual verdict of the two stays as it is.
+// other (by the pair's pair_min at least), the other is named in its place
+// (where the other is the second, the two change places). A bilingual verdict
+// of the two stays as it is.
 void NamePair(const Evidence& e, const Model& model, Language* l) {
   for (const std::uint32_t v : model.pairs()) {
     if (v >= e.variant.size() || e.variant[v] == 0.0) continue;
+    if (std::abs(e.variant[v]) < model.languages()[v].pair_min) continue;
     const std::string& first = model.languages()[v].code;
     const std::string& second =
         model.languages()[model.languages()[v].pair_with].code;

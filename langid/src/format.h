@@ -80,6 +80,10 @@ inline constexpr std::uint32_t kLanguageVariant = 2;
 // tier's n-grams under its index tell it from the other (variant_of). A reader
 // that does not know the flag reads the language as before.
 inline constexpr std::uint32_t kLanguagePair = 4;
+// With kLanguagePair, bits 8-15 of the flags: the smallest sum of the pair's
+// values (nats) that overrides the word tiers (LanguageInfo::pair_min; a file
+// without it reads 0).
+inline constexpr std::uint32_t kPairMinShift = 8;
 
 // Entry::payload: bit 31 clear: one inline posting (see Posting encoding
 // below). Bit 31 set: bits 0-23 index the first out-of-line posting, bits 24-30

@@ -175,6 +175,7 @@ Result<Model> Model::Validate(std::unique_ptr<Storage> storage,
         return corrupt("bad pair language");
       }
       info.pair_with = static_cast<int>(with);
+      info.pair_min = (records[i].flags >> internal::kPairMinShift) & 0xffu;
       model.pairs_.push_back(i);
     }
     model.languages_.push_back(std::move(info));

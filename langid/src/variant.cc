@@ -1,5 +1,6 @@
 #include "variant.h"
 
+#include <unicode/uchar.h>
 #include <unicode/uscript.h>
 #include <unicode/utf8.h>
 
@@ -70,11 +71,37 @@ double WordValue(const VariantTally& t, std::string_view word) {
   return value;
 }
 
+// A word's value as Lingua counts words: runs of letters. Its models hold no
+// combining marks, and a Devanagari word's vowel signs and viramas end one
+// run and start the next (मराठी reads as मर and ठ): on the tune half's
+// Marathi and Hindi sentences this told the two apart better than the word's
+// letters joined (96.0 / 94.4% right against 95.2 / 86.0%). A Latin word in
+// NFC has no marks, and is looked up whole.
+double RunsValue(const VariantTally& t, std::string_view word) {
+  const auto* s = reinterpret_cast<const std::uint8_t*>(word.data());
+  const auto n = static_cast<std::int32_t>(word.size());
+  double value = 0;
+  std::int32_t run = 0;
+  for (std::int32_t k = 0; k < n;) {
+    const std::int32_t start = k;
+    UChar32 c;
+    U8_NEXT(s, k, n, c);
+    if (c >= 0 && (U_GET_GC_MASK(c) & U_GC_M_MASK) == 0) continue;
+    if (start > run) value += WordValue(t, word.substr(run, start - run));
+    run = k;
+  }
+  if (n > run) value += WordValue(t, word.substr(run));
+  return value;
+}
+
 void AddWord(void* context, std::string_view word, int script) {
-  if (script != USCRIPT_LATIN) return;
+  if (script != USCRIPT_LATIN && script != USCRIPT_DEVANAGARI) return;
   auto* t = static_cast<VariantTally*>(context);
   auto [it, fresh] = t->seen.try_emplace(word, 0.0);
-  if (fresh) it->second = WordValue(*t, word);
+  if (fresh) {
+    it->second =
+        script == USCRIPT_LATIN ? WordValue(*t, word) : RunsValue(*t, word);
+  }
   t->sum += it->second;
 }
 

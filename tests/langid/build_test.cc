@@ -263,8 +263,23 @@ TEST(BuildTest, ParsesPairLists) {
   auto n = ParseVariantList("nn", "variant-of nb\nikkj 1\n");
   ASSERT_TRUE(n.has_value());
   EXPECT_FALSE(n->pair);
+  EXPECT_EQ(v->pair_min, 0u);
   EXPECT_FALSE(ParseVariantList("xh", "pair-with\nndi 1\n").has_value());
   EXPECT_FALSE(ParseVariantList("xh", "pair-of zu\nndi 1\n").has_value());
+  // A floor for the sum: 0-255 nats, on a pair alone.
+  auto m = ParseVariantList("mr", "pair-with hi 6\nकरण 250\n");
+  ASSERT_TRUE(m.has_value()) << m.error().message();
+  EXPECT_EQ(m->base, "hi");
+  EXPECT_EQ(m->pair_min, 6u);
+  for (const char* bad :
+       {"pair-with hi 256\nab 1\n", "pair-with hi -1\nab 1\n",
+        "pair-with hi six\nab 1\n", "pair-with hi 6 7\nab 1\n",
+        "pair-with hi \nab 1\n", "variant-of nb 6\nab 1\n"}) {
+    const auto r = ParseVariantList("mr", bad);
+    ASSERT_FALSE(r.has_value()) << bad;
+    EXPECT_NE(r.error().message().find("line 1"), std::string::npos)
+        << r.error().message();
+  }
 }
 
 // The first of a close pair keeps its words and is flagged with the other;
@@ -283,6 +298,7 @@ TEST(BuildTest, PairsKeepTheirWordsAndTellTheOtherApart) {
   ASSERT_GE(xh, 0);
   ASSERT_GE(zu, 0);
   EXPECT_EQ(m->languages()[xh].pair_with, zu);
+  EXPECT_EQ(m->languages()[xh].pair_min, 0.0);
   EXPECT_EQ(m->languages()[zu].pair_with, -1);
   EXPECT_EQ(m->languages()[xh].variant_of, -1);
   EXPECT_GT(m->languages()[xh].words, 0u);
@@ -295,6 +311,12 @@ TEST(BuildTest, PairsKeepTheirWordsAndTellTheOtherApart) {
   EXPECT_DOUBLE_EQ(Model::VariantValue(ngi.encoded(0)), -3.0);
   // The words are as without the pair.
   EXPECT_EQ(m->Lookup("ndiyabulela").size(), 1u);
+  // A pair's floor is kept in the file.
+  pairs[0].pair_min = 200;
+  auto floored = Model::FromBytes(*Build(lists, pairs, BuildParams{}));
+  ASSERT_TRUE(floored.has_value());
+  EXPECT_EQ(floored->languages()[xh].pair_with, zu);
+  EXPECT_EQ(floored->languages()[xh].pair_min, 200.0);
 
   // Refused: no list for either language, a language in two pairs, a pair
   // with a variant, a language paired with itself.

@@ -445,6 +445,36 @@ TEST(DetectTest, AClosePairIsToldApartByItsNgrams) {
   EXPECT_EQ(Detect(en + xhosa, model, Options{}).code, "en+xh");
 }
 
+// A Devanagari pair (Marathi beside Hindi): Lingua's models count runs of
+// letters, so a word's n-grams stop at its vowel signs (मराठी reads as मर and
+// ठ, never रठ). A pair's floor leaves a smaller sum to the word tiers.
+TEST(DetectTest, ADevanagariPairReadsRunsOfLettersAndKeepsItsFloor) {
+  std::vector<WordList> lists = {
+      {"mr", {{"मराठी", 10}, {"भाषा", 10}}},
+      {"hi", {{"मराठी", 10}, {"भाषा", 10}, {"नमस्ते", 10}}},
+      {"en", {{"house", 10}, {"garden", 10}}}};
+  Options forced;
+  forced.min_words = 1;
+  forced.min_score = 0;
+  const auto detect = [&](std::int32_t mar, std::uint32_t floor,
+                          std::string_view text) {
+    std::vector<VariantList> pairs = {
+        {"mr", "hi", {{"मर", mar}, {"रठ", -2 * mar}}, true, floor}};
+    auto model = Model::FromBytes(*Build(lists, pairs, BuildParams{}));
+    EXPECT_TRUE(model.has_value());
+    return Detect(text, *model, forced).code;
+  };
+  // The words tie; "मर" alone decides (twice 4 nats either way), where the
+  // letters joined would have "रठ" outweigh it.
+  EXPECT_EQ(detect(400, 0, "मराठी भाषा मराठी"), "mr");
+  EXPECT_EQ(detect(-400, 0, "मराठी भाषा मराठी"), "hi");
+  // A Hindi word: the tiers say hi; a sum of 8 overrides them at floor 0 and
+  // at 8, not at 9.
+  EXPECT_EQ(detect(400, 0, "मराठी नमस्ते मराठी"), "mr");
+  EXPECT_EQ(detect(400, 8, "मराठी नमस्ते मराठी"), "mr");
+  EXPECT_EQ(detect(400, 9, "मराठी नमस्ते मराठी"), "hi");
+}
+
 // A paragraph whose winner is only a little ahead of the text's best language
 // on it (the best scores at least close_ratio of the winner's L there, as a
 // paragraph of Bosnian read as Croatian) counts for the best: no bilingual

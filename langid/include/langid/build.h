@@ -60,10 +60,15 @@ struct VariantList {
   // confuse them (Xhosa and Zulu); wherever the verdict names one of the two,
   // the n-grams' sum names the one they favour (Evidence::variant of `code`).
   bool pair = false;
+  // A pair's sums smaller than this (nats, 0-255) leave the verdict to the
+  // word tiers: for a pair where one list is strong (Hindi beside Marathi),
+  // a short text's few n-grams are weaker evidence than its known words.
+  std::uint32_t pair_min = 0;
 };
 
 // Reads one `<code>.variant` or `<code>.pair`: a first non-empty line
-// "variant-of BASE" (or "pair-with OTHER", which sets `pair`), then
+// "variant-of BASE" (or "pair-with OTHER [MIN]", which sets `pair` and
+// `pair_min`), then
 // every non-empty line "n-gram value" (langid/data/prepare_lingua.py writes
 // them). Fails (kInvalidArgument) on text that is not valid UTF-8, on a
 // missing first line, on a malformed line or an n-gram that is not 1-5 letters

@@ -64,6 +64,9 @@ struct LanguageInfo {
   // P_this - ln P_other, and the verdict names whichever of the two they
   // favour. -1: none.
   int pair_with = -1;
+  // With pair_with: a sum of the pair's values (nats) under this leaves the
+  // verdict to the word tiers.
+  double pair_min = 0;
 };
 
 // One (language, weight) pair of a word. `pure` marks a tier-1 word (weight 1).
