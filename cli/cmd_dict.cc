@@ -46,7 +46,8 @@ list makes <code> a written variant of the language its first line names
 ("n-gram value", value = 100 * ln(P_variant / P_base), as prepare_lingua.py
 makes Nynorsk's). A DIR/<code>.pair beside <code>.txt ("pair-with zu", then
 the same lines) tells two languages with lists of their own apart wherever
-a verdict names one of them (Xhosa and Zulu); "pair-with hi 6" leaves to
+a verdict names one of them (Xhosa and Zulu; the other may be a variant:
+sv.pair "pair-with nn"); "pair-with hi 6" leaves to
 the words a text whose sum is under 6 nats (Marathi beside Hindi's strong
 list). Progress goes to standard error.
 The same input and options give a byte-identical file; it is written to

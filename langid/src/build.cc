@@ -480,6 +480,15 @@ Result<std::string> Build(std::vector<WordList> lists,
   return Build(std::move(lists), {}, params, progress);
 }
 
+namespace {
+bool IsVariant(const std::vector<VariantList>& variants,
+               const std::string& code) {
+  return std::any_of(
+      variants.begin(), variants.end(),
+      [&](const VariantList& v) { return !v.pair && v.code == code; });
+}
+}  // namespace
+
 Result<std::string> Build(std::vector<WordList> lists,
                           std::vector<VariantList> variants,
                           const BuildParams& params, const Progress& progress) {
@@ -503,7 +512,7 @@ Result<std::string> Build(std::vector<WordList> lists,
       return Fail(Error::InvalidArgument(std::string(what) + " '" + v.code +
                                          "' given twice"));
     (v.pair ? pair_of_code : variant_of_code).emplace(v.code, &v);
-    if (!has_list(v.base)) {
+    if (!has_list(v.base) && !(v.pair && IsVariant(variants, v.base))) {
       return Fail(Error::InvalidArgument(std::string(what) + " '" + v.code +
                                          "': no list for '" + v.base + "'"));
     }
@@ -518,8 +527,7 @@ Result<std::string> Build(std::vector<WordList> lists,
     lists.push_back(WordList{v.code, {}});
   }
   for (const auto& [code, v] : pair_of_code) {
-    if (variant_of_code.count(v->base) != 0 ||
-        pair_of_code.count(v->base) != 0) {
+    if (pair_of_code.count(v->base) != 0) {
       return Fail(Error::InvalidArgument("pair '" + code + "': '" + v->base +
                                          "' is in another pair"));
     }

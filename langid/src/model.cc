@@ -170,8 +170,7 @@ Result<Model> Model::Validate(std::unique_ptr<Storage> storage,
     } else if ((records[i].flags & internal::kLanguagePair) != 0) {
       const std::uint32_t with = records[i].variant_of;
       if (with >= h.language_count || with == i ||
-          (records[with].flags &
-           (internal::kLanguageVariant | internal::kLanguagePair)) != 0) {
+          (records[with].flags & internal::kLanguagePair) != 0) {
         return corrupt("bad pair language");
       }
       info.pair_with = static_cast<int>(with);

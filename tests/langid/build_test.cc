@@ -332,6 +332,47 @@ TEST(BuildTest, PairsKeepTheirWordsAndTellTheOtherApart) {
       {{"xh", "zu", {{"ndi", 1}}, true}, {"zu", "en", {{"a", 1}}, false}}));
 }
 
+// A pair's other may be a variant (Swedish and Danish told from Nynorsk,
+// which has no list), and two pairs may share it.
+TEST(BuildTest, APairsOtherMayBeAVariant) {
+  std::vector<WordList> lists = {{"nb", {{"ikke", 10}}},
+                                 {"sv", {{"inte", 10}}},
+                                 {"da", {{"ikke", 10}, {"hvad", 5}}}};
+  std::vector<VariantList> v = {{"nn", "nb", {{"kkj", 400}}, false},
+                                {"sv", "nn", {{"kkj", -800}}, true, 4},
+                                {"da", "nn", {{"kkj", -700}}, true, 4}};
+  auto bytes = Build(lists, v, BuildParams{});
+  ASSERT_TRUE(bytes.has_value()) << bytes.error().message();
+  auto m = Model::FromBytes(std::move(*bytes));
+  ASSERT_TRUE(m.has_value()) << m.error().message();
+  const int nb = m->FindLanguage("nb"), nn = m->FindLanguage("nn"),
+            sv = m->FindLanguage("sv"), da = m->FindLanguage("da");
+  EXPECT_EQ(m->languages()[nn].variant_of, nb);
+  EXPECT_EQ(m->languages()[sv].pair_with, nn);
+  EXPECT_EQ(m->languages()[da].pair_with, nn);
+  EXPECT_EQ(m->languages()[sv].pair_min, 4.0);
+  // Each value lies under its own language.
+  const PostingList kkj = m->LookupVariant("kkj");
+  ASSERT_EQ(kkj.size(), 3u);
+  for (std::uint32_t j = 0; j < kkj.size(); ++j) {
+    const double value = Model::VariantValue(kkj.encoded(j));
+    if (kkj[j].language == static_cast<std::uint32_t>(nn)) {
+      EXPECT_DOUBLE_EQ(value, 4.0);
+    } else if (kkj[j].language == static_cast<std::uint32_t>(sv)) {
+      EXPECT_DOUBLE_EQ(value, -8.0);
+    } else {
+      EXPECT_EQ(kkj[j].language, static_cast<std::uint32_t>(da));
+      EXPECT_DOUBLE_EQ(value, -7.0);
+    }
+  }
+  // A variant's pair (its values would lie under the variant's own) and a
+  // pair with a language that is neither listed nor a variant are refused.
+  v.push_back({"nn", "sv", {{"a", 1}}, true});
+  EXPECT_FALSE(Build(lists, v, BuildParams{}).has_value());
+  v.back() = {"sv", "no", {{"a", 1}}, true};
+  EXPECT_FALSE(Build(lists, v, BuildParams{}).has_value());
+}
+
 // With inner trigrams, the words keep the trigrams at word boundaries and the
 // outside frequencies decide those inside words, scaled to the inside share of
 // the words' own trigrams.

@@ -460,8 +460,10 @@ TEST(DetectTest, ADevanagariPairReadsRunsOfLettersAndKeepsItsFloor) {
                           std::string_view text) {
     std::vector<VariantList> pairs = {
         {"mr", "hi", {{"मर", mar}, {"रठ", -2 * mar}}, true, floor}};
-    auto model = Model::FromBytes(*Build(lists, pairs, BuildParams{}));
-    EXPECT_TRUE(model.has_value());
+    auto bytes = Build(lists, pairs, BuildParams{});
+    if (!bytes.has_value()) return "build: " + bytes.error().message();
+    auto model = Model::FromBytes(std::move(*bytes));
+    if (!model.has_value()) return "load: " + model.error().message();
     return Detect(text, *model, forced).code;
   };
   // The words tie; "मर" alone decides (twice 4 nats either way), where the
@@ -473,6 +475,31 @@ TEST(DetectTest, ADevanagariPairReadsRunsOfLettersAndKeepsItsFloor) {
   EXPECT_EQ(detect(400, 0, "मराठी नमस्ते मराठी"), "mr");
   EXPECT_EQ(detect(400, 8, "मराठी नमस्ते मराठी"), "mr");
   EXPECT_EQ(detect(400, 9, "मराठी नमस्ते मराठी"), "hi");
+}
+
+// A variant without words (Nynorsk) is never the tiers' verdict: a language
+// told from it (Swedish) hands a text whose sum favours it over to it.
+TEST(DetectTest, APairWithAVariantNamesTheVariant) {
+  std::vector<WordList> lists = {{"nb", {{"hus", 10}, {"ikke", 10}}},
+                                 {"sv", {{"kommun", 10}, {"och", 10}}},
+                                 {"en", {{"house", 10}, {"garden", 10}}}};
+  Options forced;
+  forced.min_words = 1;
+  forced.min_score = 0;
+  const auto detect = [&](std::uint32_t floor, std::string_view text) {
+    std::vector<VariantList> v = {
+        {"nn", "nb", {{"kkj", 400}}, false},
+        {"sv", "nn", {{"kkj", -800}, {"och", 400}}, true, floor}};
+    auto bytes = Build(lists, v, BuildParams{});
+    if (!bytes.has_value()) return "build: " + bytes.error().message();
+    auto model = Model::FromBytes(std::move(*bytes));
+    if (!model.has_value()) return "load: " + model.error().message();
+    return Detect(text, *model, forced).code;
+  };
+  EXPECT_EQ(detect(4, "kommun ikkje kommun"), "nn");
+  EXPECT_EQ(detect(4, "kommun och kommun"), "sv");
+  EXPECT_EQ(detect(9, "kommun ikkje kommun"), "sv");
+  EXPECT_EQ(detect(4, "house garden"), "en");
 }
 
 // A paragraph whose winner is only a little ahead of the text's best language

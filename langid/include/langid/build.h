@@ -59,6 +59,8 @@ struct VariantList {
   // A close pair instead: `code` and `base` both have word lists, which
   // confuse them (Xhosa and Zulu); wherever the verdict names one of the two,
   // the n-grams' sum names the one they favour (Evidence::variant of `code`).
+  // `base` may instead be a variant (Swedish told from Nynorsk), which the
+  // tiers alone never name.
   bool pair = false;
   // A pair's sums smaller than this (nats, 0-255) leave the verdict to the
   // word tiers: for a pair where one list is strong (Hindi beside Marathi),
