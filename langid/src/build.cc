@@ -133,12 +133,13 @@ constexpr double kMinTrigramTotal = 12000.0;
 // A small list (a declaration text) proves nothing by lacking a letter: ß is
 // 2e-3 of German letters, and the Zulu declaration's 10,000 letters would
 // show 0.2 of it at 1/100 of that rate, so ß marks nothing. What passes with
-// the shipped lists: Azerbaijani ə, Marathi ळ, Albanian ë, Urdu ں ھ ہ ے
-// (docs/langid.md, "Marker letters"; the constants were checked on the tune
-// half).
+// the shipped lists: Azerbaijani ə, Marathi ळ, Albanian ë, Urdu ں ھ ہ ے, and
+// since kLetterAbsence went from 3 to 1 Serbian ћ and Macedonian ќ (the
+// Kazakh list's ~32,000 Cyrillic letters would show 1.2 of ћ; docs/langid.md,
+// "Marker letters"; the constants were checked on the tune half).
 constexpr double kLetterMinShare = 1e-3;
 constexpr double kLetterRatio = 100.0;
-constexpr double kLetterAbsence = 3.0;
+constexpr double kLetterAbsence = 1.0;
 
 // One list's letters: the share of each (words weighted by count), and the
 // letters of its distinct words per script of the word (unweighted: how much

@@ -459,8 +459,10 @@ TEST(BuildTest, MarkerLettersAreLettersOneLargeEnoughListAloneWrites) {
   // as the only Cyrillic list, its letters tell no two lists apart.
   EXPECT_EQ(Markers({aa, bb, {"cc", {{"мама", 3}}}}), (Marks{{U'ŋ', "aa"}}));
 
-  // 900 letters would hold 2.25 at that rate: too little text to tell.
-  EXPECT_EQ(Markers({aa, {"bb", AsciiWords('z', 300)}}), Marks{});
+  // 300 letters would hold 0.75 at that rate: too little text to tell (900
+  // would hold 2.25, enough).
+  EXPECT_EQ(Markers({aa, {"bb", AsciiWords('z', 100)}}), Marks{});
+  EXPECT_EQ(Markers({aa, {"bb", AsciiWords('z', 300)}}), (Marks{{U'ŋ', "aa"}}));
   // bb writes ŋ too, at more than a hundredth of aa's rate (6 of 1506).
   WordList writes = bb;
   writes.words.emplace_back("ŋŋŋ", 2);
