@@ -47,9 +47,9 @@ list makes <code> a written variant of the language its first line names
 makes Nynorsk's). A DIR/<code>.pair beside <code>.txt ("pair-with zu", then
 the same lines) tells two languages with lists of their own apart wherever
 a verdict names one of them (Xhosa and Zulu; the other may be a variant:
-sv.pair "pair-with nn"); "pair-with hi 6" leaves to
-the words a text whose sum is under 6 nats (Marathi beside Hindi's strong
-list). Progress goes to standard error.
+sv.pair says "pair-with nn"); "pair-with hi 6" leaves to the words a text
+whose sum is under 6 nats (Marathi beside Hindi's strong list). Progress
+goes to standard error.
 The same input and options give a byte-identical file; it is written to
 FILE.tmp and renamed. The options are checked before any input is read.
 
