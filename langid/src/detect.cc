@@ -1494,7 +1494,18 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise,
       read(v, base, base);
     }
     for (const std::uint32_t v : model.pairs()) {
-      read(v, v, static_cast<std::uint32_t>(model.languages()[v].pair_with));
+      const int with = model.languages()[v].pair_with;
+      // Told from a variant (Swedish from Nynorsk): only where the variant's
+      // base has a share of the evidence, as Nynorsk's text shares words with
+      // Bokmål.
+      const int base = model.languages()[with].variant_of;
+      if (base >= 0 &&
+          !internal::ReadForVariant(e.pure, e.shared, e.ngram,
+                                    static_cast<std::size_t>(base),
+                                    internal::kPairOfVariantReadShare)) {
+        continue;
+      }
+      read(v, v, static_cast<std::uint32_t>(with));
     }
   }
   for (std::size_t s = 0; s < t.by_script.size(); ++s) {
