@@ -445,6 +445,21 @@ TEST(DetectTest, AClosePairIsToldApartByItsNgrams) {
   EXPECT_EQ(Detect(en + xhosa, model, Options{}).code, "en+xh");
 }
 
+// The forced verdict's code on `text` with a dictionary of `lists` and
+// `variants`, or what failed.
+std::string ForcedCode(const std::vector<WordList>& lists,
+                       const std::vector<VariantList>& variants,
+                       std::string_view text) {
+  auto bytes = Build(lists, variants, BuildParams{});
+  if (!bytes.has_value()) return "build: " + bytes.error().message();
+  auto model = Model::FromBytes(std::move(*bytes));
+  if (!model.has_value()) return "load: " + model.error().message();
+  Options forced;
+  forced.min_words = 1;
+  forced.min_score = 0;
+  return Detect(text, *model, forced).code;
+}
+
 // A Devanagari pair (Marathi beside Hindi): Lingua's models count runs of
 // letters, so a word's n-grams stop at its vowel signs (मराठी reads as मर and
 // ठ, never रठ). A pair's floor leaves a smaller sum to the word tiers.
@@ -453,18 +468,11 @@ TEST(DetectTest, ADevanagariPairReadsRunsOfLettersAndKeepsItsFloor) {
       {"mr", {{"मराठी", 10}, {"भाषा", 10}}},
       {"hi", {{"मराठी", 10}, {"भाषा", 10}, {"नमस्ते", 10}}},
       {"en", {{"house", 10}, {"garden", 10}}}};
-  Options forced;
-  forced.min_words = 1;
-  forced.min_score = 0;
   const auto detect = [&](std::int32_t mar, std::uint32_t floor,
                           std::string_view text) {
-    std::vector<VariantList> pairs = {
-        {"mr", "hi", {{"मर", mar}, {"रठ", -2 * mar}}, true, floor}};
-    auto bytes = Build(lists, pairs, BuildParams{});
-    if (!bytes.has_value()) return "build: " + bytes.error().message();
-    auto model = Model::FromBytes(std::move(*bytes));
-    if (!model.has_value()) return "load: " + model.error().message();
-    return Detect(text, *model, forced).code;
+    return ForcedCode(
+        lists, {{"mr", "hi", {{"मर", mar}, {"रठ", -2 * mar}}, true, floor}},
+        text);
   };
   // The words tie; "मर" alone decides (twice 4 nats either way), where the
   // letters joined would have "रठ" outweigh it.
@@ -485,18 +493,12 @@ TEST(DetectTest, APairWithAVariantNamesTheVariant) {
       {"nb", {{"hus", 10}, {"og", 10}}},
       {"sv", {{"kommun", 10}, {"och", 10}, {"sikkja", 10}}},
       {"en", {{"house", 10}, {"garden", 10}}}};
-  Options forced;
-  forced.min_words = 1;
-  forced.min_score = 0;
   const auto detect = [&](std::uint32_t floor, std::string_view text) {
-    std::vector<VariantList> v = {
-        {"nn", "nb", {{"kkj", 400}}, false},
-        {"sv", "nn", {{"kkj", -800}, {"och", 400}}, true, floor}};
-    auto bytes = Build(lists, v, BuildParams{});
-    if (!bytes.has_value()) return "build: " + bytes.error().message();
-    auto model = Model::FromBytes(std::move(*bytes));
-    if (!model.has_value()) return "load: " + model.error().message();
-    return Detect(text, *model, forced).code;
+    return ForcedCode(
+        lists,
+        {{"nn", "nb", {{"kkj", 400}}, false},
+         {"sv", "nn", {{"kkj", -800}, {"och", 400}}, true, floor}},
+        text);
   };
   // Swedish words win; a Bokmål word and the n-grams say Nynorsk (-8 nats).
   EXPECT_EQ(detect(4, "kommun og ikkje kommun"), "nn");
