@@ -96,20 +96,24 @@ VARIANTS = {"nn": "nb"}
 # Pairs of languages that their word lists confuse: wordlists/<first>.pair, told apart
 # the same way (values ln P_first - ln P_second), asked only where the verdict names one
 # of the two (docs/langid.md, "Close pairs"), and only where the sum reaches the pair's
-# floor (nats). Xhosa/Zulu and Sotho/Tswana have a declaration's words each, so the
-# n-grams always decide; Marathi's web list is read as Hindi's large list on 12.8% of
-# the tune half's Marathi sentences, but Hindi's words are strong evidence on a short
-# text: at 0 Hindi words fell from 81.6 to 58.4% right, at 6 none of Hindi's figures
-# moved (tune half; 4-6 gave the same means).
-PAIRS = {"xh": ("zu", 0), "st": ("tn", 0), "mr": ("hi", 6)}
-# Nynorsk has no list, so its sentences that Swedish or Danish words win never reach the
-# variant tier (4.8% and 2.4% of the tune half's): Swedish and Danish are each told from
-# Nynorsk (ln P_sv - ln P_nn), evidence for Nynorsk, asked where a verdict names Swedish
-# or Danish; floor 4 (tune half: 0 cost Swedish and Danish single words 7 and 4 points;
-# 8 gave the same sentences and fewer Nynorsk words). 5,000 n-grams each keep the
-# dictionary under 12 MB.
-PAIRS.update({"sv": ("nn", 4), "da": ("nn", 4)})
-PAIR_TOP = {"sv": 5000, "da": 5000}
+# floor (nats). first: (second, floor, n-grams kept; None: --variant-top).
+# Xhosa/Zulu and Sotho/Tswana have a declaration's words each, so the n-grams always
+# decide. Marathi's web list is read as Hindi's large list on 12.8% of the tune half's
+# Marathi sentences, but Hindi's words are strong evidence on a short text: at 0 Hindi
+# words fell from 81.6 to 58.4% right, at 6 none of Hindi's figures moved (tune half; 4-6
+# gave the same means). Nynorsk has no list, so its sentences that Swedish or Danish
+# words win never reach the variant tier (4.8% and 2.4% of the tune half's): Swedish and
+# Danish are each told from Nynorsk (ln P_sv - ln P_nn), evidence for Nynorsk, asked where
+# a verdict names Swedish or Danish; floor 4 (tune half: 0 cost Swedish and Danish single
+# words 7 and 4 points; 8 gave the same sentences and fewer Nynorsk words); 5,000
+# n-grams each keep the dictionary under 12 MB.
+PAIRS = {
+    "xh": ("zu", 0, None),
+    "st": ("tn", 0, None),
+    "mr": ("hi", 6, None),
+    "sv": ("nn", 4, 5000),
+    "da": ("nn", 4, 5000),
+}
 VARIANT_TOP = 20000
 VARIANT_CLAMP = 8.0  # nats
 # An n-gram neither model has any prefix of (letters outside both alphabets): this
@@ -258,8 +262,8 @@ def main():
             add_file(tar, f"wordlists/{code}.variant",
                      "".join([f"variant-of {base}\n"] + lines).encode("utf-8"))
             print(f"{code}: {len(lines)} n-grams telling it from {base}", file=sys.stderr)
-        for code, (other, floor) in sorted(PAIRS.items()):
-            top = PAIR_TOP.get(code, variant_top)
+        for code, (other, floor, top) in sorted(PAIRS.items()):
+            top = top or variant_top
             lines = variant_lines(models[code], models[other], top)
             head = f"pair-with {other}" + (f" {floor}" if floor else "") + "\n"
             add_file(tar, f"wordlists/{code}.pair", "".join([head] + lines).encode("utf-8"))

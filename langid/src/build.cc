@@ -313,6 +313,14 @@ void AddTrigrams(
   }
 }
 
+// Whether `code` is one of `variants` that is a written variant (not a pair).
+bool IsVariant(const std::vector<VariantList>& variants,
+               const std::string& code) {
+  return std::any_of(
+      variants.begin(), variants.end(),
+      [&](const VariantList& v) { return !v.pair && v.code == code; });
+}
+
 }  // namespace
 
 Result<WordList> ParseWordList(std::string code, std::string_view text) {
@@ -480,15 +488,6 @@ Result<std::string> Build(std::vector<WordList> lists,
                           const BuildParams& params, const Progress& progress) {
   return Build(std::move(lists), {}, params, progress);
 }
-
-namespace {
-bool IsVariant(const std::vector<VariantList>& variants,
-               const std::string& code) {
-  return std::any_of(
-      variants.begin(), variants.end(),
-      [&](const VariantList& v) { return !v.pair && v.code == code; });
-}
-}  // namespace
 
 Result<std::string> Build(std::vector<WordList> lists,
                           std::vector<VariantList> variants,

@@ -1,6 +1,7 @@
 // Decide: the verdict on a text from its Evidence (langid.h): the formula's
 // best candidate, the "und" and bilingual rules, and the Chinese script.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
