@@ -485,6 +485,27 @@ TEST(DetectTest, ADevanagariPairReadsRunsOfLettersAndKeepsItsFloor) {
   EXPECT_EQ(detect(400, 9, "मराठी नमस्ते मराठी"), "hi");
 }
 
+// A Cyrillic pair (Serbian beside Macedonian): a Cyrillic word is read whole,
+// as a Latin one, and its n-grams name the one they favour over the tiers'
+// verdict; Latin n-grams of the same pair never touch a Cyrillic text.
+TEST(DetectTest, ACyrillicPairReadsWholeWords) {
+  std::vector<WordList> lists = {{"sr", {{"коме", 10}, {"рада", 10}}},
+                                 {"mk", {{"коме", 10}, {"рада", 10}}},
+                                 {"en", {{"house", 10}, {"garden", 10}}}};
+  const auto detect = [&](std::string_view ngram, std::int32_t value,
+                          std::string_view text) {
+    return ForcedCode(
+        lists, {{"sr", "mk", {{std::string(ngram), value}}, true, 2}}, text);
+  };
+  EXPECT_EQ(detect("ције", 400, "коме рада ције"), "sr");
+  EXPECT_EQ(detect("ције", -400, "коме рада ције"), "mk");
+  // Under the floor (2 nats): the tiers' verdict stays.
+  EXPECT_EQ(detect("ције", 100, "рада ције"),
+            detect("ције", -100, "рада ције"));
+  EXPECT_EQ(detect("cije", -400, "коме рада ције"),
+            detect("cije", 400, "коме рада ције"));
+}
+
 // A variant without words (Nynorsk) is never the tiers' verdict: a language
 // told from it (Swedish) hands a text whose sum favours it over to it, where
 // the variant's base (Bokmål) has a share of the evidence.
