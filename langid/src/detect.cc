@@ -1462,6 +1462,8 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise,
   e.han_traditional = t.han_traditional;
   if (!model.variants().empty() || !model.pairs().empty()) {
     e.variant.assign(e.pure.size(), 0.0);
+    const double strongest =
+        internal::StrongestEvidence(e.pure, e.shared, e.ngram);
     // A variant's text is read where its base can be named; a close pair's
     // where either of the two can.
     const auto read = [&](std::uint32_t v, std::uint32_t a, std::uint32_t b) {
@@ -1478,10 +1480,10 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise,
       }
       if (parts.empty()) {
         if (!internal::ReadForVariant(e.pure, e.shared, e.ngram, a,
-                                      internal::kVariantReadShare) &&
-            (a == b ||
-             !internal::ReadForVariant(e.pure, e.shared, e.ngram, b,
-                                       internal::kVariantReadShare))) {
+                                      internal::kVariantReadShare, strongest) &&
+            (a == b || !internal::ReadForVariant(e.pure, e.shared, e.ngram, b,
+                                                 internal::kVariantReadShare,
+                                                 strongest))) {
           return;
         }
         parts.push_back(text);
@@ -1500,9 +1502,9 @@ Evidence CollectImpl(std::string_view text, const Model& model, bool memoise,
       // Bokmål.
       const int base = model.languages()[with].variant_of;
       if (base >= 0 &&
-          !internal::ReadForVariant(e.pure, e.shared, e.ngram,
-                                    static_cast<std::size_t>(base),
-                                    internal::kPairOfVariantReadShare)) {
+          !internal::ReadForVariant(
+              e.pure, e.shared, e.ngram, static_cast<std::size_t>(base),
+              internal::kPairOfVariantReadShare, strongest)) {
         continue;
       }
       read(v, v, static_cast<std::uint32_t>(with));

@@ -4,6 +4,7 @@
 #include <unicode/uscript.h>
 #include <unicode/utf8.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -135,19 +136,41 @@ double VariantScore(const std::vector<std::string_view>& parts,
   return t.sum;
 }
 
+namespace {
+
+double Evidence(const std::vector<double>& pure,
+                const std::vector<double>& shared,
+                const std::vector<double>& ngram, std::size_t i) {
+  return pure[i] + shared[i] + (i < ngram.size() ? ngram[i] : 0.0);
+}
+
+}  // namespace
+
+double StrongestEvidence(const std::vector<double>& pure,
+                         const std::vector<double>& shared,
+                         const std::vector<double>& ngram) {
+  double best = 0;
+  for (std::size_t i = 0; i < pure.size(); ++i) {
+    best = std::max(best, Evidence(pure, shared, ngram, i));
+  }
+  return best;
+}
+
+bool ReadForVariant(const std::vector<double>& pure,
+                    const std::vector<double>& shared,
+                    const std::vector<double>& ngram, std::size_t base,
+                    double share, double strongest) {
+  if (base >= pure.size()) return false;
+  const double evidence = Evidence(pure, shared, ngram, base);
+  return evidence > 0 && evidence >= share * strongest;
+}
+
 bool ReadForVariant(const std::vector<double>& pure,
                     const std::vector<double>& shared,
                     const std::vector<double>& ngram, std::size_t base,
                     double share) {
-  auto evidence = [&](std::size_t i) {
-    return pure[i] + shared[i] + (i < ngram.size() ? ngram[i] : 0.0);
-  };
-  if (base >= pure.size() || evidence(base) <= 0) return false;
-  double best = 0;
-  for (std::size_t i = 0; i < pure.size(); ++i) {
-    best = std::max(best, evidence(i));
-  }
-  return evidence(base) >= share * best;
+  return ReadForVariant(pure, shared, ngram, base, share,
+                        StrongestEvidence(pure, shared, ngram));
 }
 
 }  // namespace mw::langid::internal

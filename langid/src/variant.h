@@ -22,10 +22,10 @@ inline constexpr std::size_t kVariantMaxBytes = 1024;
 // (docs/langid.md).
 inline constexpr double kVariantDecisive = 20.0;
 
-// The sum, over the letter n-grams (1-5 letters) inside the Latin and
-// Devanagari words of the first kVariantMaxBytes of `parts` (a word's runs of
-// letters between combining marks, as Lingua's models count them; pieces of a
-// normalised text, read in order, in slices of 64 bytes cut at white space,
+// The sum, over the letter n-grams (1-5 letters) inside the Latin, Cyrillic
+// and Devanagari words of the first kVariantMaxBytes of `parts` (a word's runs
+// of letters between combining marks, as Lingua's models count them; pieces of
+// a normalised text, read in order, in slices of 64 bytes cut at white space,
 // until the sum reaches +-kVariantDecisive), of the values the variant tier
 // gives language `variant` (Model::VariantValue: ln P_variant - ln P_base; an
 // n-gram without a value adds 0). Positive: the text reads more as the variant
@@ -55,6 +55,18 @@ bool ReadForVariant(const std::vector<double>& pure,
                     const std::vector<double>& shared,
                     const std::vector<double>& ngram, std::size_t base,
                     double share);
+// The same against `strongest`, StrongestEvidence of the same vectors: a text
+// is asked this for every variant and both languages of every pair, so the
+// strongest candidate is found once (a single word's detection about 1%
+// faster; perf had put 4-5% of its samples in the search).
+bool ReadForVariant(const std::vector<double>& pure,
+                    const std::vector<double>& shared,
+                    const std::vector<double>& ngram, std::size_t base,
+                    double share, double strongest);
+// The strongest candidate's evidence: the largest pure + shared + ngram.
+double StrongestEvidence(const std::vector<double>& pure,
+                         const std::vector<double>& shared,
+                         const std::vector<double>& ngram);
 
 }  // namespace mw::langid::internal
 

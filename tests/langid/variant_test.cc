@@ -102,6 +102,12 @@ TEST(VariantTest, ReadsATextWhoseBaseIsAContender) {
   EXPECT_FALSE(ReadForVariant(pure, shared, ngram, 7, 0.0));
   // The n-gram shares may be absent (a text the tier never scored).
   EXPECT_TRUE(ReadForVariant(pure, shared, {}, 0, 1.0));
+  // Against a strongest evidence found once: the same answers.
+  const double strongest = StrongestEvidence(pure, shared, ngram);
+  EXPECT_DOUBLE_EQ(strongest, 4.0);
+  EXPECT_TRUE(ReadForVariant(pure, shared, ngram, 1, 0.3, strongest));
+  EXPECT_FALSE(ReadForVariant(pure, shared, ngram, 1, 0.4, strongest));
+  EXPECT_FALSE(ReadForVariant(pure, shared, ngram, 7, 0.0, strongest));
 }
 
 }  // namespace
