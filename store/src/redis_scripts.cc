@@ -6,10 +6,6 @@ std::string RedisKeyPrefix(const std::string& prefix) {
   return "{mw:" + prefix + "}:";
 }
 
-// Shared by the scripts: the prefix, id resolution, reading a cluster and
-// removing one message. Lua numbers are doubles: ids, arrivals and cluster
-// ids stay far below 2^53. Hashes of senders and Message-IDs are opaque
-// decimal strings, never arithmetic.
 // Shared by the scripts: the prefix, id resolution, the cluster ids of single
 // messages, reading a cluster and removing one message. Lua numbers are
 // doubles: ids, arrivals and cluster ids stay far below 2^53. Sender hashes
