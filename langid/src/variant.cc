@@ -97,14 +97,15 @@ double RunsValue(const VariantTally& t, std::string_view word) {
 
 void AddWord(void* context, std::string_view word, int script) {
   if (script != USCRIPT_LATIN && script != USCRIPT_CYRILLIC &&
-      script != USCRIPT_DEVANAGARI) {
+      script != USCRIPT_ARABIC && script != USCRIPT_DEVANAGARI) {
     return;
   }
   auto* t = static_cast<VariantTally*>(context);
   auto [it, fresh] = t->seen.try_emplace(word, 0.0);
   if (fresh) {
-    it->second = script == USCRIPT_DEVANAGARI ? RunsValue(*t, word)
-                                              : WordValue(*t, word);
+    it->second = script == USCRIPT_DEVANAGARI || script == USCRIPT_ARABIC
+                     ? RunsValue(*t, word)
+                     : WordValue(*t, word);
   }
   t->sum += it->second;
 }

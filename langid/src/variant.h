@@ -22,14 +22,14 @@ inline constexpr std::size_t kVariantMaxBytes = 1024;
 // (docs/langid.md).
 inline constexpr double kVariantDecisive = 20.0;
 
-// The sum, over the letter n-grams (1-5 letters) inside the Latin, Cyrillic
-// and Devanagari words of the first kVariantMaxBytes of `parts` (a word's runs
-// of letters between combining marks, as Lingua's models count them; pieces of
-// a normalised text, read in order, in slices of 64 bytes cut at white space,
-// until the sum reaches +-kVariantDecisive), of the values the variant tier
-// gives language `variant` (Model::VariantValue: ln P_variant - ln P_base; an
-// n-gram without a value adds 0). Positive: the text reads more as the variant
-// than as its base.
+// The sum, over the letter n-grams (1-5 letters) inside the Latin, Cyrillic,
+// Arabic and Devanagari words of the first kVariantMaxBytes of `parts` (an
+// Arabic or Devanagari word's runs of letters between combining marks, as
+// Lingua's models count them; pieces of a normalised text, read in order, in
+// slices of 64 bytes cut at white space, until the sum reaches
+// +-kVariantDecisive), of the values the variant tier gives language `variant`
+// (Model::VariantValue: ln P_variant - ln P_base; an n-gram without a value
+// adds 0). Positive: the text reads more as the variant than as its base.
 double VariantScore(const std::vector<std::string_view>& parts,
                     const Model& model, std::size_t variant);
 

@@ -525,6 +525,25 @@ TEST(DetectTest, ACyrillicPairReadsWholeWords) {
             detect("cije", 400, "коме рада ције"));
 }
 
+// An Arabic-script pair (Urdu beside Persian): a word is read as runs of
+// letters, as a Devanagari one (Lingua's models hold no combining marks), so
+// a vowel sign ends a run.
+TEST(DetectTest, AnArabicPairReadsRunsOfLetters) {
+  std::vector<WordList> lists = {{"ur", {{"کتاب", 10}, {"اور", 10}}},
+                                 {"fa", {{"کتاب", 10}, {"اور", 10}}},
+                                 {"en", {{"house", 10}, {"garden", 10}}}};
+  const auto detect = [&](std::string_view ngram, std::int32_t value,
+                          std::string_view text) {
+    return ForcedCode(
+        lists, {{"ur", "fa", {{std::string(ngram), value}}, true, 2}}, text);
+  };
+  EXPECT_EQ(detect("یہ", 400, "کتاب اور یہ"), "ur");
+  EXPECT_EQ(detect("یہ", -400, "کتاب اور یہ"), "fa");
+  // With a vowel sign (U+064E, fatha) between the letters, "یہ" is no run.
+  EXPECT_EQ(detect("یہ", 400, "کتاب اور یَہ"),
+            detect("یہ", -400, "کتاب اور یَہ"));
+}
+
 // A variant without words (Nynorsk) is never the tiers' verdict: a language
 // told from it (Swedish) hands a text whose sum favours it over to it, where
 // the variant's base (Bokmål) has a share of the evidence.
