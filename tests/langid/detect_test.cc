@@ -506,42 +506,44 @@ TEST(DetectTest, APairDecidesATieUnderItsFloor) {
   EXPECT_EQ(detect(apart, -400, 0, "abantu molo ndiza"), "zu");
 }
 
+// The forced verdict of a pair `first`/`second` whose lists both hold
+// `words` (so the word tiers tie), with one n-gram of value `value`, on
+// `text`.
+std::string PairCode(const std::string& first, const std::string& second,
+                     const std::vector<std::string>& words,
+                     std::string_view ngram, std::int32_t value,
+                     std::string_view text) {
+  WordList a{first, {}}, b{second, {}};
+  for (const std::string& w : words) {
+    a.words.push_back({w, 10});
+    b.words.push_back({w, 10});
+  }
+  return ForcedCode({a, b, {"en", {{"house", 10}, {"garden", 10}}}},
+                    {{first, second, {{std::string(ngram), value}}, true, 2}},
+                    text);
+}
+
 // A Cyrillic pair (Serbian beside Macedonian): a Cyrillic word is read whole,
 // as a Latin one, and its n-grams name the one they favour over the tiers'
 // verdict; Latin n-grams of the same pair never touch a Cyrillic text.
 TEST(DetectTest, ACyrillicPairReadsWholeWords) {
-  std::vector<WordList> lists = {{"sr", {{"коме", 10}, {"рада", 10}}},
-                                 {"mk", {{"коме", 10}, {"рада", 10}}},
-                                 {"en", {{"house", 10}, {"garden", 10}}}};
-  const auto detect = [&](std::string_view ngram, std::int32_t value,
-                          std::string_view text) {
-    return ForcedCode(
-        lists, {{"sr", "mk", {{std::string(ngram), value}}, true, 2}}, text);
-  };
-  EXPECT_EQ(detect("ције", 400, "коме рада ције"), "sr");
-  EXPECT_EQ(detect("ције", -400, "коме рада ције"), "mk");
-  // A Latin n-gram of the pair adds nothing to a Cyrillic text.
-  EXPECT_EQ(detect("cije", -400, "коме рада ције"),
-            detect("cije", 400, "коме рада ције"));
+  const std::vector<std::string> words = {"коме", "рада"};
+  const std::string text = "коме рада ције";
+  EXPECT_EQ(PairCode("sr", "mk", words, "ције", 400, text), "sr");
+  EXPECT_EQ(PairCode("sr", "mk", words, "ције", -400, text), "mk");
+  EXPECT_EQ(PairCode("sr", "mk", words, "cije", -400, text),
+            PairCode("sr", "mk", words, "cije", 400, text));
 }
 
 // An Arabic-script pair (Urdu beside Persian): a word is read as runs of
 // letters, as a Devanagari one (Lingua's models hold no combining marks), so
-// a vowel sign ends a run.
+// a vowel sign (U+064E, fatha) between two letters ends a run.
 TEST(DetectTest, AnArabicPairReadsRunsOfLetters) {
-  std::vector<WordList> lists = {{"ur", {{"کتاب", 10}, {"اور", 10}}},
-                                 {"fa", {{"کتاب", 10}, {"اور", 10}}},
-                                 {"en", {{"house", 10}, {"garden", 10}}}};
-  const auto detect = [&](std::string_view ngram, std::int32_t value,
-                          std::string_view text) {
-    return ForcedCode(
-        lists, {{"ur", "fa", {{std::string(ngram), value}}, true, 2}}, text);
-  };
-  EXPECT_EQ(detect("یہ", 400, "کتاب اور یہ"), "ur");
-  EXPECT_EQ(detect("یہ", -400, "کتاب اور یہ"), "fa");
-  // With a vowel sign (U+064E, fatha) between the letters, "یہ" is no run.
-  EXPECT_EQ(detect("یہ", 400, "کتاب اور یَہ"),
-            detect("یہ", -400, "کتاب اور یَہ"));
+  const std::vector<std::string> words = {"کتاب", "اور"};
+  EXPECT_EQ(PairCode("ur", "fa", words, "یہ", 400, "کتاب اور یہ"), "ur");
+  EXPECT_EQ(PairCode("ur", "fa", words, "یہ", -400, "کتاب اور یہ"), "fa");
+  EXPECT_EQ(PairCode("ur", "fa", words, "یہ", 400, "کتاب اور یَہ"),
+            PairCode("ur", "fa", words, "یہ", -400, "کتاب اور یَہ"));
 }
 
 // A variant without words (Nynorsk) is never the tiers' verdict: a language
