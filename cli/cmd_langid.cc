@@ -38,7 +38,8 @@ say which, else zh. Norwegian is nb (Bokmål), or nn (Nynorsk) when the
 letter n-grams of its words say so (also for a text whose words read as
 Swedish or Danish); the same n-grams tell apart close pairs whose lists
 confuse them (Xhosa and Zulu, Sotho and Tswana, Marathi and Hindi, Serbian
-and Macedonian, Urdu and Persian, Azerbaijani and Turkish).
+and Macedonian, Urdu and Persian, Azerbaijani and Turkish, Latin and
+Italian).
 Words in the other scripts are looked up in the two-tier dictionary (words in
 no dictionary are scored by their character trigrams, langid.ngram_weight) and
 scored with the formula of docs/langid.md. Scores are 0-100. Languages scoring
