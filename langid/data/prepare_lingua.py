@@ -96,43 +96,45 @@ VARIANTS = {"nn": "nb"}
 # Pairs of languages that their word lists confuse: wordlists/<first>.pair, told apart
 # the same way (values ln P_first - ln P_second), asked only where the verdict names one
 # of the two (docs/langid.md, "Close pairs"), and only where the sum reaches the pair's
-# floor (nats). first: (second, floor, n-grams kept; None: --variant-top).
-# Xhosa/Zulu and Sotho/Tswana have a declaration's words each, so the n-grams always
-# decide. Marathi's web list is read as Hindi's large list on 12.8% of the tune half's
-# Marathi sentences, but Hindi's words are strong evidence on a short text: at 0 Hindi
-# words fell from 81.6 to 58.4% right, at 6 none of Hindi's figures moved (tune half; 4-6
-# gave the same means). Nynorsk has no list, so its sentences that Swedish or Danish
-# words win never reach the variant tier (4.8% and 2.4% of the tune half's): Swedish and
-# Danish are each told from Nynorsk (ln P_sv - ln P_nn), evidence for Nynorsk, asked where
-# a verdict names Swedish or Danish; floor 4 (tune half: 0 cost Swedish and Danish single
-# words 7 and 4 points; 8 gave the same sentences and fewer Nynorsk words); 5,000
-# n-grams each keep the dictionary under 12 MB. Serbian's Cyrillic list is its Latin
-# subtitle list transliterated, and a short Cyrillic word without ђ or ћ in it read as
-# Macedonian (157 of the 500 dev single words): Serbian is told from Macedonian, floor 2
-# (tune half: at 0 Macedonian single words fell 15 points and Serbian sentences 4; 2 kept
-# 9 of Serbian's 13-point gain on words and cost Macedonian 5; 3 to 8 gave less), 4,000
-# n-grams to stay under 12 MB. Urdu words that its list shares with Persian's tie
-# with Persian or go to it (Urdu word pairs 84.0 on the tune half, Lingua 94.5): Urdu is
-# told from Persian, floor 6 (tune half, ur / fa pairs: 0: 94.0 / 84.0, 4: 95.2 / 89.6,
-# 6: 94.8 / 90.4, 8: 94.8 / 89.6; Persian words lose 0.8 at 4, none at 6), 3,000
-# n-grams; Marathi's 16,000 (not 20,000: the same tune-half figures) make room for them.
-# Azerbaijani words without ə read as Turkish (88 of the 2,000 dev words and pairs):
-# Azerbaijani is told from Turkish with the 1,500 n-grams that fit, floor 12 (tune half,
-# az / tr pairs: 2: 88.0 / 88.4, 6: 91.6 / 88.4, 12: 92.8 / 88.0 against 91.6 / 85.6
-# without; az words fall below 73.2 under 8 and at 16). Latin sentences read as Italian
-# (and Latin 5.6 points under Lingua on the report half's sentences): Latin is told from
-# Italian, 4,000 n-grams, floor 4 (tune half, la / it pairs: 0: 79.6 / 90.8, Italian
-# words 78.8 -> 71.6; 4: 79.6 / 92.8, no Italian figure down; 8: 78.8 / 92.8), with Sotho's
-# pair cut to 16,000 n-grams (tune half unchanged but a sentence) to make room.
+# floor (nats). first: (second, floor, n-grams kept; None: --variant-top). Floors and
+# sizes from the tune half; every pair's n-grams share the 12 MB the dictionary may take.
 PAIRS = {
+    # Xhosa/Zulu and Sotho/Tswana have a declaration's words each, so the n-grams always
+    # decide. Sotho's pair keeps 16,000 n-grams (tune half unchanged but a sentence) to
+    # make room for Latin's.
     "xh": ("zu", 0, None),
     "st": ("tn", 0, 16000),
+    # Marathi's web list is read as Hindi's large list on 12.8% of the tune half's
+    # Marathi sentences, but Hindi's words are strong evidence on a short text: at 0
+    # Hindi words fell from 81.6 to 58.4% right, at 6 none of Hindi's figures moved (4-6
+    # gave the same means). 16,000 n-grams (not 20,000: the same figures) make room for
+    # Urdu's.
     "mr": ("hi", 6, 16000),
+    # Nynorsk has no list, so its sentences that Swedish or Danish words win never reach
+    # the variant tier (4.8% and 2.4% of the tune half's): Swedish and Danish are each
+    # told from Nynorsk (ln P_sv - ln P_nn), evidence for Nynorsk, asked where a verdict
+    # names Swedish or Danish; floor 4 (0 cost Swedish and Danish single words 7 and 4
+    # points; 8 gave the same sentences and fewer Nynorsk words).
     "sv": ("nn", 4, 5000),
     "da": ("nn", 4, 5000),
+    # Serbian's Cyrillic list is its Latin subtitle list transliterated, and a short
+    # Cyrillic word without ђ or ћ in it read as Macedonian (157 of the 500 dev single
+    # words). Floor 2: at 0 Macedonian single words fell 15 points and Serbian sentences
+    # 4; 2 kept 9 of Serbian's 13-point gain on words and cost Macedonian 5; 3 to 8 gave
+    # less.
     "sr": ("mk", 2, 4000),
+    # Urdu words that its list shares with Persian's tie with Persian or go to it (Urdu
+    # word pairs 84.0, Lingua 94.5). ur / fa pairs at floor 0: 94.0 / 84.0, 4: 95.2 /
+    # 89.6, 6: 94.8 / 90.4, 8: 94.8 / 89.6; Persian words lose 0.8 at 4, none at 6.
     "ur": ("fa", 6, 3000),
+    # Azerbaijani words without ə read as Turkish (88 of the 2,000 dev words and pairs);
+    # the 1,500 n-grams that fit. az / tr pairs at floor 2: 88.0 / 88.4, 6: 91.6 / 88.4,
+    # 12: 92.8 / 88.0, against 91.6 / 85.6 without; az words fall below 73.2 under 8 and
+    # at 16.
     "az": ("tr", 12, 1500),
+    # Latin sentences read as Italian (Latin 5.6 points under Lingua on the report half's
+    # sentences). la / it pairs at floor 0: 79.6 / 90.8, Italian words 78.8 -> 71.6; 4:
+    # 79.6 / 92.8, no Italian figure down; 8: 78.8 / 92.8.
     "la": ("it", 4, 4000),
 }
 VARIANT_TOP = 20000

@@ -95,6 +95,13 @@ double RunsValue(const VariantTally& t, std::string_view word) {
   return value;
 }
 
+// A candidate's evidence, as ReadForVariant weighs it.
+double Evidence(const std::vector<double>& pure,
+                const std::vector<double>& shared,
+                const std::vector<double>& ngram, std::size_t i) {
+  return pure[i] + shared[i] + (i < ngram.size() ? ngram[i] : 0.0);
+}
+
 void AddWord(void* context, std::string_view word, int script) {
   if (script != USCRIPT_LATIN && script != USCRIPT_CYRILLIC &&
       script != USCRIPT_ARABIC && script != USCRIPT_DEVANAGARI) {
@@ -137,16 +144,6 @@ double VariantScore(const std::vector<std::string_view>& parts,
   return t.sum;
 }
 
-namespace {
-
-double Evidence(const std::vector<double>& pure,
-                const std::vector<double>& shared,
-                const std::vector<double>& ngram, std::size_t i) {
-  return pure[i] + shared[i] + (i < ngram.size() ? ngram[i] : 0.0);
-}
-
-}  // namespace
-
 double StrongestEvidence(const std::vector<double>& pure,
                          const std::vector<double>& shared,
                          const std::vector<double>& ngram) {
@@ -164,14 +161,6 @@ bool ReadForVariant(const std::vector<double>& pure,
   if (base >= pure.size()) return false;
   const double evidence = Evidence(pure, shared, ngram, base);
   return evidence > 0 && evidence >= share * strongest;
-}
-
-bool ReadForVariant(const std::vector<double>& pure,
-                    const std::vector<double>& shared,
-                    const std::vector<double>& ngram, std::size_t base,
-                    double share) {
-  return ReadForVariant(pure, shared, ngram, base, share,
-                        StrongestEvidence(pure, shared, ngram));
 }
 
 }  // namespace mw::langid::internal

@@ -49,16 +49,10 @@ inline constexpr double kPairOfVariantReadShare = 0.3;
 
 // Whether a text is read for the variants of `base`: the base's evidence (its
 // tier-1 hits, tier-2 weights and n-gram shares) is at least `share` of the
-// strongest candidate's. Elsewhere the variant cannot be named, so the tier's
-// cost is spared.
-bool ReadForVariant(const std::vector<double>& pure,
-                    const std::vector<double>& shared,
-                    const std::vector<double>& ngram, std::size_t base,
-                    double share);
-// The same against `strongest`, StrongestEvidence of the same vectors: a text
-// is asked this for every variant and both languages of every pair, so the
-// strongest candidate is found once (a single word's detection about 1%
-// faster; perf had put 4-5% of its samples in the search).
+// strongest candidate's, `strongest` (StrongestEvidence of the same vectors:
+// a text is asked this for every variant and both languages of every pair,
+// so the strongest candidate is found once). Elsewhere the variant cannot be
+// named, so the tier's cost is spared.
 bool ReadForVariant(const std::vector<double>& pure,
                     const std::vector<double>& shared,
                     const std::vector<double>& ngram, std::size_t base,

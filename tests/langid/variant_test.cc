@@ -94,20 +94,20 @@ TEST(VariantTest, ReadsATextWhoseBaseIsAContender) {
   // Candidates 0, 1, 2; base 1.
   const std::vector<double> pure = {4, 1, 0}, shared = {0, 0.5, 0},
                             ngram = {0, 0, 0};
-  EXPECT_TRUE(ReadForVariant(pure, shared, ngram, 1, 0.3));   // 1.5 >= 1.2
-  EXPECT_FALSE(ReadForVariant(pure, shared, ngram, 1, 0.4));  // 1.5 < 1.6
-  EXPECT_TRUE(ReadForVariant(pure, shared, {0, 2, 0}, 1, 0.5));
+  const auto read = [&](const std::vector<double>& n, std::size_t base,
+                        double share) {
+    return ReadForVariant(pure, shared, n, base, share,
+                          StrongestEvidence(pure, shared, n));
+  };
+  EXPECT_DOUBLE_EQ(StrongestEvidence(pure, shared, ngram), 4.0);
+  EXPECT_TRUE(read(ngram, 1, 0.3));   // 1.5 >= 1.2
+  EXPECT_FALSE(read(ngram, 1, 0.4));  // 1.5 < 1.6
+  EXPECT_TRUE(read({0, 2, 0}, 1, 0.5));
   // No evidence for the base, or no such candidate: never.
-  EXPECT_FALSE(ReadForVariant(pure, shared, ngram, 2, 0.0));
-  EXPECT_FALSE(ReadForVariant(pure, shared, ngram, 7, 0.0));
+  EXPECT_FALSE(read(ngram, 2, 0.0));
+  EXPECT_FALSE(read(ngram, 7, 0.0));
   // The n-gram shares may be absent (a text the tier never scored).
-  EXPECT_TRUE(ReadForVariant(pure, shared, {}, 0, 1.0));
-  // Against a strongest evidence found once: the same answers.
-  const double strongest = StrongestEvidence(pure, shared, ngram);
-  EXPECT_DOUBLE_EQ(strongest, 4.0);
-  EXPECT_TRUE(ReadForVariant(pure, shared, ngram, 1, 0.3, strongest));
-  EXPECT_FALSE(ReadForVariant(pure, shared, ngram, 1, 0.4, strongest));
-  EXPECT_FALSE(ReadForVariant(pure, shared, ngram, 7, 0.0, strongest));
+  EXPECT_TRUE(read({}, 0, 1.0));
 }
 
 }  // namespace
