@@ -64,11 +64,24 @@ Connection* ClusterClient::ConnectionTo(const RedisAddress& node,
   const std::string name = NodeName(node);
   auto it = connections_.find(name);
   if (it != connections_.end()) return it->second.get();
+  const auto now = std::chrono::steady_clock::now();
+  if (auto down = unreachable_.find(name); down != unreachable_.end()) {
+    if (now < down->second.until) {
+      *error = down->second.error;
+      return nullptr;
+    }
+    unreachable_.erase(down);
+  }
   ConnectOptions o = options_;
   o.address = node;
   auto c = Connection::Open(o);
   if (!c) {
     *error = c.error();
+    // Bad credentials are no outage: said again at each try.
+    if (c.error().code() == Error::Code::kUnavailable) {
+      unreachable_.insert_or_assign(
+          name, Unreachable{now + kRetryUnreachable, *error});
+    }
     return nullptr;
   }
   return connections_.emplace(name, std::move(*c)).first->second.get();

@@ -28,6 +28,11 @@ class ClusterClient {
   // Redirections one command follows before it fails (a slot moved twice
   // while the map was being read again is already unusual).
   static constexpr int kMaxRedirects = 5;
+  // A node that could not be connected to is not tried again for this long:
+  // its slots' commands fail at once with the reason, rather than each
+  // waiting for the connect timeout while its host is down (RefreshMap asks
+  // the known masters first, a failed one among them, after every MOVED).
+  static constexpr std::chrono::milliseconds kRetryUnreachable{1000};
 
   // Reads the slot map from the first of `seeds` that answers, and keeps the
   // seeds to read it again. `options` gives everything but the address
@@ -84,6 +89,11 @@ class ClusterClient {
   SlotMap map_;
   int map_reads_ = 0;
   std::map<std::string, std::unique_ptr<Connection>> connections_;
+  struct Unreachable {
+    std::chrono::steady_clock::time_point until;
+    Error error;
+  };
+  std::map<std::string, Unreachable> unreachable_;  // by NodeName
 };
 
 }  // namespace mw::store

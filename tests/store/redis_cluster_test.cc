@@ -3,12 +3,17 @@
 // per test. Skipped when redis-server or redis-cli is not installed.
 #include "redis_cluster.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "redis_slot.h"
@@ -236,6 +241,51 @@ TEST_F(RedisClusterTest, ADeadMasterFailsOnlyItsOwnSlots) {
     auto r = client->Command(gets[i].slot, gets[i].args);
     EXPECT_EQ(r.has_value(), client->map().Owner(gets[i].slot) != dead_index);
   }
+}
+
+// A master that refused a connection is not tried again for
+// kRetryUnreachable: its commands fail at once with that reason (a dead host
+// would make each wait for the connect timeout), and after it the client
+// connects again.
+TEST_F(RedisClusterTest, AnUnreachableMasterIsRetriedAfterAPause) {
+  auto client = Client();
+  ASSERT_NE(client, nullptr);
+  const int port = cluster_.nodes()[2].port;
+  const std::size_t index = MasterIndex(*client, port);
+  ASSERT_TRUE(client->CommandOnMaster(index, {"PING"}).has_value());
+  cluster_.Kill(2);
+  // The connection held breaks on its first use; the next try is refused.
+  EXPECT_FALSE(client->CommandOnMaster(index, {"PING"}).has_value());
+  auto refused = client->CommandOnMaster(index, {"PING"});
+  const auto failed_at = std::chrono::steady_clock::now();
+  ASSERT_FALSE(refused.has_value());
+  {
+    // A peer on the port now that accepts and never answers: tried, it
+    // would cost the connect timeout and fail for another reason.
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    const int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    ASSERT_EQ(::listen(fd, 8), 0);
+    const auto start = std::chrono::steady_clock::now();
+    auto early = client->CommandOnMaster(index, {"PING"});
+    const auto took = std::chrono::steady_clock::now() - start;
+    ::close(fd);
+    ASSERT_FALSE(early.has_value());
+    EXPECT_EQ(early.error().message(), refused.error().message());
+    EXPECT_LT(took, std::chrono::milliseconds(50));
+    EXPECT_LT(start - failed_at, ClusterClient::kRetryUnreachable);
+  }
+  ASSERT_TRUE(cluster_.Restart(2));
+  std::this_thread::sleep_until(failed_at + ClusterClient::kRetryUnreachable);
+  auto later = client->CommandOnMaster(index, {"PING"});
+  ASSERT_TRUE(later.has_value()) << later.error().ToString();
+  EXPECT_EQ(later->str(), "PONG");
 }
 
 TEST(RedisClusterPlainTest, APlainRedisIsNoCluster) {
