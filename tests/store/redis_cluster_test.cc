@@ -3,11 +3,7 @@
 // per test. Skipped when redis-server or redis-cli is not installed.
 #include "redis_cluster.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <map>
@@ -262,20 +258,11 @@ TEST_F(RedisClusterTest, AnUnreachableMasterIsRetriedAfterAPause) {
   {
     // A peer on the port now that accepts and never answers: tried, it
     // would cost the connect timeout and fail for another reason.
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    ASSERT_GE(fd, 0);
-    const int one = 1;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<std::uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-    ASSERT_EQ(::listen(fd, 8), 0);
+    const testing::SilentPeer silent(port);
+    ASSERT_TRUE(silent.ok());
     const auto start = std::chrono::steady_clock::now();
     auto early = client->CommandOnMaster(index, {"PING"});
     const auto took = std::chrono::steady_clock::now() - start;
-    ::close(fd);
     ASSERT_FALSE(early.has_value());
     EXPECT_EQ(early.error().message(), refused.error().message());
     EXPECT_LT(took, std::chrono::milliseconds(50));

@@ -22,12 +22,41 @@
 #include <thread>
 #include <vector>
 
+#include "mw/fd.h"
 #include "redis_conn.h"
 #include "tests/store/test_util.h"
 
 extern char** environ;
 
 namespace mw::store::testing {
+
+// A loopback port that accepts connections (the kernel completes them from
+// its backlog) and never answers: a host that hangs. `port` 0: a free one.
+class SilentPeer {
+ public:
+  explicit SilentPeer(int port = 0) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    const int one = 1;
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    ok_ = fd_.get() >= 0 &&
+          ::setsockopt(fd_.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ==
+              0 &&
+          ::bind(fd_.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+          ::listen(fd_.get(), 16) == 0 &&
+          ::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&a), &len) == 0;
+    port_ = ntohs(a.sin_port);
+  }
+  bool ok() const { return ok_; }
+  int port() const { return port_; }
+
+ private:
+  mw::Fd fd_;
+  int port_ = 0;
+  bool ok_ = false;
+};
 
 inline std::string FindProgram(const char* name) {
   for (const char* dir : {"/usr/bin/", "/usr/sbin/", "/usr/local/bin/"}) {

@@ -1758,23 +1758,14 @@ TEST_P(RedisTlsTest, BadTlsFilesAreSaidAtOpen) {
 }
 
 TEST_P(RedisTlsTest, SilentPeerTimesOutWithinTheConnectTimeout) {
-  // A port that accepts connections (the kernel completes them from the
-  // backlog) and never answers the handshake.
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  ASSERT_EQ(::listen(fd, 16), 0);
-  socklen_t len = sizeof a;
-  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  // A port that never answers the handshake.
+  const testing::SilentPeer silent;
+  ASSERT_TRUE(silent.ok());
   RedisOptions o = TimedOptions();
-  o.address = "tls://127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+  o.address = "tls://127.0.0.1:" + std::to_string(silent.port());
   const auto start = std::chrono::steady_clock::now();
   auto store = OpenRedis(o);
   const auto took = std::chrono::steady_clock::now() - start;
-  ::close(fd);
   // Unreachable is not a configuration error: the store starts down.
   ASSERT_TRUE(store.has_value()) << store.error().ToString();
   EXPECT_LT(took, o.connect_timeout + std::chrono::milliseconds(150));
